@@ -1,0 +1,1 @@
+"""The ``ljtui`` command line: the full-screen app and headless sub-commands."""

@@ -1,0 +1,1 @@
+"""ljtui's engine: planning, editing, gates and model access, with no UI."""

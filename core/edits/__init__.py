@@ -1,0 +1,1 @@
+"""The EDIT plan format and the atomic patcher (SPEC section 3)."""

@@ -1,0 +1,144 @@
+"""Engine events: everything the engine reports, as frozen dataclasses.
+
+Events flow one way, from the engine to an :class:`~ljtui.core.ports.EventSink`.
+The TUI turns them into Textual messages (``tui/bridge.py``); the headless CLI
+prints them as JSON lines (:func:`event_to_dict`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Event:
+    """Base class of every engine event."""
+
+    @property
+    def kind(self) -> str:
+        """The event's name in snake case, e.g. ``token_delta``."""
+        return _snake(type(self).__name__)
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token counts of one model call (or a sum of several)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_read_tokens + other.cache_read_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
+        )
+
+
+@dataclass(frozen=True)
+class TurnStarted(Event):
+    """The user's message was accepted and a model turn begins."""
+
+    turn: int
+    text: str
+
+
+@dataclass(frozen=True)
+class ModelCallStarted(Event):
+    """A request went to the model; the UI shows a spinner until the reply."""
+
+    turn: int
+    provider: str
+    model: str
+
+
+@dataclass(frozen=True)
+class TokenDelta(Event):
+    """A piece of the model's streamed text."""
+
+    turn: int
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallStarted(Event):
+    """The model asked for a tool; the engine is running it."""
+
+    turn: int
+    call_id: str
+    name: str
+    input: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ToolCallFinished(Event):
+    """A tool call ended; ``summary`` is the one-line result shown folded."""
+
+    turn: int
+    call_id: str
+    name: str
+    ok: bool
+    summary: str
+
+
+@dataclass(frozen=True)
+class UsageRecorded(Event):
+    """Token use of one model call, and the session's running total."""
+
+    turn: int
+    call: Usage
+    session: Usage
+    cost_usd: float | None = None
+    session_cost_usd: float | None = None
+
+
+@dataclass(frozen=True)
+class TurnFinished(Event):
+    """The model ended its turn; ``text`` is the whole reply."""
+
+    turn: int
+    text: str
+    stop_reason: str
+
+
+@dataclass(frozen=True)
+class TurnFailed(Event):
+    """The turn could not finish. The conversation so far is kept."""
+
+    turn: int
+    error: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Notice(Event):
+    """Something the user should read that is neither model text nor error."""
+
+    message: str
+    level: str = "info"
+
+
+@dataclass(frozen=True)
+class ConversationCleared(Event):
+    """The conversation history was dropped (``/clear``)."""
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """The event as a JSON-ready dict with its ``kind`` first."""
+    data: dict[str, Any] = {"kind": event.kind}
+    data.update(dataclasses.asdict(event))
+    return data
+
+
+def _snake(name: str) -> str:
+    out = []
+    for i, ch in enumerate(name):
+        if ch.isupper() and i:
+            out.append("_")
+        out.append(ch.lower())
+    return "".join(out)

@@ -1,0 +1,1 @@
+"""The read-only planner agent (SPEC section 2)."""

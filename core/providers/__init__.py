@@ -1,0 +1,97 @@
+"""Model providers and the factory that picks one from the config.
+
+SDKs are imported here lazily, when a provider is first built, so that the
+app paints its first frame without paying for ``import anthropic``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Mapping
+
+from ljtui.core.config import PROVIDER_NAMES, ProviderConfig
+from ljtui.core.providers.base import ChatClient, ProviderError
+
+KEY_ENV: dict[str, str] = {
+    "anthropic": "ANTHROPIC_API_KEY",
+    "openai-compatible": "OPENAI_API_KEY",
+    "scripted": "",
+}
+"""The environment variable holding each provider's key."""
+
+SETUP_HINT = (
+    "set ANTHROPIC_API_KEY, or use an OpenAI-compatible server with "
+    "--provider openai-compatible --base-url URL --model NAME, "
+    "or try the offline scripted model with --provider scripted --script FILE"
+)
+
+
+def check_provider_name(name: str) -> None:
+    """Raise a clear error for a provider name we do not know."""
+    if name not in PROVIDER_NAMES:
+        raise ProviderError(
+            "config",
+            f"unknown provider '{name}' (expected one of: {', '.join(PROVIDER_NAMES)})",
+        )
+
+
+def provider_problem(cfg: ProviderConfig, env: Mapping[str, str] | None = None) -> str | None:
+    """Why ``cfg`` cannot work, checked without importing any SDK, or None."""
+    env = os.environ if env is None else env
+    try:
+        check_provider_name(cfg.name)
+        if cfg.name == "scripted":
+            from ljtui.core.providers.scripted import load_script
+
+            if not cfg.script:
+                return "the scripted provider needs a script: --script FILE"
+            load_script(cfg.script)
+        elif cfg.name == "anthropic" and not resolve_api_key(cfg, env):
+            return f"no model is configured: {SETUP_HINT}"
+        elif cfg.name == "openai-compatible" and not (cfg.base_url or env.get("OPENAI_BASE_URL")):
+            return "the openai-compatible provider needs a base URL: --base-url URL or OPENAI_BASE_URL"
+    except ProviderError as exc:
+        return exc.message
+    return None
+
+
+def resolve_api_key(cfg: ProviderConfig, env: Mapping[str, str] | None = None) -> str | None:
+    """The key for ``cfg``: the config value, else the provider's variable."""
+    env = os.environ if env is None else env
+    var = KEY_ENV.get(cfg.name, "")
+    return cfg.api_key or (env.get(var) if var else None) or None
+
+
+def make_client(cfg: ProviderConfig, env: Mapping[str, str] | None = None) -> ChatClient:
+    """Build the configured provider's client.
+
+    Raises:
+        ProviderError: unknown provider, missing key, URL or script, bad script.
+    """
+    env = os.environ if env is None else env
+    check_provider_name(cfg.name)
+    if cfg.name == "scripted":
+        from ljtui.core.providers.scripted import ScriptedClient, load_script
+
+        if not cfg.script:
+            raise ProviderError("config", "the scripted provider needs a script: --script FILE")
+        return ScriptedClient(load_script(cfg.script), chunk_delay=cfg.chunk_delay)
+    problem = provider_problem(cfg, env)
+    if problem:
+        raise ProviderError("config", problem)
+    if cfg.name == "anthropic":
+        from ljtui.core.providers.anthropic import AnthropicClient
+
+        return AnthropicClient(
+            cfg, api_key=resolve_api_key(cfg, env), base_url=cfg.base_url or env.get("ANTHROPIC_BASE_URL")
+        )
+    from ljtui.core.providers.openai_compat import OpenAICompatClient
+
+    return OpenAICompatClient(
+        cfg, api_key=resolve_api_key(cfg, env), base_url=cfg.base_url or env.get("OPENAI_BASE_URL")
+    )
+
+
+__all__ = [
+    "ChatClient", "KEY_ENV", "ProviderError", "make_client", "provider_problem", "resolve_api_key",
+]

@@ -1,0 +1,154 @@
+"""The ``scripted`` provider: replays model turns from a YAML file (PROV-4).
+
+Script format::
+
+    chunk_delay: 0.02          # optional, seconds between streamed chunks
+    turns:
+      - text: "Let me look at the file."
+        tool_calls:
+          - {name: read_file, input: {path: README.md}}
+      - text: "Done."
+
+Each model call plays the next turn. Text streams word by word; tool calls
+are returned for the engine to execute for real. Only the model's words are
+recorded in the script.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+import yaml
+
+from ljtui.core.events import Usage
+from ljtui.core.providers.base import (
+    ChatRequest, Delta, ProviderError, StreamEnd, TextDelta, ToolCall, UsageDelta,
+)
+
+CHARS_PER_TOKEN = 4
+"""Rough characters per token, for the usage a script reports."""
+
+_CHUNK = re.compile(r"\S+\s*|\s+")
+
+
+@dataclass(frozen=True)
+class ScriptedToolCall:
+    name: str
+    input: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ScriptedTurn:
+    text: str = ""
+    tool_calls: tuple[ScriptedToolCall, ...] = ()
+
+
+@dataclass
+class Script:
+    """A parsed script: its turns and streaming pace."""
+
+    path: Path
+    turns: list[ScriptedTurn]
+    chunk_delay: float | None = None
+
+
+class ScriptError(ProviderError):
+    """The script file is missing, unreadable or malformed."""
+
+    def __init__(self, path: Path, problem: str) -> None:
+        super().__init__("script", f"script {path}: {problem}")
+        self.path = path
+
+
+def load_script(path: str | Path) -> Script:
+    """Read and check a script file.
+
+    Raises:
+        ScriptError: naming the file and what was expected.
+    """
+    path = Path(path)
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScriptError(path, "file not found") from None
+    except IsADirectoryError:
+        raise ScriptError(path, "is a directory, expected a YAML file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScriptError(path, f"cannot read ({getattr(exc, 'strerror', None) or type(exc).__name__})") from None
+    try:
+        data = yaml.safe_load(raw)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}: " if mark is not None else ""
+        raise ScriptError(path, f"{where}invalid YAML ({getattr(exc, 'problem', None) or exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("turns"), list):
+        raise ScriptError(path, "expected a mapping with a 'turns' list")
+    delay = data.get("chunk_delay")
+    if delay is not None and (isinstance(delay, bool) or not isinstance(delay, (int, float)) or delay < 0):
+        raise ScriptError(path, f"'chunk_delay' must be a number of seconds >= 0, got {delay!r}")
+    turns = [_parse_turn(path, i, t) for i, t in enumerate(data["turns"], start=1)]
+    if not turns:
+        raise ScriptError(path, "'turns' is empty")
+    return Script(path, turns, None if delay is None else float(delay))
+
+
+def _parse_turn(path: Path, n: int, raw: Any) -> ScriptedTurn:
+    if not isinstance(raw, dict):
+        raise ScriptError(path, f"turn {n}: expected a mapping with 'text' and/or 'tool_calls'")
+    unknown = set(raw) - {"text", "tool_calls"}
+    if unknown:
+        raise ScriptError(path, f"turn {n}: unknown key(s) {', '.join(sorted(map(str, unknown)))}")
+    text = raw.get("text", "")
+    if not isinstance(text, str):
+        raise ScriptError(path, f"turn {n}: 'text' must be a string")
+    calls_raw = raw.get("tool_calls", []) or []
+    if not isinstance(calls_raw, list):
+        raise ScriptError(path, f"turn {n}: 'tool_calls' must be a list")
+    calls = []
+    for j, c in enumerate(calls_raw, start=1):
+        if not isinstance(c, dict) or not isinstance(c.get("name"), str):
+            raise ScriptError(path, f"turn {n}, tool call {j}: expected {{name: ..., input: {{...}}}}")
+        inp = c.get("input", {}) or {}
+        if not isinstance(inp, dict):
+            raise ScriptError(path, f"turn {n}, tool call {j}: 'input' must be a mapping")
+        calls.append(ScriptedToolCall(c["name"], inp))
+    if not text and not calls:
+        raise ScriptError(path, f"turn {n}: has neither 'text' nor 'tool_calls'")
+    return ScriptedTurn(text, tuple(calls))
+
+
+@dataclass
+class ScriptedClient:
+    """A ChatClient that plays a :class:`Script` one turn per call."""
+
+    script: Script
+    model: str = "scripted"
+    chunk_delay: float = 0.0
+    provider: str = "scripted"
+    played: int = field(default=0, init=False)
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[Delta]:
+        if self.played >= len(self.script.turns):
+            raise ProviderError(
+                "script",
+                f"script {self.script.path} has no turn left ({self.played} played)",
+            )
+        turn = self.script.turns[self.played]
+        self.played += 1
+        delay = self.script.chunk_delay if self.script.chunk_delay is not None else self.chunk_delay
+        for piece in _CHUNK.findall(turn.text):
+            if delay:
+                await asyncio.sleep(delay)
+            yield TextDelta(piece)
+        for k, call in enumerate(turn.tool_calls, start=1):
+            yield ToolCall(f"call_{self.played}_{k}", call.name, dict(call.input))
+        prompt_chars = len(request.system) + sum(len(repr(m.content)) for m in request.messages)
+        yield UsageDelta(Usage(prompt_chars // CHARS_PER_TOKEN, max(1, len(turn.text) // CHARS_PER_TOKEN)))
+        yield StreamEnd("tool_use" if turn.tool_calls else "end_turn")
+
+    async def aclose(self) -> None:
+        return None
