@@ -19,7 +19,7 @@ import os
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Union, get_args, get_origin, get_type_hints
+from typing import Any, Callable, Mapping, Union, get_args, get_origin, get_type_hints
 
 import yaml
 
@@ -33,6 +33,9 @@ PROVIDER_NAMES: tuple[str, ...] = ("anthropic", "openai-compatible", "scripted")
 CHOICES: dict[str, tuple[str, ...]] = {"provider.name": PROVIDER_NAMES}
 """Keys whose value must be one of a fixed set."""
 
+PRICE_KEYS: tuple[str, ...] = ("input", "output", "cache_read", "cache_write")
+"""The rates a ``provider.prices`` entry may set (USD per million tokens)."""
+
 
 @dataclass
 class ProviderConfig:
@@ -44,8 +47,8 @@ class ProviderConfig:
     """Model name sent to the provider."""
     base_url: str | None = None
     """Endpoint override (``ANTHROPIC_BASE_URL`` / ``OPENAI_BASE_URL``)."""
-    api_key: str | None = None
-    """API key; prefer the provider's environment variable."""
+    api_key: str | None = field(default=None, repr=False)
+    """API key; prefer the provider's environment variable. Never shown."""
     script: str | None = None
     """Path of the YAML script replayed by the ``scripted`` provider."""
     chunk_delay: float = 0.0
@@ -53,9 +56,17 @@ class ProviderConfig:
     max_tokens: int = 8192
     """Upper bound on tokens the model may write in one reply."""
     timeout: float = 120.0
-    """Seconds one model call may take before it is an error."""
+    """Seconds a model call may go without receiving data before it is an error."""
     max_retries: int = 4
-    """Retries of a failed call (429, 529, 5xx, connection errors)."""
+    """Retries of a failed call (429, 529, 5xx, connection errors, overloaded mid-reply)."""
+    retry_delay: float = 0.5
+    """Seconds before the first retry; each further retry waits twice as long."""
+    retry_max_delay: float = 8.0
+    """Longest computed wait between retries (a server's ``retry-after`` is honoured)."""
+    prices: dict[str, dict[str, float]] = field(default_factory=dict)
+    """USD per million tokens by model name, for cost estimates, e.g.
+    ``{claude-sonnet-4-5: {input: 3, output: 15, cache_read: 0.3, cache_write: 3.75}}``.
+    ``cache_read`` and ``cache_write`` default to the ``input`` price."""
 
 
 @dataclass
@@ -209,6 +220,11 @@ def _apply_key(config: Config, dotted: str, value: Any, origin: str, warnings: l
     except ValueError as exc:
         warnings.append(f"config {origin}: '{dotted}' {exc}; default kept")
         return
+    check = CHECKS.get(dotted)
+    problem = check(coerced) if check else None
+    if problem:
+        warnings.append(f"config {origin}: '{dotted}' {problem}; default kept")
+        return
     choices = CHOICES.get(dotted)
     if choices and coerced not in choices:
         warnings.append(
@@ -226,6 +242,11 @@ def _coerce(value: Any, hint: Any) -> Any:
         if value is None:
             return None
         return _coerce(value, args[0])
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise ValueError(f"must be a mapping, got {type(value).__name__}")
+        key_hint, value_hint = get_args(hint)
+        return {_coerce(k, key_hint): _coerce(v, value_hint) for k, v in value.items()}
     if hint is bool:
         if isinstance(value, bool):
             return value
@@ -249,6 +270,23 @@ def _coerce(value: Any, hint: Any) -> Any:
             return str(value)
         raise ValueError(f"must be text, got {type(value).__name__}")
     return value
+
+
+def _check_prices(prices: dict[str, dict[str, float]]) -> str | None:
+    """Why a ``provider.prices`` table is unusable, or None."""
+    for model, rates in prices.items():
+        unknown = set(rates) - set(PRICE_KEYS)
+        if unknown:
+            return f"model '{model}': unknown rate(s) {', '.join(sorted(unknown))} (known: {', '.join(PRICE_KEYS)})"
+        if "input" not in rates or "output" not in rates:
+            return f"model '{model}': needs both 'input' and 'output' (USD per million tokens)"
+        if any(v < 0 for v in rates.values()):
+            return f"model '{model}': rates must not be negative"
+    return None
+
+
+CHECKS: dict[str, Callable[[Any], str | None]] = {"provider.prices": _check_prices}
+"""Keys with a further check after type coercion; each returns a problem or None."""
 
 
 def _reason(exc: BaseException) -> str:

@@ -4,29 +4,46 @@
 events, executes the tool calls the model asks for, and loops until the
 model ends its turn (AGENT-1). Failures become a :class:`TurnFailed` event;
 the conversation before the failed turn is kept so the user can retry.
+
+An error that arrives in the middle of a reply and is worth retrying (the
+provider marks it ``retryable``, e.g. ``overloaded_error`` mid-stream) is
+retried here with backoff, announced by :class:`ModelCallRetried` so the UI
+drops the partial reply. Every event passes through a redacting sink, so a
+configured API key never reaches the UI, logs or JSON output.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import asyncio
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Awaitable, Callable
 
 from ljtui.core.config import Config, ProviderConfig
 from ljtui.core.events import (
-    ConversationCleared, ModelCallStarted, TokenDelta, ToolCallFinished, ToolCallStarted,
+    ConversationCleared, ModelCallRetried, ModelCallStarted, TokenDelta, ToolCallFinished, ToolCallStarted,
     TurnFailed, TurnFinished, TurnStarted, Usage, UsageRecorded,
 )
 from ljtui.core.ports import Clock, EventSink, SystemClock
 from ljtui.core.prompts import build_system_prompt
 from ljtui.core.providers import make_client
+from ljtui.core.providers.pricing import cost_usd, rates_for
+from ljtui.core.providers.retry import RetryPolicy
 from ljtui.core.providers.base import (
     ChatClient, ChatRequest, Message, ProviderError, StreamEnd, TextBlock, TextDelta,
     ToolCall, ToolResultBlock, ToolUseBlock, UsageDelta,
 )
+from ljtui.core.secrets import RedactingSink, known_secrets
 from ljtui.core.tools import ToolRegistry
 
 ClientFactory = Callable[[ProviderConfig], ChatClient]
+Sleep = Callable[[float], Awaitable[None]]
+
+RETRY_HINT = "Your conversation is intact: send the message again to retry."
+"""Appended to every failed model call's message."""
+
+NO_RETRY_HINT_KINDS = frozenset({"config", "script"})
+"""Failure kinds whose message already says what to do instead of retrying."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +53,15 @@ class TurnResult:
     text: str
     stop_reason: str
     usage: Usage
+    cost_usd: float | None = None
+
+
+@dataclass
+class _TurnTally:
+    """Tokens and cost of the model calls of one turn."""
+
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float | None = None
 
 
 class Engine:
@@ -50,15 +76,19 @@ class Engine:
         clock: Clock | None = None,
         client_factory: ClientFactory | None = None,
         tools: ToolRegistry | None = None,
+        sleep: Sleep | None = None,
     ) -> None:
         self.config = config
-        self.sink = sink
+        secrets = known_secrets(config.provider)
+        self.sink: EventSink = RedactingSink(sink, secrets) if secrets else sink
         self.repo_root = repo_root
         self.clock = clock or SystemClock()
         self.tools = tools or ToolRegistry()
         self.history: list[Message] = []
         self.session_usage = Usage()
+        self.session_cost_usd: float | None = None
         self.turns = 0
+        self._sleep = sleep or asyncio.sleep
         self._client_factory = client_factory or make_client
         self._client: ChatClient | None = None
         self._system = build_system_prompt(repo_root.name)
@@ -90,27 +120,26 @@ class Engine:
             return await self._loop(turn)
         except ProviderError as exc:
             del self.history[saved:]
-            self.sink.emit(TurnFailed(turn, exc.kind, exc.message))
+            message = exc.message if exc.kind in NO_RETRY_HINT_KINDS else f"{exc.message}. {RETRY_HINT}"
+            self.sink.emit(TurnFailed(turn, exc.kind, message, exc.status))
             return None
 
     async def _loop(self, turn: int) -> TurnResult:
         client = self._get_client()
-        usage = Usage()
+        tally = _TurnTally()
         reply_text: list[str] = []
         for _ in range(self.config.agent.max_iterations):
-            self.sink.emit(ModelCallStarted(turn, client.provider, client.model))
             request = ChatRequest(
                 self._system, tuple(self.history), self.tools.specs, self.config.provider.max_tokens
             )
-            text, calls, call_usage, stop = await self._stream(turn, client, request)
-            usage = usage + call_usage
+            text, calls, stop = await self._call_with_retries(turn, client, request, tally)
             reply_text.append(text)
             blocks: list = [TextBlock(text)] if text else []
             blocks += [ToolUseBlock(c.id, c.name, c.input) for c in calls]
             self.history.append(Message("assistant", tuple(blocks)))
             if not calls:
-                result = TurnResult("".join(reply_text), stop, usage)
-                self.sink.emit(TurnFinished(turn, result.text, stop))
+                result = TurnResult("".join(reply_text), stop, tally.usage, tally.cost_usd)
+                self.sink.emit(TurnFinished(turn, result.text, stop, tally.usage, tally.cost_usd))
                 return result
             self.history.append(Message("user", tuple([await self._run_tool(turn, c) for c in calls])))
         limit = self.config.agent.max_iterations
@@ -119,6 +148,42 @@ class Engine:
             f"stopped after {limit} model calls in one turn (agent.max_iterations); "
             "send a message to continue",
         )
+
+    async def _call_with_retries(
+        self, turn: int, client: ChatClient, request: ChatRequest, tally: _TurnTally
+    ) -> tuple[str, list[ToolCall], str]:
+        """One model call; retryable mid-reply failures are sent again with backoff."""
+        policy = RetryPolicy.from_config(self.config.provider)
+        retry = 0
+        while True:
+            self.sink.emit(ModelCallStarted(turn, client.provider, client.model))
+            try:
+                text, calls, usage, stop = await self._stream(turn, client, request)
+            except ProviderError as exc:
+                if not exc.retryable:
+                    raise
+                if retry >= policy.max_retries:
+                    if retry:
+                        exc.message = f"{exc.message}; still failing after {retry} {'retry' if retry == 1 else 'retries'}"
+                    raise
+                retry += 1
+                delay = policy.delay(retry, getattr(exc, "retry_after", None))
+                self.sink.emit(ModelCallRetried(turn, retry, policy.max_retries, exc.kind, exc.message, delay))
+                await self._sleep(delay)
+                continue
+            self._record_usage(turn, client, usage, tally)
+            return text, calls, stop
+
+    def _record_usage(self, turn: int, client: ChatClient, usage: Usage, tally: _TurnTally) -> None:
+        cost = cost_usd(usage, rates_for(self.config.provider.prices, client.model))
+        self.session_usage = self.session_usage + usage
+        tally.usage = tally.usage + usage
+        if cost is not None:
+            self.session_cost_usd = (self.session_cost_usd or 0.0) + cost
+            tally.cost_usd = (tally.cost_usd or 0.0) + cost
+        self.sink.emit(UsageRecorded(
+            turn, usage, self.session_usage, cost, self.session_cost_usd, tally.usage, tally.cost_usd,
+        ))
 
     async def _stream(
         self, turn: int, client: ChatClient, request: ChatRequest
@@ -137,8 +202,6 @@ class Engine:
                 usage = usage + delta.usage
             elif isinstance(delta, StreamEnd):
                 stop = delta.stop_reason
-        self.session_usage = self.session_usage + usage
-        self.sink.emit(UsageRecorded(turn, usage, self.session_usage))
         return "".join(parts), calls, usage, stop
 
     async def _run_tool(self, turn: int, call: ToolCall) -> ToolResultBlock:

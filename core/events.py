@@ -58,6 +58,24 @@ class ModelCallStarted(Event):
 
 
 @dataclass(frozen=True)
+class ModelCallRetried(Event):
+    """A model call failed part-way and will be sent again after ``delay`` seconds.
+
+    Text streamed since the last :class:`ModelCallStarted` belongs to the
+    failed attempt: the UI discards it. A new ``ModelCallStarted`` follows.
+    """
+
+    turn: int
+    attempt: int
+    """Which retry this is, from 1."""
+    max_retries: int
+    error: str
+    """The error kind, e.g. ``overloaded``."""
+    message: str
+    delay: float
+
+
+@dataclass(frozen=True)
 class TokenDelta(Event):
     """A piece of the model's streamed text."""
 
@@ -95,6 +113,9 @@ class UsageRecorded(Event):
     session: Usage
     cost_usd: float | None = None
     session_cost_usd: float | None = None
+    turn_usage: Usage = field(default_factory=Usage)
+    """Sum over the model calls of this turn so far."""
+    turn_cost_usd: float | None = None
 
 
 @dataclass(frozen=True)
@@ -104,15 +125,24 @@ class TurnFinished(Event):
     turn: int
     text: str
     stop_reason: str
+    usage: Usage = field(default_factory=Usage)
+    """Tokens of every model call in the turn."""
+    cost_usd: float | None = None
 
 
 @dataclass(frozen=True)
 class TurnFailed(Event):
-    """The turn could not finish. The conversation so far is kept."""
+    """The turn could not finish. The conversation so far is kept.
+
+    ``message`` is complete for the user: what failed, the status, that the
+    conversation is intact and how to retry.
+    """
 
     turn: int
     error: str
     message: str
+    status: int | None = None
+    """HTTP status of the failed model call, when there was one."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,137 @@
+"""The ``anthropic`` provider: the official SDK, streaming, native tool use (PROV-2).
+
+This module imports the SDK at import time; it is itself imported only when
+an Anthropic client is built (:func:`ljtui.core.providers.make_client`).
+
+Retries: the SDK retries 408/409/429/5xx and connection errors before the
+stream starts (``provider.max_retries``, honouring ``retry-after``, paced by
+our :class:`~ljtui.core.providers.retry.RetryPolicy`). An ``overloaded_error``
+inside a 200 stream is raised as a retryable :class:`ProviderCallError` and
+retried by the engine, which can discard the partial reply it already showed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, AsyncIterator
+
+import anthropic
+import httpx2
+
+from ljtui.core.config import ProviderConfig
+from ljtui.core.events import Usage
+from ljtui.core.providers.anthropic_wire import build_params
+from ljtui.core.providers.base import (
+    ChatRequest, Delta, ProviderError, StreamEnd, TextDelta, ToolCall, UsageDelta,
+)
+from ljtui.core.providers.errors import (
+    ProviderCallError, broken_stream, connection_error, midstream_error, status_error, timeout_error,
+)
+from ljtui.core.providers.retry import PolicyRetries, RetryPolicy, parse_retry_after
+
+PROVIDER = "anthropic"
+KEY_VAR = "ANTHROPIC_API_KEY"
+
+
+class _SDKClient(PolicyRetries, anthropic.AsyncAnthropic):
+    """The SDK's async client with retry pacing from our policy."""
+
+
+class AnthropicClient:
+    """A :class:`~ljtui.core.providers.base.ChatClient` for the Messages API."""
+
+    provider = PROVIDER
+
+    def __init__(self, cfg: ProviderConfig, *, api_key: str | None, base_url: str | None) -> None:
+        """Build the SDK client.
+
+        Args:
+            cfg: model, timeout and retry settings.
+            api_key: the key, sent as a bearer token; never stored elsewhere.
+            base_url: endpoint override (``ANTHROPIC_BASE_URL``), else the SDK default.
+        """
+        self.model = cfg.model
+        self._timeout = cfg.timeout
+        self._base_url = base_url
+        self._secrets = (api_key,) if api_key else ()
+        self._retries = max(0, cfg.max_retries)
+        self._client = _SDKClient(
+            api_key=api_key or "", base_url=base_url, timeout=cfg.timeout, max_retries=self._retries
+        )
+        self._client.retry_policy = RetryPolicy.from_config(cfg)
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[Delta]:
+        """Send ``request`` and yield text, tool calls, usage and the stop reason.
+
+        Raises:
+            ProviderError: every failure, classified, with a message fit to show.
+        """
+        params = build_params(request, self.model)
+        try:
+            async with self._client.messages.stream(**params) as events:
+                async for delta in self._deltas(events):
+                    yield delta
+        except ProviderError:
+            raise
+        except anthropic.APIStatusError as exc:
+            raise self._status_error(exc) from None
+        except anthropic.APITimeoutError:
+            raise timeout_error(PROVIDER, self._timeout, self._retries) from None
+        except anthropic.APIConnectionError:
+            raise connection_error(PROVIDER, self._base_url, self._retries) from None
+        except httpx2.TimeoutException:
+            raise timeout_error(PROVIDER, self._timeout) from None
+        except httpx2.TransportError as exc:
+            raise broken_stream(PROVIDER, f"the connection closed mid-reply ({type(exc).__name__})") from None
+        except (ValueError, TypeError, KeyError, RuntimeError, AssertionError) as exc:
+            raise broken_stream(PROVIDER, f"malformed event ({type(exc).__name__})") from None
+
+    async def _deltas(self, events: Any) -> AsyncIterator[Delta]:
+        iterator = events.__aiter__()
+        while True:
+            try:
+                async with asyncio.timeout(self._timeout):
+                    event = await iterator.__anext__()
+            except StopAsyncIteration:
+                raise broken_stream(PROVIDER, "the stream ended before the reply was complete") from None
+            except TimeoutError:
+                raise timeout_error(PROVIDER, self._timeout) from None
+            kind = getattr(event, "type", None)
+            if kind == "text":
+                yield TextDelta(event.text)
+            elif kind == "content_block_stop" and event.content_block.type == "tool_use":
+                block = event.content_block
+                if not isinstance(block.input, dict):
+                    raise broken_stream(PROVIDER, f"tool '{block.name}' input is not a JSON object")
+                yield ToolCall(block.id, block.name, dict(block.input))
+            elif kind == "message_stop":
+                message = event.message
+                yield UsageDelta(_usage(message.usage))
+                yield StreamEnd(message.stop_reason or "end_turn")
+                return
+
+    def _status_error(self, exc: anthropic.APIStatusError) -> ProviderCallError:
+        if exc.status_code == 200:
+            return midstream_error(PROVIDER, exc.type, self._secrets)
+        error = status_error(
+            PROVIDER, exc.status_code, exc.api_message, retries=self._retries_for(exc.status_code),
+            key_var=KEY_VAR, model=self.model, secrets=self._secrets,
+        )
+        error.retry_after = parse_retry_after(exc.response.headers)
+        return error
+
+    def _retries_for(self, status: int) -> int:
+        return self._retries if status in (408, 409, 429) or status >= 500 else 0
+
+    async def aclose(self) -> None:
+        """Close the SDK's connection pool."""
+        await self._client.close()
+
+
+def _usage(raw: Any) -> Usage:
+    return Usage(
+        input_tokens=raw.input_tokens or 0,
+        output_tokens=raw.output_tokens or 0,
+        cache_read_tokens=getattr(raw, "cache_read_input_tokens", None) or 0,
+        cache_write_tokens=getattr(raw, "cache_creation_input_tokens", None) or 0,
+    )

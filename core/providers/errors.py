@@ -1,0 +1,138 @@
+"""Turning SDK and wire failures into :class:`ProviderError` values a user can act on.
+
+Every message here names what failed and the HTTP status, says what to do,
+and is passed through :func:`~ljtui.core.secrets.redact` so an API key can
+never leak through a server's echo of it.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from ljtui.core.providers.base import ErrorKind, ProviderError
+from ljtui.core.secrets import redact
+
+TITLES: dict[str, str] = {
+    "anthropic": "the Anthropic API",
+    "openai-compatible": "the OpenAI-compatible server",
+}
+"""How each provider is named in messages."""
+
+API_MESSAGE_LIMIT = 300
+"""Characters of a server's own error message quoted to the user."""
+
+STATUS_KINDS: dict[int, ErrorKind] = {
+    401: "auth", 403: "auth", 408: "timeout", 429: "rate_limit", 529: "overloaded",
+}
+"""Statuses with a kind of their own; other 5xx are ``server``, other 4xx ``bad_request``."""
+
+MIDSTREAM_KINDS: dict[str, ErrorKind] = {"overloaded_error": "overloaded", "api_error": "server"}
+"""Error types that may arrive inside a 200 stream and are worth retrying."""
+
+
+class ProviderCallError(ProviderError):
+    """A failed model call, with the server's requested wait when it gave one."""
+
+    def __init__(
+        self,
+        kind: ErrorKind,
+        message: str,
+        *,
+        status: int | None = None,
+        retryable: bool = False,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(kind, message, status=status, retryable=retryable)
+        self.retry_after = retry_after
+
+
+def kind_for_status(status: int) -> ErrorKind:
+    """The error kind of an HTTP status."""
+    if status in STATUS_KINDS:
+        return STATUS_KINDS[status]
+    return "server" if status >= 500 else "bad_request"
+
+
+def safe_endpoint(url: str | None) -> str:
+    """``scheme://host:port`` of ``url``, without credentials, path or query."""
+    if not url:
+        return "the default endpoint"
+    parts = urlsplit(url)
+    host = parts.hostname or "?"
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}" if parts.scheme else host
+
+
+def _retried(retries: int) -> str:
+    return f"; still failing after {retries} {'retry' if retries == 1 else 'retries'}" if retries else ""
+
+
+def status_error(
+    provider: str,
+    status: int,
+    api_message: str | None,
+    *,
+    retries: int,
+    key_var: str,
+    model: str,
+    secrets: tuple[str, ...],
+) -> ProviderCallError:
+    """The error for an HTTP error status the SDK gave up on.
+
+    Args:
+        retries: how many retries the SDK made for a retryable status.
+        key_var: the environment variable that holds the key, for the hint.
+    """
+    title = TITLES.get(provider, provider)
+    kind = kind_for_status(status)
+    detail = f": {api_message.strip()[:API_MESSAGE_LIMIT]}" if api_message and api_message.strip() else ""
+    if kind == "auth":
+        what = "rejected the API key" if status == 401 else "refused access"
+        msg = (f"{title} {what} (HTTP {status}): the key is missing or wrong"
+               f"{' or lacks access to model ' + model if status == 403 else ''}. "
+               f"Set {key_var} or provider.api_key and try again")
+    elif kind == "rate_limit":
+        msg = f"{title} is rate limiting requests (HTTP {status}){_retried(retries)}"
+    elif kind == "overloaded":
+        msg = f"{title} is overloaded (HTTP {status}){_retried(retries)}"
+    elif kind == "server":
+        msg = f"{title} had a server error (HTTP {status}){detail}{_retried(retries)}"
+    elif kind == "timeout":
+        msg = f"{title} timed out the request (HTTP {status}){_retried(retries)}"
+    else:
+        msg = f"{title} refused the request (HTTP {status}){detail}"
+    return ProviderCallError(kind, redact(msg, secrets), status=status)
+
+
+def midstream_error(provider: str, error_type: str | None, secrets: tuple[str, ...]) -> ProviderCallError:
+    """An error event inside a 200 stream; overloaded and api errors are retryable."""
+    title = TITLES.get(provider, provider)
+    kind = MIDSTREAM_KINDS.get(error_type or "")
+    if kind is None:
+        return ProviderCallError(
+            "bad_stream", redact(f"{title} sent an error in the middle of the reply ({error_type or 'unknown'})", secrets)
+        )
+    what = "became overloaded" if kind == "overloaded" else "had a server error"
+    return ProviderCallError(kind, f"{title} {what} in the middle of the reply ({error_type})", retryable=True)
+
+
+def connection_error(provider: str, base_url: str | None, retries: int) -> ProviderCallError:
+    """The server could not be reached (refused, reset, DNS …)."""
+    title = TITLES.get(provider, provider)
+    return ProviderCallError(
+        "connection", f"cannot reach {title} at {safe_endpoint(base_url)}{_retried(retries)}"
+    )
+
+
+def timeout_error(provider: str, seconds: float, retries: int = 0) -> ProviderCallError:
+    """No data arrived within ``provider.timeout``."""
+    title = TITLES.get(provider, provider)
+    return ProviderCallError(
+        "timeout", f"{title} sent nothing for {seconds:g}s (provider.timeout){_retried(retries)}"
+    )
+
+
+def broken_stream(provider: str, detail: str) -> ProviderCallError:
+    """The stream was cut off or malformed."""
+    title = TITLES.get(provider, provider)
+    return ProviderCallError("bad_stream", f"{title} stream broke off: {detail}")

@@ -1,0 +1,93 @@
+"""Replies in the OpenAI chat-completions wire format (SSE), for the fake server."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.fakes.server import SSE, Reply
+
+FAST_RETRY_AFTER = "0.01"
+"""``retry-after`` seconds the fault replies send, so SDK retries are quick."""
+
+
+def _chunk(delta: dict[str, Any], finish: str | None = None, model: str = "local-test") -> SSE:
+    return SSE({
+        "id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0, "model": model,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    })
+
+
+def completion_events(
+    text: str = "",
+    *,
+    tool_calls: tuple[tuple[str, str, dict[str, Any]], ...] = (),
+    prompt_tokens: int = 12,
+    completion_tokens: int = 6,
+    cached_tokens: int = 0,
+    chunk: int = 4,
+    usage: bool = True,
+) -> list[SSE]:
+    """The chunk sequence of one streamed completion, ending with ``[DONE]``.
+
+    Args:
+        tool_calls: ``(id, name, arguments)``; arguments stream as fragments keyed by index.
+        usage: send the final usage chunk (``stream_options.include_usage``).
+    """
+    events = [_chunk({"role": "assistant", "content": ""})]
+    for i in range(0, len(text), chunk):
+        events.append(_chunk({"content": text[i:i + chunk]}))
+    for index, (call_id, name, args) in enumerate(tool_calls):
+        raw = json.dumps(args)
+        half = len(raw) // 2
+        events.append(_chunk({"tool_calls": [{"index": index, "id": call_id, "type": "function",
+                                              "function": {"name": name, "arguments": ""}}]}))
+        for piece in (raw[:half], raw[half:]):
+            events.append(_chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
+    events.append(_chunk({}, finish="tool_calls" if tool_calls else "stop"))
+    if usage:
+        events.append(SSE({
+            "id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0, "model": "local-test",
+            "choices": [], "usage": {
+                "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+                "prompt_tokens_details": {"cached_tokens": cached_tokens},
+            },
+        }))
+    events.append(SSE("[DONE]"))
+    return events
+
+
+def text_reply(text: str, **kw: Any) -> Reply:
+    return Reply(events=tuple(completion_events(text, **kw)))
+
+
+def tool_reply(text: str, call_id: str, name: str, args: dict[str, Any], **kw: Any) -> Reply:
+    return Reply(events=tuple(completion_events(text, tool_calls=((call_id, name, args),), **kw)))
+
+
+def status_reply(status: int, message: str, retry_after: str | None = FAST_RETRY_AFTER) -> Reply:
+    headers = {"retry-after": retry_after} if retry_after is not None else {}
+    return Reply(status=status, body={"error": {"message": message, "type": "error", "code": status}},
+                 headers=headers)
+
+
+def overloaded_midstream(text_before: str = "Partial ") -> Reply:
+    """A 200 stream that starts answering, then sends an overloaded error chunk."""
+    events = completion_events(text_before)[:2]
+    events.append(SSE({"error": {"message": "Overloaded", "type": "overloaded_error", "code": 529}}))
+    return Reply(events=tuple(events))
+
+
+def cut_off(text: str = "This reply is cut off somewhere in the middle") -> Reply:
+    events = completion_events(text)
+    return Reply(events=tuple(events), cut_after=len(events) - 4)
+
+
+def truncated(text: str = "This reply just stops") -> Reply:
+    """A stream that ends cleanly but with neither finish_reason nor ``[DONE]``."""
+    return Reply(events=tuple(completion_events(text)[:-3]))
+
+
+def never_answers() -> Reply:
+    return Reply(hang=True)

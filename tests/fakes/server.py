@@ -1,0 +1,206 @@
+"""A scriptable loopback HTTP server that streams Server-Sent Events.
+
+The fakes of the model APIs build on it: each request is recorded, then
+answered by the next scripted :class:`Reply` (or by ``responder``). Replies
+can stream SSE in HTTP/1.1 chunks, fail with a status, cut the connection
+mid-stream, or never answer, so the real SDKs meet real wire faults.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+HOST = "127.0.0.1"
+HANG_LIMIT = 30.0
+"""Longest a hanging reply holds its connection (it ends at server stop)."""
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request as the server received it."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+    @property
+    def json(self) -> Any:
+        """The body parsed as JSON (``None`` when empty)."""
+        return json.loads(self.body) if self.body else None
+
+
+@dataclass(frozen=True)
+class SSE:
+    """One server-sent event; ``data`` is JSON-encoded unless already text."""
+
+    data: Any
+    event: str | None = None
+
+    def encode(self) -> bytes:
+        text = self.data if isinstance(self.data, str) else json.dumps(self.data)
+        head = f"event: {self.event}\n" if self.event else ""
+        return f"{head}data: {text}\n\n".encode()
+
+
+@dataclass(frozen=True)
+class Reply:
+    """How the server answers one request.
+
+    Attributes:
+        status: HTTP status code.
+        events: SSE events streamed as the body (when ``body`` is None).
+        body: a JSON body sent whole instead of events.
+        headers: extra response headers (``retry-after`` …).
+        cut_after: close the connection abruptly after this many events.
+        stall_after: stop sending (but keep the connection) after this many events.
+        hang: never send a response at all.
+        chunk_delay: seconds between events.
+    """
+
+    status: int = 200
+    events: tuple[SSE, ...] = ()
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    cut_after: int | None = None
+    stall_after: int | None = None
+    hang: bool = False
+    chunk_delay: float = 0.0
+
+
+Responder = Callable[[RecordedRequest], Reply]
+
+
+class FakeSSEServer:
+    """A real HTTP server on 127.0.0.1 and a free port; a context manager.
+
+    Example::
+
+        with FakeSSEServer() as server:
+            server.queue(Reply(events=(...)))
+            ... point a client at server.url ...
+            assert server.requests[0].path == "/v1/messages"
+    """
+
+    def __init__(self, responder: Responder | None = None, *, require_key: str | None = None) -> None:
+        self.requests: list[RecordedRequest] = []
+        self.responder = responder
+        self.require_key = require_key
+        self._queue: list[Reply] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._httpd = ThreadingHTTPServer((HOST, 0), _make_handler(self))
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        """``http://127.0.0.1:PORT`` of the running server."""
+        return f"http://{HOST}:{self._httpd.server_address[1]}"
+
+    def queue(self, *replies: Reply) -> None:
+        """Answer the next requests with ``replies``, in order."""
+        with self._lock:
+            self._queue.extend(replies)
+
+    def next_reply(self, request: RecordedRequest) -> Reply:
+        with self._lock:
+            self.requests.append(request)
+            if self.require_key is not None and not self.key_ok(request):
+                return self.unauthorized()
+            if self._queue:
+                return self._queue.pop(0)
+        if self.responder is not None:
+            return self.responder(request)
+        return Reply(status=500, body={"error": {"type": "api_error", "message": "fake server: no reply scripted"}})
+
+    def key_ok(self, request: RecordedRequest) -> bool:
+        """Whether ``request`` carries the required key in a usual header."""
+        sent = {request.headers.get("authorization", ""), request.headers.get("x-api-key", "")}
+        return f"Bearer {self.require_key}" in sent or self.require_key in sent
+
+    def unauthorized(self) -> Reply:
+        """The reply to a request with a missing or wrong key."""
+        return Reply(status=401, body={"error": {"type": "authentication_error", "message": "invalid x-api-key"}})
+
+    def __enter__(self) -> FakeSSEServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release hanging handlers and stop serving."""
+        self._stop.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+
+def _make_handler(server: FakeSSEServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return None
+
+        def do_GET(self) -> None:
+            self._serve()
+
+        def do_POST(self) -> None:
+            self._serve()
+
+        def _serve(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            body = self.rfile.read(length) if length else b""
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            reply = server.next_reply(RecordedRequest(self.command, self.path, headers, body))
+            if reply.hang:
+                server._stop.wait(HANG_LIMIT)
+                self.close_connection = True
+                return
+            if reply.body is not None or not reply.events:
+                self._send_whole(reply)
+            else:
+                self._send_events(reply)
+
+        def _send_whole(self, reply: Reply) -> None:
+            data = json.dumps(reply.body if reply.body is not None else {}).encode()
+            self.send_response(reply.status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            for k, v in reply.headers.items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _send_events(self, reply: Reply) -> None:
+            self.send_response(reply.status)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("transfer-encoding", "chunked")
+            for k, v in reply.headers.items():
+                self.send_header(k, v)
+            self.end_headers()
+            for n, event in enumerate(reply.events):
+                if reply.cut_after is not None and n >= reply.cut_after:
+                    self.close_connection = True
+                    return
+                if reply.stall_after is not None and n >= reply.stall_after:
+                    server._stop.wait(HANG_LIMIT)
+                    self.close_connection = True
+                    return
+                if reply.chunk_delay:
+                    server._stop.wait(reply.chunk_delay)
+                self._chunk(event.encode())
+            self._chunk(b"")
+
+        def _chunk(self, data: bytes) -> None:
+            self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            self.wfile.flush()
+
+    return Handler
