@@ -1,0 +1,200 @@
+"""Validating a parsed plan against the repository, in memory.
+
+Pure given file contents: files are read through an injectable reader, and
+nothing is written. Blocks apply in order, each against the result of the
+previous ones, so several blocks on one file chain. The outcome is a
+:class:`ValidationReport`: per-entry errors and the final bytes of every
+file the accepted entries change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+from ljtui.core.edits import errors as E
+from ljtui.core.edits.anchors import create_bytes, replace_once
+from ljtui.core.edits.evidence import EXCERPT_CHARS, STRONG_LIMIT, find_candidates
+from ljtui.core.edits.paths import Target, resolve_target
+from ljtui.core.edits.plan_format import EditBlock, EditPlan, Entry
+
+Reader = Callable[[Path], "bytes | None"]
+"""Reads a file's bytes; ``None`` when it does not exist; may raise ``OSError``."""
+
+
+def read_bytes(path: Path) -> bytes | None:
+    """The default reader: the file's bytes, or ``None`` if it is missing."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        return None
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file's bytes before and after the accepted entries.
+
+    Attributes:
+        path: Repo-relative key (POSIX).
+        real: Absolute path written.
+        before: Bytes read at validation (``None``: the file is created).
+        after: Bytes to write (``None``: the file is removed; used by undo).
+    """
+
+    path: str
+    real: Path
+    before: bytes | None
+    after: bytes | None
+
+
+@dataclass(frozen=True)
+class EntryOutcome:
+    """How one entry validated."""
+
+    id: str
+    blocks: tuple[int, ...]
+    errors: tuple[E.EditError, ...] = ()
+    files: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        """True when every block of the entry applies."""
+        return not self.errors
+
+
+@dataclass(frozen=True)
+class ValidationReport:
+    """Per-entry outcomes and the resulting file changes."""
+
+    entries: tuple[EntryOutcome, ...]
+    changes: dict[str, FileChange] = field(default_factory=dict)
+    partial: bool = False
+
+    @property
+    def errors(self) -> list[E.EditError]:
+        """Every error, in block order."""
+        return [err for outcome in self.entries for err in outcome.errors]
+
+    @property
+    def ok(self) -> bool:
+        """True when every entry validated."""
+        return not self.errors
+
+    @property
+    def accepted(self) -> tuple[str, ...]:
+        """Ids of entries that would be applied (all or none unless partial)."""
+        if self.partial:
+            return tuple(o.id for o in self.entries if o.ok)
+        return tuple(o.id for o in self.entries) if self.ok else ()
+
+
+class Validator:
+    """Validates entries one after another against a running in-memory state.
+
+    Accepted entries update the state, so later entries (and later chunks)
+    see their results. ``changes()`` reports original versus final bytes.
+    """
+
+    def __init__(self, root: Path, *, reader: Reader = read_bytes, evidence: bool = True) -> None:
+        self.root = root.resolve()
+        self.reader = reader
+        self.evidence = evidence
+        self._original: dict[str, bytes | None] = {}
+        self._state: dict[str, bytes | None] = {}
+        self._real: dict[str, Path] = {}
+
+    def check(self, entries: Iterable[Entry]) -> list[EntryOutcome]:
+        """Validate ``entries`` in order; commit each one that fully applies."""
+        outcomes = []
+        for entry in entries:
+            overlay: dict[str, bytes | None] = {}
+            errs: list[E.EditError] = []
+            for block in entry.blocks:
+                outcome = self._block(block, overlay)
+                if isinstance(outcome, E.EditError):
+                    errs.append(outcome)
+            if not errs:
+                self._state.update(overlay)
+            outcomes.append(EntryOutcome(entry.id, tuple(b.number for b in entry.blocks), tuple(errs),
+                                         tuple(dict.fromkeys(overlay))))
+        return outcomes
+
+    def changes(self) -> dict[str, FileChange]:
+        """Files whose committed state differs from what was read."""
+        return {key: FileChange(key, self._real[key], self._original[key], after)
+                for key, after in self._state.items() if after != self._original[key]}
+
+    def _load(self, target: Target, block: EditBlock) -> bytes | None | E.EditError:
+        if target.key not in self._original:
+            try:
+                self._original[target.key] = self.reader(target.real)
+            except IsADirectoryError:
+                return E.NotAFile(block.number, f"{block.file} is a directory", file=block.file)
+            except OSError as exc:
+                return E.ReadFailed(block.number, f"cannot read {block.file}: {exc.strerror or exc}", file=block.file)
+            self._real[target.key] = target.real
+        return self._original[target.key]
+
+    def _block(self, block: EditBlock, overlay: dict[str, bytes | None]) -> bytes | E.EditError:
+        target = resolve_target(self.root, block.file, block.number)
+        if isinstance(target, E.EditError):
+            return target
+        original = self._load(target, block)
+        if isinstance(original, E.EditError):
+            return original
+        key = target.key
+        current = overlay[key] if key in overlay else self._state.get(key, original)
+        if block.creates:
+            if current is not None:
+                return E.FileExists(block.number, f"{block.file} already exists; an empty `old` creates a new file",
+                                    file=block.file)
+            overlay[key] = create_bytes(block.new)
+            return overlay[key]
+        if current is None:
+            return E.FileMissing(block.number, f"{block.file} does not exist (use an empty `old` to create it)",
+                                 file=block.file)
+        outcome = replace_once(current, block.old, block.new)
+        if outcome.result is not None:
+            overlay[key] = outcome.result
+            return outcome.result
+        return self._anchor_error(block, current, outcome.lines, outcome.count)
+
+    def _anchor_error(self, block: EditBlock, current: bytes, lines: tuple[int, ...], count: int) -> E.EditError:
+        if count == 0:
+            candidates = find_candidates(current, block.old, block.file, block.hint_line) if self.evidence else ()
+            nearest = f"; nearest: line {candidates[0].line} ({candidates[0].score:.2f})" if candidates else ""
+            return E.AnchorNotFound(block.number, f"`old` does not occur in {block.file}{nearest}",
+                                    file=block.file, candidates=candidates)
+        shown = ", ".join(str(n) for n in lines)
+        more = f" and {count - len(lines)} more" if count > len(lines) else ""
+        text_lines = current.decode("utf-8", "replace").split("\n")
+        candidates = tuple(E.Candidate(block.file, n, 1.0, text_lines[n - 1].strip()[:EXCERPT_CHARS], "strong")
+                           for n in lines[:STRONG_LIMIT])
+        return E.AnchorAmbiguous(block.number, f"`old` occurs {count} times in {block.file}, at lines {shown}{more}",
+                                 file=block.file, candidates=candidates, lines=lines)
+
+
+def validate_plan(plan: EditPlan, root: Path, *, partial: bool = False, reader: Reader = read_bytes,
+                  evidence: bool = True) -> ValidationReport:
+    """Validate every entry of ``plan`` against the files under ``root``.
+
+    Args:
+        plan: A parsed plan.
+        root: The repository root.
+        partial: When True, failed entries are dropped and the others kept;
+            otherwise the plan is all or nothing.
+        reader: How file bytes are read (inject for pure tests).
+        evidence: Compute candidates for failed anchors.
+
+    Returns:
+        A :class:`ValidationReport`; ``changes`` is empty when a non-partial
+        plan has any error.
+    """
+    validator = Validator(root, reader=reader, evidence=evidence)
+    outcomes = tuple(validator.check(plan.entries))
+    report = ValidationReport(outcomes, {}, partial)
+    if partial or report.ok:
+        report = ValidationReport(outcomes, validator.changes(), partial)
+    return report
