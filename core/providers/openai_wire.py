@@ -1,0 +1,108 @@
+"""Provider-neutral requests in the OpenAI chat-completions shape, and the
+accumulation of streamed tool-call fragments (pure functions).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ljtui.core.providers.base import (
+    ChatRequest, Message, TextBlock, ToolCall, ToolResultBlock, ToolSpec, ToolUseBlock,
+)
+
+STOP_REASONS: dict[str, str] = {
+    "stop": "end_turn", "tool_calls": "tool_use", "function_call": "tool_use",
+    "length": "max_tokens", "content_filter": "refusal",
+}
+"""finish_reason values in the vocabulary the engine uses (Anthropic's)."""
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def message_to_wire(message: Message) -> list[dict[str, Any]]:
+    """One message as chat-completions messages (tool results become ``tool`` messages)."""
+    if message.role == "assistant":
+        text = "".join(b.text for b in message.content if isinstance(b, TextBlock))
+        calls = [
+            {"id": b.id, "type": "function", "function": {"name": b.name, "arguments": _json(b.input)}}
+            for b in message.content if isinstance(b, ToolUseBlock)
+        ]
+        wire: dict[str, Any] = {"role": "assistant", "content": text or None}
+        if calls:
+            wire["tool_calls"] = calls
+        return [wire]
+    out: list[dict[str, Any]] = [
+        {"role": "tool", "tool_call_id": b.tool_use_id, "content": b.content}
+        for b in message.content if isinstance(b, ToolResultBlock)
+    ]
+    text = "".join(b.text for b in message.content if isinstance(b, TextBlock))
+    if text or not out:
+        out.append({"role": "user", "content": text})
+    return out
+
+
+def tool_to_wire(tool: ToolSpec) -> dict[str, Any]:
+    return {"type": "function", "function": {
+        "name": tool.name, "description": tool.description, "parameters": tool.input_schema,
+    }}
+
+
+def build_params(request: ChatRequest, model: str) -> dict[str, Any]:
+    """Keyword arguments for ``chat.completions.create`` (streaming, with usage)."""
+    messages: list[dict[str, Any]] = [{"role": "system", "content": request.system}] if request.system else []
+    for message in request.messages:
+        messages.extend(message_to_wire(message))
+    params: dict[str, Any] = {
+        "model": model, "messages": messages, "max_tokens": request.max_tokens,
+        "stream": True, "stream_options": {"include_usage": True},
+    }
+    if request.tools:
+        params["tools"] = [tool_to_wire(t) for t in request.tools]
+    return params
+
+
+@dataclass
+class _Fragment:
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+class ToolCallAssembler:
+    """Joins tool-call fragments, which arrive keyed by ``index``, into whole calls."""
+
+    def __init__(self) -> None:
+        self._parts: dict[int, _Fragment] = {}
+
+    def add(self, index: int, call_id: str | None, name: str | None, arguments: str | None) -> None:
+        """Take one fragment: the first of an index carries id and name, later ones argument text."""
+        part = self._parts.setdefault(index, _Fragment())
+        if call_id:
+            part.id = call_id
+        if name and not part.name:
+            part.name = name
+        if arguments:
+            part.arguments.append(arguments)
+
+    def calls(self) -> list[ToolCall]:
+        """The complete calls in index order.
+
+        Raises:
+            ValueError: a call's arguments are not a JSON object (names the tool).
+        """
+        out = []
+        for index in sorted(self._parts):
+            part = self._parts[index]
+            raw = "".join(part.arguments).strip() or "{}"
+            try:
+                args = json.loads(raw)
+            except json.JSONDecodeError:
+                raise ValueError(f"tool '{part.name}' arguments are not valid JSON") from None
+            if not isinstance(args, dict):
+                raise ValueError(f"tool '{part.name}' arguments are not a JSON object")
+            out.append(ToolCall(part.id or f"call_{index}", part.name, args))
+        return out
