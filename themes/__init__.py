@@ -1,0 +1,1 @@
+"""Bundled ljtui themes (YAML files read with importlib.resources)."""

@@ -1,0 +1,197 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Markdown
+
+from ljtui.tui.app import LjtuiApp
+from ljtui.tui.messages import EngineEventPosted
+from ljtui.tui.screens.help import HelpScreen
+from ljtui.tui.widgets.conversation import NoticeLine, ToolCallLine, UserMessage
+from ljtui.tui.widgets.prompt_input import PromptInput
+from tests.tui.conftest import AppFactory
+
+SIZE = (120, 40)
+
+
+def notices(app: LjtuiApp) -> list[str]:
+    return [str(n.render()) for n in app.main_screen.query(NoticeLine)]
+
+
+async def send(pilot, text: str) -> None:
+    await pilot.click(PromptInput)
+    pilot.app.main_screen.query_one(PromptInput).value = text
+    await pilot.press("enter")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def test_typing_a_message_streams_the_reply(make_app: AppFactory) -> None:
+    app = make_app()
+    posted: list[str] = []
+
+    def hook(message) -> None:
+        if isinstance(message, EngineEventPosted):
+            posted.append(message.event.kind)
+
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
+        await pilot.press(*"add retries", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        conv = app.main_screen.conversation
+        assert [str(u.render()) for u in conv.query(UserMessage)] == ["› add retries"]
+        [reply] = conv.query(Markdown)
+        assert "retry" in reply.source and "def greet" in reply.source
+        assert posted.count("token_delta") > 5 and posted[-1] == "turn_finished"
+        assert app.main_screen.status.usage.output_tokens > 0
+        assert app.main_screen.query_one(PromptInput).value == ""
+
+
+async def test_tool_calls_show_as_folded_lines(make_app: AppFactory) -> None:
+    app = make_app("tool_then_text.yaml")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "look")
+        [line] = app.main_screen.query(ToolCallLine)
+        assert str(line.render()) == "▸ read_file app.py — unknown tool 'read_file' (available: none) ✗"
+        assert line.has_class("-failed")
+
+
+async def test_no_model_configured_opens_and_explains(make_app: AppFactory) -> None:
+    app = make_app(script=None)
+    async with app.run_test(size=SIZE) as pilot:
+        assert any("No model is configured" in n and "ANTHROPIC_API_KEY" in n for n in notices(app))
+        await send(pilot, "hello")
+        assert any(n.startswith("no model is configured") for n in notices(app))
+
+
+async def test_unknown_slash_command_lists_available(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "/frobnicate now")
+        assert notices(app)[-1] == "Unknown command /frobnicate. Available: /clear, /help, /theme"
+        assert app.main_screen.query_one(PromptInput).value == "/frobnicate now"
+        assert not app.main_screen.query(UserMessage)
+
+
+async def test_double_slash_sends_a_message(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "//etc/hosts is odd")
+        assert [str(u.render()) for u in app.main_screen.query(UserMessage)] == ["› /etc/hosts is odd"]
+
+
+async def test_clear_and_help_commands(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "hello")
+        assert app.engine.history
+        await send(pilot, "/clear")
+        assert app.engine.history == []
+        assert not app.main_screen.conversation.children
+        await send(pilot, "/help")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_help_keys(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("f1")
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("f2", "question_mark")
+        assert isinstance(app.screen, HelpScreen)
+
+
+async def test_theme_switch_by_slash_command(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.theme == "dark"
+        await send(pilot, "/theme light")
+        assert app.theme == "light"
+        assert app.get_css_variables()["diff-added"] == "#006b2d"
+        await send(pilot, "/theme neon")
+        assert app.theme == "light"
+        assert notices(app)[-1] == "Unknown theme 'neon'. Available: dark, high-contrast, light."
+        await send(pilot, "/theme")
+        assert notices(app)[-1] == "Theme: light. Available: dark, high-contrast, light."
+
+
+async def test_theme_switch_from_command_palette(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.press(*"Theme: high")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.theme == "high-contrast"
+
+
+async def test_pane_focus_and_maximise(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.main_screen
+        assert isinstance(screen.focused, PromptInput)
+        for key, pane in [("f3", "plan"), ("f4", "diff"), ("f5", "gates"), ("f2", "conversation")]:
+            await pilot.press(key)
+            assert screen.focused is screen.pane(pane)
+        await pilot.press("f4", "f8")
+        assert screen.maximized is screen.pane("diff")
+        await pilot.press("f8")
+        assert screen.maximized is None
+        await pilot.press("f6", "f8")
+        assert screen.maximized is screen.conversation
+        await pilot.press("f3")
+        assert screen.maximized is None and screen.focused is screen.pane("plan")
+        await pilot.press("f9")
+        assert not screen.query_one("#side").display
+        assert isinstance(screen.focused, PromptInput)
+        await pilot.press("f5")
+        assert screen.query_one("#side").display and screen.focused is screen.pane("gates")
+
+
+async def test_unknown_theme_in_config_falls_back(make_app: AppFactory) -> None:
+    app = make_app(theme="neon")
+    async with app.run_test(size=SIZE):
+        assert app.theme == "dark"
+        assert any("Unknown theme 'neon' (ui.theme)" in n for n in notices(app))
+
+
+async def test_bad_user_theme_file_warns_and_app_starts(make_app: AppFactory, isolated_env: Path) -> None:
+    themes = isolated_env / "ljtui" / "themes"
+    themes.mkdir(parents=True)
+    (themes / "broken.yaml").write_text("name: broken\nprimary: not-a-colour\n", encoding="utf-8")
+    (themes / "garbage.yaml").write_text("name: [\n", encoding="utf-8")
+    (themes / "mine.yaml").write_text("name: mine\nprimary: '#ff0000'\ndark: false\n", encoding="utf-8")
+    app = make_app(theme="mine")
+    async with app.run_test(size=SIZE):
+        assert app.theme == "mine"
+        assert app.get_css_variables()["diff-added"] == "#006b2d"
+        warned = "\n".join(notices(app))
+        assert "broken.yaml" in warned and "skipped" in warned
+        assert "garbage.yaml: line" in warned
+
+
+async def test_malformed_config_warns_and_app_starts(make_app: AppFactory, isolated_env: Path) -> None:
+    (isolated_env / "ljtui").mkdir(exist_ok=True)
+    (isolated_env / "ljtui" / "config.yaml").write_text("ui: [oops\n", encoding="utf-8")
+    app = make_app()
+    async with app.run_test(size=SIZE):
+        assert any("config.yaml" in n and "file ignored" in n for n in notices(app))
+
+
+async def test_message_while_busy_is_kept(make_app: AppFactory, tmp_path: Path) -> None:
+    script = tmp_path / "slow.yaml"
+    script.write_text("chunk_delay: 0.05\nturns:\n  - text: " + "word " * 40 + "\n", encoding="utf-8")
+    app = make_app(script=None, **{"provider.name": "scripted", "provider.script": str(script)})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"first", "enter")
+        await pilot.pause(0.1)
+        await pilot.press(*"second", "enter")
+        await pilot.pause()
+        assert notices(app)[-1] == "Still working on the previous message; wait for it to finish."
+        assert app.main_screen.query_one(PromptInput).value == "second"
+        await app.workers.wait_for_complete()

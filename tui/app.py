@@ -1,0 +1,186 @@
+"""The ljtui application: wires config, themes, the engine and the screen."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from textual import on
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Input
+
+from ljtui.core.config import load_config, user_config_dir
+from ljtui.core.engine import ClientFactory, Engine
+from ljtui.core.ports import Clock, SystemClock
+from ljtui.core.providers import provider_problem
+from ljtui.core.repo import current_branch
+from ljtui.tui.bridge import Bridge
+from ljtui.tui.event_view import show_event
+from ljtui.tui.messages import EngineEventPosted
+from ljtui.tui.screens.help import HelpScreen
+from ljtui.tui.screens.main import PANES, MainScreen, StartupInfo
+from ljtui.tui.slash import SlashCommand, UnknownSlashCommand, parse_slash, unescape_message
+from ljtui.tui.themes import DEFAULT_THEME, domain_variable_defaults, load_themes
+from ljtui.tui.widgets.prompt_input import PromptInput
+
+
+class LjtuiApp(App[int]):
+    """The full-screen coding agent."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "ljtui"
+
+    BINDINGS = [
+        Binding("f1", "help", "Help", id="app.help", tooltip="Show keys and commands"),
+        Binding("question_mark", "help", "Help", show=False, id="app.help_alt",
+                tooltip="Show keys and commands (when the input is not focused)"),
+        Binding("ctrl+l", "clear", "Clear", id="app.clear", tooltip="Forget the conversation", show=False),
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", tooltip="Quit ljtui", priority=True),
+    ]
+
+    def __init__(
+        self,
+        repo_root: Path | None = None,
+        *,
+        overrides: Mapping[str, Any] | None = None,
+        clock: Clock | None = None,
+        env: Mapping[str, str] | None = None,
+        client_factory: ClientFactory | None = None,
+        cursor_blink: bool = True,
+    ) -> None:
+        self.repo_root = (repo_root or Path.cwd()).resolve()
+        self.clock = clock or SystemClock()
+        self._env = dict(os.environ if env is None else env)
+        loaded = load_config(self.repo_root, self._env, overrides)
+        self.config = loaded.config
+        self.startup_warnings = list(loaded.warnings)
+        self.theme_set = load_themes(user_config_dir(self._env) / "themes")
+        self.startup_warnings += self.theme_set.warnings
+        self._initial_theme = self._resolve_theme(self.config.ui.theme)
+        super().__init__()
+        self.bridge = Bridge(self)
+        self.engine = Engine(
+            self.config, self.bridge, repo_root=self.repo_root, clock=self.clock,
+            client_factory=client_factory,
+        )
+        self.bridge.engine = self.engine
+        self._cursor_blink = cursor_blink
+        self._calls: dict[str, str] = {}
+        self._main: MainScreen | None = None
+        for theme in self.theme_set.themes.values():
+            self.register_theme(theme)
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return domain_variable_defaults(self.theme_set)
+
+
+    def _startup_info(self) -> StartupInfo:
+        notices = [(
+            f"ljtui in {self.repo_root.name}. Type a request and press Enter; "
+            "/help lists commands, F1 shows keys.", "info",
+        )]
+        notices += [(w, "warning") for w in self.startup_warnings]
+        problem = provider_problem(self.config.provider, self._env)
+        if problem:
+            notices.append((problem[0].upper() + problem[1:] + ".", "warning"))
+        return StartupInfo(self.engine.provider_label, current_branch(self.repo_root), notices)
+
+    @property
+    def main_screen(self) -> MainScreen:
+        """The main screen (pushed on mount so its stylesheet loads)."""
+        assert self._main is not None, "the main screen exists once the app is mounted"
+        return self._main
+
+    def on_mount(self) -> None:
+        self.theme = self._initial_theme
+        self._main = MainScreen(self.clock.monotonic, cursor_blink=self._cursor_blink, startup=self._startup_info())
+        self.push_screen(self._main)
+
+    def _resolve_theme(self, name: str) -> str:
+        if name in self.theme_set.themes:
+            return name
+        self.startup_warnings.append(
+            f"Unknown theme '{name}' (ui.theme). Available: {', '.join(self.theme_set.themes)}. "
+            f"Using {DEFAULT_THEME}."
+        )
+        return DEFAULT_THEME
+
+    def apply_theme(self, name: str) -> bool:
+        """Switch to theme ``name``; an unknown name is an error notice."""
+        if name in self.theme_set.themes:
+            self.theme = name
+            return True
+        self.main_screen.conversation.add_notice(
+            f"Unknown theme '{name}'. Available: {', '.join(self.theme_set.themes)}.", "error"
+        )
+        return False
+
+    @on(Input.Submitted, "PromptInput")
+    async def _on_prompt(self, event: Input.Submitted) -> None:
+        text = event.value
+        prompt = self.main_screen.query_one(PromptInput)
+        if not text.strip():
+            return
+        try:
+            command = parse_slash(text)
+        except UnknownSlashCommand as exc:
+            self.main_screen.conversation.add_notice(str(exc), "error")
+            return
+        prompt.clear()
+        if command is not None:
+            await self.run_slash(command)
+            return
+        if self.bridge.busy:
+            self.main_screen.conversation.add_notice(
+                "Still working on the previous message; wait for it to finish.", "warning"
+            )
+            prompt.value = text
+            return
+        message = unescape_message(text)
+        self.main_screen.conversation.add_user(message)
+        self.bridge.send(message)
+
+    async def run_slash(self, command: SlashCommand) -> None:
+        conv = self.main_screen.conversation
+        if command.name == "help":
+            self.action_help()
+        elif command.name == "clear":
+            self.action_clear()
+        elif command.name == "theme":
+            if command.args:
+                if self.apply_theme(command.args):
+                    conv.add_notice(f"Theme: {command.args}")
+            else:
+                conv.add_notice(f"Theme: {self.theme}. Available: {', '.join(self.theme_set.themes)}.")
+
+    async def on_engine_event_posted(self, message: EngineEventPosted) -> None:
+        await show_event(self.main_screen, message.event, self._calls)
+
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            return
+        bindings = [*self.BINDINGS, *MainScreen.BINDINGS]
+        self.push_screen(HelpScreen([b for b in bindings if isinstance(b, Binding)]))
+
+    def action_clear(self) -> None:
+        self.engine.clear()
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        for command in super().get_system_commands(screen):
+            if command.title != "Theme":
+                yield command
+        yield SystemCommand("Help", "Show keys and commands", self.action_help)
+        yield SystemCommand("Clear conversation", "Forget the conversation", self.action_clear)
+        main = self.main_screen
+        for pane_id, title in PANES.items():
+            yield SystemCommand(f"Focus {title}", f"Move focus to the {title} pane",
+                                lambda p=pane_id: main.action_focus_pane(p))
+        yield SystemCommand("Maximise or restore pane", "Toggle the focused pane full screen",
+                            main.action_toggle_maximize)
+        yield SystemCommand("Hide or show side panes", "Toggle Plan, Diff and Gates", main.action_toggle_side)
+        for name in self.theme_set.themes:
+            yield SystemCommand(f"Theme: {name}", f"Switch to the {name} theme",
+                                lambda n=name: self.apply_theme(n))

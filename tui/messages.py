@@ -1,0 +1,15 @@
+"""Textual messages that carry engine events into the UI."""
+
+from __future__ import annotations
+
+from textual.message import Message
+
+from ljtui.core.events import Event
+
+
+class EngineEventPosted(Message):
+    """An engine event, delivered on the UI's event loop."""
+
+    def __init__(self, event: Event) -> None:
+        super().__init__()
+        self.event = event

@@ -1,0 +1,132 @@
+"""The main screen: four panes, the prompt, the status bar and the footer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer
+
+from ljtui.tui.widgets.conversation import Conversation
+from ljtui.tui.widgets.diff_pane import DiffPane
+from ljtui.tui.widgets.gates_pane import GatesPane
+from ljtui.tui.widgets.plan_pane import PlanPane
+from ljtui.tui.widgets.prompt_input import PromptInput
+from ljtui.tui.widgets.status_bar import StatusBar
+
+PANES: dict[str, str] = {
+    "conversation": "Conversation",
+    "plan": "Plan",
+    "diff": "Diff",
+    "gates": "Gates",
+    "prompt": "Prompt",
+}
+"""Focus targets by widget id, with their names for titles and commands."""
+
+
+@dataclass(frozen=True)
+class StartupInfo:
+    """What the main screen shows before the first message."""
+
+    provider: str = ""
+    branch: str | None = None
+    notices: list[tuple[str, str]] = field(default_factory=list)
+    """``(message, level)`` pairs for the Conversation pane."""
+
+
+class MainScreen(Screen):
+    """One screen, four panes (UI-1)."""
+
+    CSS_PATH = "main.tcss"
+
+    BINDINGS = [
+        Binding("f2", "focus_pane('conversation')", "Conv", id="focus.conversation",
+                tooltip="Focus the Conversation pane"),
+        Binding("f3", "focus_pane('plan')", "Plan", id="focus.plan", tooltip="Focus the Plan pane"),
+        Binding("f4", "focus_pane('diff')", "Diff", id="focus.diff", tooltip="Focus the Diff pane"),
+        Binding("f5", "focus_pane('gates')", "Gates", id="focus.gates", tooltip="Focus the Gates pane"),
+        Binding("f6", "focus_pane('prompt')", "Input", id="focus.prompt", tooltip="Focus the input box",
+                show=False),
+        Binding("f8", "toggle_maximize", "Max", id="pane.maximize",
+                tooltip="Maximise the focused pane, or restore the layout"),
+        Binding("f9", "toggle_side", "Side", id="pane.side", show=False,
+                tooltip="Hide or show the Plan, Diff and Gates panes"),
+    ]
+
+    def __init__(
+        self,
+        monotonic: Callable[[], float],
+        *,
+        cursor_blink: bool = True,
+        startup: StartupInfo | None = None,
+    ) -> None:
+        super().__init__()
+        self._monotonic = monotonic
+        self._cursor_blink = cursor_blink
+        self._startup = startup or StartupInfo()
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="body"):
+            yield Conversation(self._monotonic, id="conversation")
+            with Vertical(id="side"):
+                yield PlanPane(id="plan")
+                yield DiffPane(id="diff")
+                yield GatesPane(id="gates")
+        yield PromptInput(id="prompt", blink=self._cursor_blink)
+        yield StatusBar(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        for pane_id, title in PANES.items():
+            if pane_id == "prompt":
+                continue
+            key = next(b.key for b in self.BINDINGS if b.id == f"focus.{pane_id}")
+            self.query_one(f"#{pane_id}").border_title = f"{title} · {key.upper()}"
+        self.status.provider = self._startup.provider
+        self.status.branch = self._startup.branch
+        for message, level in self._startup.notices:
+            self.conversation.add_notice(message, level)
+        self.query_one(PromptInput).focus()
+
+    @property
+    def conversation(self) -> Conversation:
+        return self.query_one(Conversation)
+
+    @property
+    def status(self) -> StatusBar:
+        return self.query_one(StatusBar)
+
+    def pane(self, pane_id: str) -> Widget:
+        return self.query_one(f"#{pane_id}")
+
+    def action_focus_pane(self, pane_id: str) -> None:
+        """Focus a pane; if another pane is maximised, restore first."""
+        if pane_id not in PANES:
+            return
+        target = self.pane(pane_id)
+        if self.maximized is not None and self.maximized is not target:
+            self.minimize()
+        if pane_id != "conversation" and pane_id != "prompt":
+            self.query_one("#side").remove_class("-hidden")
+        target.focus()
+
+    def action_toggle_maximize(self) -> None:
+        """Maximise the focused pane, or restore the layout."""
+        if self.maximized is not None:
+            self.minimize()
+            return
+        focused = self.focused
+        if focused is None or isinstance(focused, PromptInput):
+            focused = self.conversation
+        self.maximize(focused)
+
+    def action_toggle_side(self) -> None:
+        side = self.query_one("#side")
+        side.toggle_class("-hidden")
+        if side.has_class("-hidden") and self.focused is not None and side in self.focused.ancestors:
+            self.query_one(PromptInput).focus()

@@ -1,0 +1,137 @@
+"""The Conversation pane: user messages, streamed replies, tool calls, notices."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Markdown, Static
+from textual.widgets.markdown import MarkdownStream
+
+from ljtui.tui.widgets.thinking import Thinking
+
+NOTICE_LEVELS = ("info", "warning", "error")
+
+
+class UserMessage(Static):
+    """What the user typed."""
+
+    DEFAULT_CSS = """
+    UserMessage {
+        color: $user-message;
+        text-style: bold;
+        margin: 1 1 0 1;
+    }
+    """
+
+
+class ReplyMarkdown(Markdown):
+    """The model's reply, streamed as Markdown."""
+
+    DEFAULT_CSS = """
+    ReplyMarkdown {
+        margin: 0 0;
+        padding: 0 1;
+        background: transparent;
+    }
+    """
+
+
+class ToolCallLine(Static):
+    """A tool call folded to one line: ``read_file app.py ✓``."""
+
+    DEFAULT_CSS = """
+    ToolCallLine {
+        color: $tool-call;
+        margin: 0 1;
+        &.-failed { color: $error; }
+    }
+    """
+
+
+class NoticeLine(Static):
+    """A message from ljtui itself (not the model)."""
+
+    DEFAULT_CSS = """
+    NoticeLine {
+        margin: 1 1 0 1;
+        &.-info { color: $text-muted; }
+        &.-warning { color: $warning; }
+        &.-error { color: $error; text-style: bold; }
+    }
+    """
+
+
+class Conversation(VerticalScroll):
+    """Scrolling log of the session; new output keeps it pinned to the end."""
+
+    BORDER_TITLE = "Conversation"
+    ALLOW_MAXIMIZE = True
+
+    def __init__(self, monotonic: Callable[[], float], **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self._monotonic = monotonic
+        self._reply: ReplyMarkdown | None = None
+        self._stream: MarkdownStream | None = None
+        self._thinking: Thinking | None = None
+        self._tool_lines: dict[str, ToolCallLine] = {}
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    def add_user(self, text: str) -> None:
+        self.mount(UserMessage(Text(f"› {text}")))
+
+    def add_notice(self, message: str, level: str = "info") -> None:
+        if level not in NOTICE_LEVELS:
+            level = "info"
+        self.mount(NoticeLine(Text(message), classes=f"-{level}"))
+
+    def show_thinking(self, label: str = "thinking…") -> None:
+        self.hide_thinking()
+        self._thinking = Thinking(label, self._monotonic)
+        self.mount(self._thinking)
+
+    def hide_thinking(self) -> None:
+        if self._thinking is not None:
+            self._thinking.remove()
+            self._thinking = None
+
+    async def append_reply(self, fragment: str) -> None:
+        """Stream a piece of the model's reply into the current Markdown."""
+        self.hide_thinking()
+        if self._stream is None:
+            self._reply = ReplyMarkdown()
+            await self.mount(self._reply)
+            self._stream = Markdown.get_stream(self._reply)
+        await self._stream.write(fragment)
+
+    async def end_reply(self) -> None:
+        """Flush and close the current reply, if any."""
+        self.hide_thinking()
+        if self._stream is not None:
+            await self._stream.stop()
+        self._stream = None
+        self._reply = None
+
+    async def tool_started(self, call_id: str, line: str) -> None:
+        await self.end_reply()
+        widget = ToolCallLine(Text(f"▸ {line} …"))
+        self._tool_lines[call_id] = widget
+        await self.mount(widget)
+
+    def tool_finished(self, call_id: str, line: str, ok: bool) -> None:
+        widget = self._tool_lines.pop(call_id, None)
+        text = Text(f"▸ {line} {'✓' if ok else '✗'}")
+        if widget is None:
+            widget = ToolCallLine(text)
+            self.mount(widget)
+        else:
+            widget.update(text)
+        widget.set_class(not ok, "-failed")
+
+    async def clear(self) -> None:
+        await self.end_reply()
+        self._tool_lines.clear()
+        await self.remove_children()

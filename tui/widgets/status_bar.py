@@ -1,0 +1,51 @@
+"""The status bar: provider/model, tokens, cost and git branch."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from ljtui.core.events import Usage
+
+
+def format_count(n: int) -> str:
+    """``950``, ``12.3k``, ``4.1M``."""
+    if n < 1000:
+        return str(n)
+    if n < 1_000_000:
+        return f"{n / 1000:.1f}k"
+    return f"{n / 1_000_000:.1f}M"
+
+
+class StatusBar(Static):
+    """One line at the bottom of the main screen."""
+
+    DEFAULT_CSS = """
+    StatusBar {
+        height: 1;
+        background: $panel;
+        color: $text-muted;
+        padding: 0 1;
+    }
+    """
+
+    provider: reactive[str] = reactive("")
+    usage: reactive[Usage] = reactive(Usage)
+    cost: reactive[float | None] = reactive(None)
+    branch: reactive[str | None] = reactive(None)
+    busy: reactive[bool] = reactive(False)
+
+    def render(self) -> Text:
+        u = self.usage
+        parts = [
+            self.provider or "no model",
+            f"tokens in {format_count(u.input_tokens)} out {format_count(u.output_tokens)}"
+            f" cached {format_count(u.cache_read_tokens)}",
+        ]
+        if self.cost is not None:
+            parts.append(f"${self.cost:.4f}")
+        parts.append(f"branch {self.branch}" if self.branch else "no git")
+        if self.busy:
+            parts.append("working")
+        return Text("  │  ".join(parts))
