@@ -18,6 +18,21 @@ HOST = "127.0.0.1"
 HANG_LIMIT = 30.0
 """Longest a hanging reply holds its connection (it ends at server stop)."""
 
+POLL_INTERVAL = 0.01
+"""Seconds between the server loop's shutdown checks (keeps teardown fast)."""
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """Drops the traceback of a client that hung up; the test sees the effect."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handle_error(request, client_address)
+
 
 @dataclass(frozen=True)
 class RecordedRequest:
@@ -93,9 +108,10 @@ class FakeSSEServer:
         self._queue: list[Reply] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._httpd = ThreadingHTTPServer((HOST, 0), _make_handler(self))
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._httpd = _QuietServer((HOST, 0), _make_handler(self))
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": POLL_INTERVAL}, daemon=True
+        )
 
     @property
     def url(self) -> str:
