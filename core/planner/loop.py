@@ -1,0 +1,244 @@
+"""The read-only planner's loop: read the source, then write a checked plan (PLN-1…12).
+
+Each turn sends one user message — the request, the whole transcript and
+the instructions again — to a plain chat client, reads one action or a plan
+from the reply, runs the action with :class:`ReadOnlyTools` and appends its
+output under ``## Tool result``. A plan is checked with the patcher's
+validator; failures go back to the model for at most
+:data:`MAX_REPAIR_ROUNDS` repairs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from ljtui.core.edits.plan_format import Declarations
+from ljtui.core.events import Event, Usage
+from ljtui.core.planner import prompts as P
+from ljtui.core.planner.check import PlanCheck, PlanChecker, check_plan
+from ljtui.core.planner.events import (
+    PlannerFinished, PlannerPlanChecked, PlannerReplyRejected, PlannerToolCalled, PlannerTurnStarted,
+)
+from ljtui.core.planner.protocol import (
+    TOOL_RESULT_HEADING, Reply, classify_reply, extract_plan, has_edit_blocks, run_action, summarize_args,
+)
+from ljtui.core.planner.tools import ReadOnlyTools
+from ljtui.core.ports import EventSink
+from ljtui.core.providers.base import ChatClient, ChatRequest, Message, TextDelta, UsageDelta
+
+DEFAULT_MAX_TURNS = 30
+"""Model calls one planner run may make."""
+FABRICATION_LIMIT = 3
+"""Consecutive fabricated replies after which the run aborts."""
+MAX_REPAIR_ROUNDS = 3
+"""Times a failing plan goes back to the model before it is returned with its errors."""
+DEFAULT_MAX_TOKENS = 8192
+"""Tokens the model may write in one reply."""
+
+AbortReason = Literal["fabrication", "turn-limit", "no-plan"]
+ABORT_REASONS: tuple[str, ...] = ("fabrication", "turn-limit", "no-plan")
+"""Every way a run can give up; callers must treat each as failure."""
+
+REPLY_HEADING = "## Your reply (turn {turn})"
+NOTE_HEADING = "## Harness note"
+CHECK_HEADING = "## Plan check"
+
+
+@dataclass(frozen=True)
+class PlannerResult:
+    """What a planner run produced.
+
+    Attributes:
+        plan: the plan's Markdown; empty when the run aborted.
+        declarations: the plan's ``will_modify``/``will_add``/``will_remove``,
+            when the plan parses.
+        turns: model calls made.
+        trace: one line per tool call.
+        aborted: ``None``, ``"fabrication"``, ``"turn-limit"`` or ``"no-plan"``.
+        errors: why the returned plan fails its check (empty when it passes).
+        repair_rounds: times the plan went back to the model for repair.
+        fence_repaired: a dangling final fence was closed.
+        usage: tokens used by every model call together.
+    """
+
+    plan: str
+    declarations: Declarations | None
+    turns: int
+    trace: tuple[str, ...]
+    aborted: AbortReason | None
+    errors: tuple[str, ...] = ()
+    repair_rounds: int = 0
+    fence_repaired: bool = False
+    usage: Usage = Usage()
+
+    @property
+    def ok(self) -> bool:
+        """True only for a plan that passed its check."""
+        return self.aborted is None and not self.errors and bool(self.plan)
+
+
+async def run_planner(
+    client: ChatClient,
+    source_root: str | os.PathLike[str],
+    request: str,
+    *,
+    handbook_dir: str | os.PathLike[str] | None = None,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    prompt_vars: P.PlannerPromptVars = P.DEFAULT_PROMPT_VARS,
+    sink: EventSink | None = None,
+    checker: PlanChecker = check_plan,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+    grep_engine: str = "auto",
+) -> PlannerResult:
+    """Plan ``request`` against the repository at ``source_root``, reading only.
+
+    Args:
+        client: any chat client; used as a plain text-in, text-out model.
+        source_root: the repository the plan is for.
+        request: the change wanted, in plain language.
+        handbook_dir: a handbook mounted read-only at ``__handbook__/``.
+        max_turns: model calls allowed (at least 1).
+        prompt_vars: how the prompt names this codebase's paths and symbols.
+        sink: receives :mod:`ljtui.core.planner.events` as the run goes.
+        checker: validates a plan text against the root.
+        max_tokens: tokens the model may write per reply.
+        grep_engine: ``auto``, ``rg`` or ``re2``.
+
+    Returns:
+        The result; callers must treat any ``aborted`` or ``errors`` as failure.
+
+    Raises:
+        ValueError: ``max_turns`` below 1 or a source root that is not a directory.
+        ProviderError: the model could not be reached.
+    """
+    if max_turns < 1:
+        raise ValueError(f"max_turns must be at least 1, got {max_turns}")
+    if not Path(source_root).is_dir():
+        raise ValueError(f"source root {os.fspath(source_root)!r} is not a directory")
+    tools = ReadOnlyTools(source_root, handbook_dir, grep_engine=grep_engine)
+    run = _Run(client, tools, request, max_turns, sink, checker, max_tokens,
+               P.build_planner_system_prompt(prompt_vars, handbook=handbook_dir is not None))
+    result = await run.play()
+    run.emit(PlannerFinished(result.turns, result.ok, result.aborted, result.errors))
+    return result
+
+
+class _Run:
+    """The state of one planner run."""
+
+    def __init__(self, client: ChatClient, tools: ReadOnlyTools, request: str, max_turns: int,
+                 sink: EventSink | None, checker: PlanChecker, max_tokens: int, system: str) -> None:
+        self.client, self.tools, self.request = client, tools, request
+        self.max_turns, self.sink, self.checker = max_turns, sink, checker
+        self.max_tokens, self.system = max_tokens, system
+        self.root = tools.mounts.source.root
+        self.transcript: list[tuple[str, str]] = []
+        self.trace: list[str] = []
+        self.usage = Usage()
+        self.turn = 0
+        self.fabricated_streak = 0
+        self.repair_rounds = 0
+        self.failing: tuple[str, PlanCheck, bool] | None = None
+        """The latest plan that failed its check: text, verdict, fence repaired."""
+
+    def emit(self, event: Event) -> None:
+        if self.sink is not None:
+            self.sink.emit(event)
+
+    async def play(self) -> PlannerResult:
+        while self.turn < self.max_turns:
+            self.turn += 1
+            self.emit(PlannerTurnStarted(self.turn, self.max_turns))
+            reply_text = await self._ask(P.build_turn_prompt(self.request, self.transcript, self.turn,
+                                                             self.max_turns))
+            done = await self._handle(reply_text, classify_reply(reply_text))
+            if done is not None:
+                return done
+        return self._failing_result() or self._aborted("turn-limit")
+
+    async def _ask(self, prompt: str) -> str:
+        request = ChatRequest(system=self.system, messages=(Message.user(prompt),), max_tokens=self.max_tokens)
+        parts: list[str] = []
+        async for delta in self.client.stream(request):
+            if isinstance(delta, TextDelta):
+                parts.append(delta.text)
+            elif isinstance(delta, UsageDelta):
+                self.usage = self.usage + delta.usage
+        return "".join(parts)
+
+    async def _handle(self, text: str, reply: Reply) -> PlannerResult | None:
+        if reply.kind == "fabricated":
+            self.fabricated_streak += 1
+            self._reject("fabrication", P.FABRICATION_NOTE, keep_reply=None)
+            return self._aborted("fabrication") if self.fabricated_streak >= FABRICATION_LIMIT else None
+        self.fabricated_streak = 0
+        if reply.kind == "plan":
+            return self._check(text)
+        if reply.kind == "malformed":
+            self._reject("malformed-action", f"Your action was not run: {reply.error}. Send one fenced JSON "
+                         'object such as {"action": "list_dir", "path": "."}.', keep_reply=text)
+            return None
+        if reply.kind == "none":
+            self._reject("no-action", P.NO_ACTION_NOTE, keep_reply=text)
+            return None
+        if reply.action.get("action") == "finish":
+            return self._finish(text, reply)
+        await self._tool(text, reply)
+        return None
+
+    def _reject(self, reason: str, note: str, keep_reply: str | None) -> None:
+        if keep_reply is not None:
+            self.transcript.append((REPLY_HEADING.format(turn=self.turn), keep_reply))
+        self.transcript.append((NOTE_HEADING, note))
+        self.emit(PlannerReplyRejected(self.turn, reason, note))
+
+    async def _tool(self, text: str, reply: Reply) -> None:
+        action = reply.action
+        name = action.get("action")
+        shown_name = name if isinstance(name, str) else repr(name)
+        args = summarize_args(action)
+        result = await asyncio.to_thread(run_action, self.tools, action)
+        self.trace.append(" ".join(filter(None, (f"turn {self.turn}:", shown_name, args, "->", result.summary))))
+        self.emit(PlannerToolCalled(self.turn, shown_name, args, result.ok, result.summary))
+        body = f"{shown_name} {args}\n\n{result.content}"
+        if reply.extra_actions:
+            body += "\n\n" + P.EXTRA_ACTIONS_NOTE.format(count=reply.extra_actions)
+        self.transcript.append((REPLY_HEADING.format(turn=self.turn), text))
+        self.transcript.append((TOOL_RESULT_HEADING, body))
+
+    def _finish(self, text: str, reply: Reply) -> PlannerResult | None:
+        plan = reply.action.get("plan")
+        if isinstance(plan, str) and has_edit_blocks(plan):
+            return self._check(plan)
+        return self._failing_result() or self._aborted("no-plan")
+
+    def _check(self, text: str) -> PlannerResult | None:
+        plan, repaired = extract_plan(text)
+        verdict = self.checker(plan, self.root)
+        self.emit(PlannerPlanChecked(self.turn, verdict.ok, verdict.errors, self.repair_rounds, repaired))
+        if verdict.ok:
+            return self._result(plan, verdict, repaired)
+        self.failing = (plan, verdict, repaired)
+        if self.repair_rounds >= MAX_REPAIR_ROUNDS:
+            return self._failing_result()
+        self.repair_rounds += 1
+        self.transcript.append((REPLY_HEADING.format(turn=self.turn), text))
+        note = P.build_repair_note(verdict.feedback or "\n".join(verdict.errors), self.repair_rounds,
+                                   MAX_REPAIR_ROUNDS)
+        self.transcript.append((CHECK_HEADING, note))
+        return None
+
+    def _result(self, plan: str, verdict: PlanCheck, repaired: bool) -> PlannerResult:
+        return PlannerResult(plan, verdict.declarations, self.turn, tuple(self.trace), None, verdict.errors,
+                             self.repair_rounds, repaired, self.usage)
+
+    def _failing_result(self) -> PlannerResult | None:
+        return self._result(*self.failing) if self.failing is not None else None
+
+    def _aborted(self, reason: AbortReason) -> PlannerResult:
+        return PlannerResult("", None, self.turn, tuple(self.trace), reason, (), self.repair_rounds, False,
+                             self.usage)

@@ -1,0 +1,236 @@
+"""The planner's tool belt: list, read and grep, and nothing that writes (PLN-2).
+
+Every argument comes from model JSON, so every method checks its types and
+answers a bad call with a failed :class:`ToolResult` whose text tells the
+model what to send instead; no method raises on model input.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ljtui.core.planner.grep import GREP_MAX_FILE_BYTES, GREP_MAX_HITS, GREP_TIMEOUT_S, search
+from ljtui.core.regex_guard import PatternRefused, compile_pattern
+from ljtui.core.sandbox import HANDBOOK_MOUNT, MountTable, PathRefused
+
+READ_MAX_CHARS = 60_000
+"""Characters one read_file call returns at most."""
+READ_MAX_FILE_BYTES = 20 * 1024 * 1024
+"""Files larger than this are not read at all (grep them instead)."""
+BINARY_SNIFF_BYTES = 8192
+"""A NUL byte in this many leading bytes marks a file as binary."""
+LIST_MAX_ENTRIES = 500
+"""Entries one list_dir call shows."""
+
+_BACKTICKS = re.compile(r"`+")
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What a tool call returns.
+
+    Attributes:
+        ok: False for a refused or failed call.
+        content: the text the model reads.
+        summary: one line for the trace and the UI's folded tool line.
+    """
+
+    ok: bool
+    content: str
+    summary: str
+
+
+def _error(message: str) -> ToolResult:
+    return ToolResult(False, f"error: {message}", f"error: {message.splitlines()[0][:160]}")
+
+
+def _require_str(name: str, value: Any) -> str | ToolResult:
+    if value is None:
+        return _error(f"missing argument '{name}' (a string)")
+    if not isinstance(value, str):
+        return _error(f"argument '{name}' must be a string, got {type(value).__name__} {value!r:.60}")
+    return value
+
+
+def _optional_line(name: str, value: Any) -> int | None | ToolResult:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        return _error(f"argument '{name}' must be a whole number (1-based line), got {value!r:.60}")
+    if value < 1:
+        return _error(f"argument '{name}' must be 1 or more, got {value}")
+    return value
+
+
+class ReadOnlyTools:
+    """List, read and grep inside a source tree and an optional handbook.
+
+    There is deliberately no method that writes, moves or deletes anything.
+
+    Args:
+        source_root: the repository the plan is for.
+        handbook_dir: a read-only handbook, mounted at ``__handbook__/``.
+        grep_engine: ``auto`` (ripgrep when found, else RE2), ``rg`` or ``re2``.
+    """
+
+    def __init__(
+        self,
+        source_root: str | os.PathLike[str],
+        handbook_dir: str | os.PathLike[str] | None = None,
+        *,
+        grep_engine: str = "auto",
+    ) -> None:
+        self.mounts = MountTable.build(source_root, handbook_dir)
+        self.grep_engine = grep_engine
+
+    def list_dir(self, path: Any) -> ToolResult:
+        """Entries of a directory: folders end in ``/``, files show their size."""
+        path = _require_str("path", path)
+        if isinstance(path, ToolResult):
+            return path
+        try:
+            box, real = self.mounts.locate(path)
+        except PathRefused as exc:
+            return _error(str(exc))
+        if not real.is_dir():
+            return _error(f"{path!r} is not a directory" + (" (it is a file: use read_file)" if real.is_file() else ""))
+        try:
+            entries = sorted(os.scandir(real), key=lambda e: (not e.is_dir(), e.name))
+        except OSError as exc:
+            return _error(f"cannot list {path!r}: {exc.strerror}")
+        lines = [self._entry_line(e) for e in entries[:LIST_MAX_ENTRIES]]
+        if box is self.mounts.source and real == box.root and self.mounts.handbook is not None:
+            lines.insert(0, f"{HANDBOOK_MOUNT}/  (the handbook, read-only)")
+        shown = box.display(real) or "."
+        if len(entries) > LIST_MAX_ENTRIES:
+            lines.append(f"[{len(entries) - LIST_MAX_ENTRIES} more entries not shown; list a subfolder]")
+        body = "\n".join(lines) if lines else "(empty directory)"
+        return ToolResult(True, f"list_dir {shown}\n{body}", f"{shown}: {len(lines)} entries")
+
+    @staticmethod
+    def _entry_line(entry: os.DirEntry[str]) -> str:
+        if entry.is_symlink():
+            return f"{entry.name} -> (symlink)"
+        if entry.is_dir():
+            return f"{entry.name}/"
+        try:
+            return f"{entry.name}  ({entry.stat().st_size} bytes)"
+        except OSError:
+            return entry.name
+
+    def read_file(self, path: Any, start_line: Any = None, end_line: Any = None) -> ToolResult:
+        """Text of a file, or of lines ``start_line``..``end_line`` (1-based, inclusive).
+
+        At most :data:`READ_MAX_CHARS` characters come back; when more
+        remain, the text says where it was cut and which ``start_line``
+        reads on.
+        """
+        path = _require_str("path", path)
+        if isinstance(path, ToolResult):
+            return path
+        start = _optional_line("start_line", start_line)
+        end = _optional_line("end_line", end_line)
+        for checked in (start, end):
+            if isinstance(checked, ToolResult):
+                return checked
+        assert not isinstance(start, ToolResult) and not isinstance(end, ToolResult)
+        if start is not None and end is not None and end < start:
+            return _error(f"end_line {end} is before start_line {start}")
+        try:
+            box, real = self.mounts.locate(path)
+        except PathRefused as exc:
+            return _error(str(exc))
+        problem = _unreadable(path, real)
+        if problem:
+            return _error(problem)
+        data = real.read_bytes()
+        if b"\0" in data[:BINARY_SNIFF_BYTES]:
+            return _error(f"{path!r} is a binary file; only text files can be read")
+        return _render_read(box.display(real), data.decode("utf-8", "replace"), start, end)
+
+    def grep(self, pattern: Any, path: Any) -> ToolResult:
+        """Lines matching an RE2 ``pattern`` in the file or folder ``path``."""
+        pattern = _require_str("pattern", pattern)
+        if isinstance(pattern, ToolResult):
+            return pattern
+        path = _require_str("path", path)
+        if isinstance(path, ToolResult):
+            return path
+        try:
+            box, real = self.mounts.locate(path)
+            regex = compile_pattern(pattern)
+        except (PathRefused, PatternRefused) as exc:
+            return _error(str(exc))
+        if not real.exists():
+            return _error(f"{path!r} does not exist")
+        found = search(regex, pattern, real, engine=self.grep_engine)
+        shown = box.display(real) or "."
+        lines = [f"{box.display(h.path)}:{h.line}: {h.text}" for h in found.hits]
+        count = f"{len(found.hits)}{'+' if found.truncated else ''}"
+        header = f"grep `{pattern}` in {shown}: {count} matching lines"
+        notes = [f"(binary files and files over {GREP_MAX_FILE_BYTES // (1024 * 1024)} MB are not searched)"]
+        if found.truncated:
+            notes.append(f"[only the first {GREP_MAX_HITS} shown; narrow the path or the pattern]")
+        if found.timed_out:
+            notes.append(f"[stopped after {GREP_TIMEOUT_S:g} s; results are partial]")
+        body = "\n".join(lines) if lines else "(no matches)"
+        noun = "hit" if count == "1" else "hits"
+        return ToolResult(True, "\n".join([header, body, *notes]), f"{count} {noun} for `{pattern}` in {shown}")
+
+
+def _unreadable(path: str, real: Path) -> str | None:
+    if not real.exists():
+        return f"{path!r} does not exist"
+    if real.is_dir():
+        return f"{path!r} is a directory (use list_dir)"
+    if not real.is_file():
+        return f"{path!r} is not a regular file"
+    size = real.stat().st_size
+    if size > READ_MAX_FILE_BYTES:
+        return f"{path!r} is {size} bytes, over the {READ_MAX_FILE_BYTES} byte read limit; grep it instead"
+    if not os.access(real, os.R_OK):
+        return f"{path!r} is not readable"
+    return None
+
+
+def _render_read(shown: str, text: str, start: int | None, end: int | None) -> ToolResult:
+    lines = text.splitlines(keepends=True)
+    total = len(lines)
+    first = start or 1
+    if total and first > total:
+        return _error(f"{shown!r} has {total} lines; start_line {first} is past the end")
+    last = min(end or total, total)
+    out: list[str] = []
+    used = 0
+    cut_note = ""
+    for number in range(first, last + 1):
+        line = lines[number - 1]
+        if used + len(line) > READ_MAX_CHARS:
+            room = READ_MAX_CHARS - used
+            if not out:
+                out.append(line[:room])
+                cut_note = (f"[cut: line {number} is longer than {READ_MAX_CHARS} characters; "
+                            f"shown up to column {room}]")
+            else:
+                cut_note = (f"[cut at {READ_MAX_CHARS} characters: shown lines {first}-{number - 1} "
+                            f"of {total}; read on with start_line={number}]")
+            break
+        out.append(line)
+        used += len(line)
+    shown_last = first + len(out) - 1 if out else 0
+    body = "".join(out)
+    fence = "`" * max(3, _longest_backtick_run(body) + 1)
+    header = f"read_file {shown} lines {first}-{shown_last} of {total}" if total else f"read_file {shown} (empty file)"
+    parts = [header, fence, body[:-1] if body.endswith("\n") else body, fence]
+    if cut_note:
+        parts.append(cut_note)
+    summary = f"{shown} lines {first}-{shown_last} of {total}" + (" (cut)" if cut_note else "")
+    return ToolResult(True, "\n".join(parts), summary)
+
+
+def _longest_backtick_run(text: str) -> int:
+    return max((len(run) for run in _BACKTICKS.findall(text)), default=0)

@@ -1,0 +1,124 @@
+"""Path sandboxes: every path a model names resolves inside one root (PLN-3).
+
+A :class:`Sandbox` turns a relative path from model JSON into a real path
+under its root, or refuses it with a :class:`PathRefused` whose message is
+fit to send back to the model. Absolute paths and ``..`` components are
+refused outright; anything else is resolved through symlinks and must
+still land inside the root, so a link pointing out of the tree is refused
+too. A :class:`MountTable` joins a source sandbox and an optional second,
+read-only one mounted under a prefix (the handbook at ``__handbook__/``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+HANDBOOK_MOUNT = "__handbook__"
+"""Prefix under which the handbook sandbox appears to the planner."""
+
+HANDBOOK_SUBDIR = "references"
+"""The handbook's folder inside a skill directory."""
+
+_WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
+
+
+class PathRefused(ValueError):
+    """A path outside the sandbox, or malformed; ``str(exc)`` is for the model."""
+
+
+def handbook_dir_from_skill(skill_dir: str | os.PathLike[str]) -> Path:
+    """The handbook folder of a skill: ``skill_dir/references``."""
+    return Path(skill_dir) / HANDBOOK_SUBDIR
+
+
+def _relative_parts(path: str) -> tuple[str, ...]:
+    """The components of a sandbox-relative path, or :class:`PathRefused`."""
+    if "\0" in path:
+        raise PathRefused(f"path {path!r} contains a NUL character")
+    if path.startswith(("/", "\\", "~")) or _WINDOWS_DRIVE.match(path):
+        raise PathRefused(f"path {path!r} is absolute; use a path relative to the repository root")
+    parts = tuple(p for p in PurePosixPath(path.replace("\\", "/")).parts if p not in ("", "."))
+    if ".." in parts:
+        raise PathRefused(f"path {path!r} contains '..'; paths must stay inside the repository")
+    return parts
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """One directory tree the planner may read, and nothing outside it.
+
+    Attributes:
+        root: the tree's real (symlink-free) absolute path.
+        label: how paths under this root are shown, e.g. ``__handbook__``;
+            empty for the source tree.
+    """
+
+    root: Path
+    label: str = ""
+
+    @classmethod
+    def at(cls, root: str | os.PathLike[str], label: str = "") -> Sandbox:
+        """A sandbox rooted at ``root`` (resolved through symlinks)."""
+        return cls(Path(os.path.realpath(root)), label)
+
+    def resolve(self, path: str) -> Path:
+        """The real path of ``path`` (relative to the root) inside the sandbox.
+
+        Raises:
+            PathRefused: absolute, containing ``..``, or leaving the root
+                through a symlink.
+        """
+        parts = _relative_parts(path)
+        real = Path(os.path.realpath(self.root.joinpath(*parts)))
+        if not self.contains(real):
+            raise PathRefused(
+                f"path {path!r} leaves the sandbox (through a symlink); only files inside "
+                f"{self.label or 'the repository'} can be read"
+            )
+        return real
+
+    def contains(self, real: Path) -> bool:
+        """Whether the resolved path ``real`` is the root or below it."""
+        return real == self.root or self.root in real.parents
+
+    def display(self, real: Path) -> str:
+        """How ``real`` (inside the root) is shown to the model."""
+        rel = real.relative_to(self.root).as_posix()
+        if self.label:
+            return self.label if rel == "." else f"{self.label}/{rel}"
+        return rel
+
+
+@dataclass(frozen=True)
+class MountTable:
+    """The source sandbox plus an optional handbook mounted at a prefix."""
+
+    source: Sandbox
+    handbook: Sandbox | None = None
+
+    @classmethod
+    def build(
+        cls,
+        source_root: str | os.PathLike[str],
+        handbook_dir: str | os.PathLike[str] | None = None,
+    ) -> MountTable:
+        """Mount ``source_root`` at the top and ``handbook_dir`` at ``__handbook__/``."""
+        handbook = Sandbox.at(handbook_dir, HANDBOOK_MOUNT) if handbook_dir is not None else None
+        return cls(Sandbox.at(source_root), handbook)
+
+    def locate(self, path: str) -> tuple[Sandbox, Path]:
+        """The sandbox ``path`` belongs to and its real path there.
+
+        Raises:
+            PathRefused: as :meth:`Sandbox.resolve`, or the handbook prefix
+                used when no handbook is mounted.
+        """
+        parts = _relative_parts(path)
+        if parts and parts[0] == HANDBOOK_MOUNT:
+            if self.handbook is None:
+                raise PathRefused(f"no handbook is mounted, so {path!r} does not exist")
+            return self.handbook, self.handbook.resolve("/".join(parts[1:]))
+        return self.source, self.source.resolve("/".join(parts))
