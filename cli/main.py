@@ -80,9 +80,29 @@ def run_app(args: argparse.Namespace) -> int:
     return app.return_code or 0
 
 
+def recover_leftover_journal(args: argparse.Namespace) -> None:
+    """Roll back an apply a crash left unfinished, and say what was restored on stderr.
+
+    Costs a few ``stat`` calls when there is no journal; imports no UI.
+    """
+    if getattr(args, "skip_auto_recover", False):
+        return
+    from ljtui.core.edits.journal import journal_dir
+    from ljtui.core.edits.paths import find_repo_root
+
+    root = find_repo_root(getattr(args, "repo", None) or Path.cwd())
+    if not journal_dir(root).is_dir():
+        return
+    from ljtui.core.edits.recovery import recover_journal
+
+    for line in recover_journal(root).summary():
+        print(line, file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    recover_leftover_journal(args)
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:

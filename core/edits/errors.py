@@ -196,3 +196,7 @@ class VerifyFailed(EditError):
 
 class ApplyInProgress(EditError):
     """Another ljtui process holds the journal lock."""
+
+
+class UndoRefused(EditError):
+    """Undo is impossible or unsafe; nothing was written."""

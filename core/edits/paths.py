@@ -9,6 +9,7 @@ from pathlib import Path, PurePosixPath
 
 from ljtui.core.edits import errors as E
 
+REPO_MARKER = ".git"
 FORBIDDEN_PREFIXES = (".git", ".agent/journal")
 """Repo-relative prefixes a plan may never write into."""
 
@@ -65,3 +66,12 @@ def resolve_target(root: Path, path: str, block: int | None = None) -> Target | 
     if not stat.S_ISREG(st.st_mode):
         return E.NotAFile(block, f"{path} exists but is not a regular file", file=path)
     return Target(key, real)
+
+
+def find_repo_root(start: Path) -> Path:
+    """The nearest directory at or above ``start`` holding ``.git``; ``start`` if none."""
+    start = start.resolve()
+    for candidate in (start, *start.parents):
+        if (candidate / REPO_MARKER).exists():
+            return candidate
+    return start

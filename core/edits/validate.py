@@ -104,6 +104,7 @@ class Validator:
         self._original: dict[str, bytes | None] = {}
         self._state: dict[str, bytes | None] = {}
         self._real: dict[str, Path] = {}
+        self._mark: dict[str, bytes | None] = {}
 
     def check(self, entries: Iterable[Entry]) -> list[EntryOutcome]:
         """Validate ``entries`` in order; commit each one that fully applies."""
@@ -120,6 +121,16 @@ class Validator:
             outcomes.append(EntryOutcome(entry.id, tuple(b.number for b in entry.blocks), tuple(errs),
                                          tuple(dict.fromkeys(overlay))))
         return outcomes
+
+    def chunk_changes(self) -> dict[str, FileChange]:
+        """Changes committed since the previous call (or since the start)."""
+        out = {}
+        for key, after in self._state.items():
+            base = self._mark[key] if key in self._mark else self._original[key]
+            if after != base:
+                out[key] = FileChange(key, self._real[key], base, after)
+        self._mark = dict(self._state)
+        return out
 
     def changes(self) -> dict[str, FileChange]:
         """Files whose committed state differs from what was read."""

@@ -1,0 +1,189 @@
+"""Applying a parsed plan: chunked validation, journaled writes, checks, result.
+
+:func:`preview_plan` validates in memory (used for ``--dry-run`` and the
+diff shown before asking); :func:`commit_plan` writes a preview. Without
+``partial`` the whole plan is one transaction (all or nothing); with it,
+each chunk of entries is its own transaction and a failed entry changes no
+bytes. Entries are never split across chunks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+from ljtui.core.edits import errors as E
+from ljtui.core.edits.checks import CheckResult, check_files
+from ljtui.core.edits.plan_format import EditPlan, Entry
+from ljtui.core.edits.result import DONE, ERROR, PARTIAL, ApplyResult, FailedEntry
+from ljtui.core.edits.transaction import IdFactory, apply_changes, random_id
+from ljtui.core.edits.validate import EntryOutcome, FileChange, Reader, Validator, read_bytes
+from ljtui.core.ports import Clock
+
+DEFAULT_CHUNK_SIZE = 3
+MIN_CHUNK_SIZE = 1
+MAX_CHUNK_SIZE = 20
+Say = Callable[[str], None]
+"""Receives one progress line."""
+
+
+def clamp_chunk_size(size: int) -> int:
+    """``size`` limited to ``MIN_CHUNK_SIZE``–``MAX_CHUNK_SIZE``."""
+    return max(MIN_CHUNK_SIZE, min(MAX_CHUNK_SIZE, size))
+
+
+def chunk_entries(entries: Sequence[Entry], size: int) -> list[tuple[Entry, ...]]:
+    """Consecutive groups of at most ``size`` (clamped) whole entries."""
+    size = clamp_chunk_size(size)
+    return [tuple(entries[i:i + size]) for i in range(0, len(entries), size)]
+
+
+@dataclass
+class Preview:
+    """A validated plan: per-entry outcomes and the changes per chunk."""
+
+    plan: EditPlan
+    partial: bool
+    outcomes: list[EntryOutcome] = field(default_factory=list)
+    chunks: list[tuple[tuple[str, ...], dict[str, FileChange]]] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[E.EditError]:
+        """Every validation error, in block order."""
+        return [err for o in self.outcomes for err in o.errors]
+
+    @property
+    def ok(self) -> bool:
+        """True when every entry validated."""
+        return not self.errors
+
+    @property
+    def changes(self) -> list[FileChange]:
+        """The net change of every file (what the diff shows)."""
+        merged: dict[str, FileChange] = {}
+        for _, changes in self.chunks:
+            for key, change in changes.items():
+                first = merged.get(key, change)
+                merged[key] = FileChange(key, change.real, first.before, change.after)
+        return [c for c in merged.values() if c.before != c.after]
+
+
+def preview_plan(plan: EditPlan, root: Path, *, partial: bool = False, chunk_size: int = DEFAULT_CHUNK_SIZE,
+                 reader: Reader = read_bytes, say: Say | None = None) -> Preview:
+    """Validate ``plan`` chunk by chunk in memory; nothing is written."""
+    validator = Validator(root, reader=reader)
+    preview = Preview(plan, partial)
+    chunks = chunk_entries(plan.entries, chunk_size)
+    for n, chunk in enumerate(chunks, start=1):
+        if say and len(chunks) > 1:
+            say(f"validating chunk {n}/{len(chunks)} ({len(chunk)} entries)")
+        outcomes = validator.check(chunk)
+        preview.outcomes.extend(outcomes)
+        accepted = tuple(o.id for o in outcomes if o.ok)
+        preview.chunks.append((accepted, validator.chunk_changes()))
+    if not partial and not preview.ok:
+        preview.chunks = []
+    return preview
+
+
+@dataclass
+class ApplyReport:
+    """Everything an apply produced: the contract result and the error values."""
+
+    result: ApplyResult
+    preview: Preview
+    errors: list[E.EditError] = field(default_factory=list)
+    checks: list[CheckResult] = field(default_factory=list)
+    transaction_ids: list[str] = field(default_factory=list)
+
+
+def _failed_from(outcome: EntryOutcome) -> FailedEntry:
+    first = outcome.errors[0]
+    reason = f"{first.kind}: block {first.block}: {first.message}"
+    if len(outcome.errors) > 1:
+        reason += f" (and {len(outcome.errors) - 1} more errors)"
+    with_candidates = next((e for e in outcome.errors if e.candidates), None)
+    candidates = [c.to_dict() for c in with_candidates.candidates] if with_candidates else []
+    return FailedEntry(outcome.id, reason, candidates)
+
+
+def commit_plan(preview: Preview, root: Path, *, clock: Clock | None = None, new_id: IdFactory = random_id,
+                run_checks: bool = True, say: Say | None = None) -> ApplyReport:
+    """Write a preview's accepted entries, journaled and verified, then check the files."""
+    report = ApplyReport(ApplyResult(ERROR), preview, list(preview.errors))
+    failed = {o.id: _failed_from(o) for o in preview.outcomes if not o.ok}
+    applied: list[str] = []
+    files: list[str] = []
+    if preview.partial:
+        groups = [(ids, list(changes.values())) for ids, changes in preview.chunks if ids]
+    else:
+        groups = [(preview.plan.entry_ids, preview.changes)] if preview.ok else []
+        for o in preview.outcomes:
+            if o.ok and failed:
+                failed[o.id] = FailedEntry(o.id, "EntryNotApplied: the plan is all or nothing and another entry failed")
+    for n, (ids, changes) in enumerate(groups, start=1):
+        if say and len(groups) > 1:
+            say(f"applying chunk {n}/{len(groups)} ({len(ids)} entries, {len(changes)} files)")
+        outcome = apply_changes(root, changes, clock=clock, new_id=new_id, entries=ids)
+        if outcome.ok:
+            applied.extend(ids)
+            files.extend(f for f in outcome.files if f not in files)
+            report.transaction_ids.append(outcome.id)
+        else:
+            assert outcome.error is not None
+            report.errors.append(outcome.error)
+            for entry_id in ids:
+                failed[entry_id] = FailedEntry(entry_id, f"{outcome.error.kind}: {outcome.error.message}")
+    if run_checks and files:
+        report.checks = check_files(root.resolve(), files)
+    report.result = _result(preview.plan.entry_ids, applied, failed, files, report.checks)
+    return report
+
+
+def _result(entry_ids: Sequence[str], applied: list[str], failed: dict[str, FailedEntry], files: list[str],
+            checks: list[CheckResult]) -> ApplyResult:
+    ordered_failed = [failed[i] for i in entry_ids if i in failed]
+    status = DONE if not ordered_failed else (PARTIAL if applied else ERROR)
+    notes = [f"syntax check failed: {c.file} ({c.checker}): {c.message}; `ljtui undo` reverts the apply"
+             for c in checks if not c.ok]
+    message = None
+    if status == ERROR:
+        message = f"{len(ordered_failed)} of {len(entry_ids)} entries failed; nothing was written"
+    return ApplyResult(status, applied, ordered_failed, files, notes, message, [c.to_dict() for c in checks])
+
+
+def dry_run_result(preview: Preview) -> ApplyResult:
+    """The result ``commit_plan`` would report, with nothing written."""
+    failed = {o.id: _failed_from(o) for o in preview.outcomes if not o.ok}
+    accepted = [o.id for o in preview.outcomes if o.ok] if (preview.partial or preview.ok) else []
+    if not preview.partial and failed:
+        for o in preview.outcomes:
+            if o.ok:
+                failed[o.id] = FailedEntry(o.id, "EntryNotApplied: the plan is all or nothing and another entry failed")
+    result = _result(preview.plan.entry_ids, accepted, failed, [], [])
+    result.applied_entry_ids = accepted
+    result.notes.append("dry run: nothing was written")
+    return result
+
+
+def apply_plan(plan: EditPlan, root: Path, *, partial: bool = False, chunk_size: int = DEFAULT_CHUNK_SIZE,
+               clock: Clock | None = None, new_id: IdFactory = random_id, run_checks: bool = True,
+               say: Say | None = None) -> ApplyReport:
+    """Validate then apply ``plan`` under ``root``.
+
+    Args:
+        plan: A parsed plan.
+        root: Repository root; plan paths are relative to it.
+        partial: Apply each entry on its own (``--partial``); else all or nothing.
+        chunk_size: Entries per chunk (clamped to 1–20).
+        clock: Time source for journal timestamps.
+        new_id: Transaction id factory.
+        run_checks: Syntax-check written files afterwards.
+        say: Receives progress lines.
+
+    Returns:
+        An :class:`ApplyReport` whose ``result`` follows the EDIT-6 contract.
+    """
+    preview = preview_plan(plan, root, partial=partial, chunk_size=chunk_size, say=say)
+    return commit_plan(preview, root, clock=clock, new_id=new_id, run_checks=run_checks, say=say)

@@ -1,0 +1,126 @@
+"""Recovery of unfinished transactions, and undo of the last applied plan."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ljtui.core.edits import errors as E
+from ljtui.core.edits import journal as J
+from ljtui.core.edits.transaction import IdFactory, TransactionOutcome, apply_changes, random_id
+from ljtui.core.edits.validate import FileChange
+from ljtui.core.ports import Clock
+
+
+@dataclass
+class RecoveryReport:
+    """What recovery did.
+
+    Attributes:
+        transactions: ``(transaction id, [(path, action), ...])`` per rolled-back journal.
+        skipped: Why recovery did not run (another process holds the lock), or ``None``.
+        errors: Journals that could not be restored (they are kept).
+    """
+
+    transactions: list[tuple[str, list[tuple[str, str]]]] = field(default_factory=list)
+    skipped: str | None = None
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> list[tuple[str, str]]:
+        """Every ``(path, action)`` that changed a file."""
+        return [(p, a) for _, acts in self.transactions for p, a in acts if a != "unchanged"]
+
+    def summary(self) -> list[str]:
+        """Human lines describing the report (empty when there was nothing to do)."""
+        lines = [f"ljtui: {self.skipped}"] if self.skipped else []
+        for tx_id, actions in self.transactions:
+            lines.append(f"ljtui: recovered unfinished apply {tx_id}: every file is back to its pre-apply bytes")
+            lines.extend(f"  {action}: {path}" for path, action in actions if action != "unchanged")
+        lines.extend(f"ljtui: recovery failed: {err}" for err in self.errors)
+        return lines
+
+
+def recover_journal(root: Path) -> RecoveryReport:
+    """Roll back every unfinished transaction under ``root/.agent/journal``.
+
+    Cheap when there is no journal: one directory check.
+    """
+    report = RecoveryReport()
+    if not J.journal_dir(root).is_dir() or not J.pending(root):
+        return report
+    root = root.resolve()
+    try:
+        with J.journal_lock(root):
+            for tx_dir in J.pending(root):
+                _recover_one(root, tx_dir, report)
+            for extra in J.kept(root)[1:]:
+                J.discard(extra)
+    except J.JournalBusy:
+        report.skipped = "another ljtui process is applying; recovery skipped"
+    return report
+
+
+def _recover_one(root: Path, tx_dir: Path, report: RecoveryReport) -> None:
+    if not (tx_dir / J.MANIFEST).is_file():
+        J.discard(tx_dir)
+        return
+    try:
+        manifest = J.Manifest.load(tx_dir)
+        actions = J.restore(root, tx_dir, manifest)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        report.errors.append(f"{tx_dir.name}: {exc}")
+        return
+    J.discard(tx_dir)
+    report.transactions.append((manifest.id, actions))
+
+
+@dataclass
+class UndoOutcome:
+    """What undo did: ``files`` restored, or ``error`` and nothing written."""
+
+    files: list[str] = field(default_factory=list)
+    error: E.EditError | None = None
+    entries: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when the last plan was reverted."""
+        return self.error is None
+
+
+def undo_last(root: Path, *, clock: Clock | None = None, new_id: IdFactory = random_id) -> UndoOutcome:
+    """Revert the last applied plan from its kept snapshot.
+
+    Refuses, writing nothing, when any file it wrote changed since.
+    """
+    root = root.resolve()
+    snapshots = J.kept(root)
+    if not snapshots:
+        return UndoOutcome(error=E.UndoRefused(None, "nothing to undo: no applied plan is kept in .agent/journal"))
+    snap = snapshots[0]
+    manifest = J.Manifest.load(snap)
+    changes, changed = [], []
+    for record in manifest.files:
+        real = root / record.path
+        current = real.read_bytes() if real.is_file() else None
+        if J.sha256(current) != record.after_sha256:
+            changed.append(record.path)
+            continue
+        before = (snap / record.blob).read_bytes() if record.existed and record.blob else None
+        changes.append(FileChange(record.path, real, current, before))
+    if changed:
+        return UndoOutcome(error=E.UndoRefused(
+            None, f"refusing to undo: changed since the apply: {', '.join(changed)}; nothing was written"))
+    outcome: TransactionOutcome = apply_changes(root, changes, clock=clock, new_id=new_id, kind="undo",
+                                                keep_snapshot=False)
+    if not outcome.ok:
+        return UndoOutcome(error=outcome.error)
+    for record in manifest.files:
+        for rel in reversed(record.created_dirs):
+            try:
+                (root / rel).rmdir()
+            except OSError:
+                pass
+    J.discard(snap)
+    return UndoOutcome(outcome.files, entries=list(manifest.entries))
