@@ -26,14 +26,14 @@ from ljtui.core.events import (
 )
 from ljtui.core.ports import Clock, EventSink, SystemClock
 from ljtui.core.prompts import build_system_prompt
-from ljtui.core.providers import make_client
+from ljtui.core.providers import make_client, provider_label
 from ljtui.core.providers.pricing import cost_usd, rates_for
 from ljtui.core.providers.retry import RetryPolicy
 from ljtui.core.providers.base import (
     ChatClient, ChatRequest, Message, ProviderError, StreamEnd, TextBlock, TextDelta,
     ToolCall, ToolResultBlock, ToolUseBlock, UsageDelta,
 )
-from ljtui.core.secrets import RedactingSink, known_secrets
+from ljtui.core.secrets import RedactingSink, StreamRedactor, known_secrets, redact, redact_message
 from ljtui.core.tools import ToolRegistry
 
 ClientFactory = Callable[[ProviderConfig], ChatClient]
@@ -79,8 +79,8 @@ class Engine:
         sleep: Sleep | None = None,
     ) -> None:
         self.config = config
-        secrets = known_secrets(config.provider)
-        self.sink: EventSink = RedactingSink(sink, secrets) if secrets else sink
+        self._secrets = known_secrets(config.provider)
+        self.sink: EventSink = RedactingSink(sink, self._secrets) if self._secrets else sink
         self.repo_root = repo_root
         self.clock = clock or SystemClock()
         self.tools = tools or ToolRegistry()
@@ -96,8 +96,7 @@ class Engine:
     @property
     def provider_label(self) -> str:
         """``provider/model`` for the status bar."""
-        cfg = self.config.provider
-        return f"{cfg.name}/{cfg.model}" if cfg.name != "scripted" else "scripted"
+        return provider_label(self.config.provider)
 
     def clear(self) -> None:
         """Forget the conversation (the session's token totals stay)."""
@@ -115,7 +114,7 @@ class Engine:
         turn = self.turns
         self.sink.emit(TurnStarted(turn, text))
         saved = len(self.history)
-        self.history.append(Message.user(text))
+        self.history.append(redact_message(Message.user(text), self._secrets))
         try:
             return await self._loop(turn)
         except ProviderError as exc:
@@ -133,15 +132,17 @@ class Engine:
                 self._system, tuple(self.history), self.tools.specs, self.config.provider.max_tokens
             )
             text, calls, stop = await self._call_with_retries(turn, client, request, tally)
+            text = redact(text, self._secrets)
             reply_text.append(text)
             blocks: list = [TextBlock(text)] if text else []
             blocks += [ToolUseBlock(c.id, c.name, c.input) for c in calls]
-            self.history.append(Message("assistant", tuple(blocks)))
+            self.history.append(redact_message(Message("assistant", tuple(blocks)), self._secrets))
             if not calls:
                 result = TurnResult("".join(reply_text), stop, tally.usage, tally.cost_usd)
                 self.sink.emit(TurnFinished(turn, result.text, stop, tally.usage, tally.cost_usd))
                 return result
-            self.history.append(Message("user", tuple([await self._run_tool(turn, c) for c in calls])))
+            results = tuple([await self._run_tool(turn, c) for c in calls])
+            self.history.append(redact_message(Message("user", results), self._secrets))
         limit = self.config.agent.max_iterations
         raise ProviderError(
             "config",
@@ -192,16 +193,22 @@ class Engine:
         calls: list[ToolCall] = []
         usage = Usage()
         stop = "end_turn"
+        shown = StreamRedactor(self._secrets)
         async for delta in client.stream(request):
             if isinstance(delta, TextDelta):
                 parts.append(delta.text)
-                self.sink.emit(TokenDelta(turn, delta.text))
+                safe = shown.feed(delta.text)
+                if safe:
+                    self.sink.emit(TokenDelta(turn, safe))
             elif isinstance(delta, ToolCall):
                 calls.append(delta)
             elif isinstance(delta, UsageDelta):
                 usage = usage + delta.usage
             elif isinstance(delta, StreamEnd):
                 stop = delta.stop_reason
+        tail = shown.flush()
+        if tail:
+            self.sink.emit(TokenDelta(turn, tail))
         return "".join(parts), calls, usage, stop
 
     async def _run_tool(self, turn: int, call: ToolCall) -> ToolResultBlock:

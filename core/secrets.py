@@ -3,6 +3,9 @@
 Keys are known values (config and environment), so redaction is exact
 replacement: every string an event carries is checked, and a key that
 appears is replaced by :data:`REDACTED` before the event leaves the engine.
+Streamed text is redacted with :class:`StreamRedactor`, which holds back a
+tail that could be the start of a key split across chunks; the conversation
+history is redacted too, so requests (and SDK debug logs of them) stay clean.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Any, Mapping
 from ljtui.core.config import ProviderConfig
 from ljtui.core.events import Event
 from ljtui.core.ports import EventSink
+from ljtui.core.providers.base import Message, TextBlock, ToolResultBlock, ToolUseBlock
 
 REDACTED = "[redacted]"
 """What a secret is replaced with."""
@@ -79,3 +83,54 @@ class RedactingSink:
 
     def emit(self, event: Event) -> None:
         self.inner.emit(redact_event(event, self.secrets))
+
+
+def redact_message(message: Message, secrets: tuple[str, ...]) -> Message:
+    """``message`` with secrets redacted from its text, tool inputs and tool results."""
+    if not secrets:
+        return message
+    blocks = []
+    for block in message.content:
+        if isinstance(block, TextBlock):
+            block = TextBlock(redact(block.text, secrets))
+        elif isinstance(block, ToolUseBlock):
+            block = ToolUseBlock(block.id, block.name, redact_value(block.input, secrets))
+        elif isinstance(block, ToolResultBlock):
+            block = ToolResultBlock(block.tool_use_id, redact(block.content, secrets), block.is_error)
+        blocks.append(block)
+    return Message(message.role, tuple(blocks))
+
+
+class StreamRedactor:
+    """Redacts secrets from text that arrives in pieces.
+
+    A secret may be split across chunks, so the longest tail of the text seen
+    so far that could begin a secret is held back until the next chunk (or
+    :meth:`flush`) shows whether it does.
+    """
+
+    def __init__(self, secrets: tuple[str, ...]) -> None:
+        self.secrets = secrets
+        self._held = ""
+
+    def feed(self, text: str) -> str:
+        """Take the next chunk; return the text that is now safe to show."""
+        if not self.secrets:
+            return text
+        buffer = redact(self._held + text, self.secrets)
+        keep = max((self._prefix_overlap(buffer, s) for s in self.secrets), default=0)
+        self._held = buffer[len(buffer) - keep:] if keep else ""
+        return buffer[: len(buffer) - keep]
+
+    def flush(self) -> str:
+        """The held-back text, at the end of the stream."""
+        held, self._held = self._held, ""
+        return held
+
+    @staticmethod
+    def _prefix_overlap(text: str, secret: str) -> int:
+        """Length of the longest suffix of ``text`` that is a proper prefix of ``secret``."""
+        for size in range(min(len(text), len(secret) - 1), 0, -1):
+            if secret.startswith(text[-size:]):
+                return size
+        return 0
