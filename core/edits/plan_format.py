@@ -142,6 +142,7 @@ class _Draft:
     old: str | None = None
     new: str | None = None
     prose: list[str] = field(default_factory=list)
+    refused: set[str] = field(default_factory=set)
 
 
 class _Parser:
@@ -208,6 +209,8 @@ class _Parser:
         info = tok.info.strip().split(maxsplit=1)
         kind = info[0].lower() if info else ""
         number = self._block_no()
+        if self.current is not None and kind in _EDIT_FENCES:
+            self.current.refused.add(kind)
         if not closed:
             self.errors.append(E.UnclosedFence(
                 number, f"the ```{kind} fence opened on line {start + 1} is never closed"))
@@ -226,10 +229,11 @@ class _Parser:
                 draft.number, f"```{kind} fence on line {start + 1} must start at column 0, outside lists and quotes"))
         elif getattr(draft, kind) is not None:
             self.errors.append(E.DuplicateFence(draft.number, f"second ```{kind} fence on line {start + 1}"))
-        elif kind == "new" and draft.old is None:
+        elif kind == "new" and draft.old is None and "old" not in draft.refused:
             self.errors.append(E.FenceOrder(draft.number, f"```new fence on line {start + 1} comes before any ```old"))
         else:
             setattr(draft, kind, body)
+            draft.refused.discard(kind)
 
     def _closed(self, tok: Token, start: int, end: int) -> bool:
         if end - 1 <= start or end > len(self.lines):
@@ -247,9 +251,9 @@ class _Parser:
         for d in self.drafts:
             if not d.fields.get("file"):
                 self.errors.append(E.MissingFile(d.number, "no `- file:` line"))
-            if d.old is None:
+            if d.old is None and "old" not in d.refused:
                 self.errors.append(E.MissingOld(d.number, "no ```old fence"))
-            if d.new is None and d.old is not None:
+            if d.new is None and "new" not in d.refused:
                 self.errors.append(E.MissingNew(d.number, "no ```new fence"))
             blocks.append(EditBlock(
                 number=d.number, file=d.fields.get("file", ""), where=d.fields.get("where"),
