@@ -124,3 +124,17 @@ def test_real_process_never_shows_a_traceback(repo: Path, tmp_path: Path) -> Non
                               capture_output=True, text=True, timeout=60)
         assert proc.returncode in (2, 3)
         assert "Traceback" not in proc.stderr
+
+
+def test_planned_file_is_applied_by_ljtui_apply(repo: Path, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "plan.md"
+    assert main(plan_args(repo, out, RETRY_SCRIPT, "--handbook", str(HANDBOOK))) == 0
+    capsys.readouterr()
+    assert main(["apply", str(out), "--yes", "--json", "--repo", str(repo)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["status"] == "done" and result["files"] == ["src/shipper/upload.py"]
+    source = (repo / "src/shipper/upload.py").read_text(encoding="utf-8")
+    compile(source, "upload.py", "exec")
+    assert "def _put_with_retry(self, url: str, data: bytes, attempts: int = 3):" in source
+    assert "response = self._put_with_retry(url, data)" in source
