@@ -1,0 +1,154 @@
+"""``ljtui run``: one request through the engine, no UI.
+
+The reply streams to stdout as it arrives; tool calls, retries, token use
+and errors go to stderr. With ``--json`` stdout carries one JSON object per
+engine event instead (:func:`~ljtui.core.events.event_to_dict`: the same
+events the TUI renders), and stderr only the one-line error, if any.
+
+Exit status: 0 the model finished its turn; 1 the turn failed (the model
+call, after retries, or an internal error); 2 a usage or configuration error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from ljtui.cli.main import add_model_flags, model_overrides
+from ljtui.core.config import Config, load_config
+from ljtui.core.engine import Engine
+from ljtui.core.events import (
+    Event, ModelCallRetried, ToolCallFinished, ToolCallStarted, TurnFailed, TurnFinished, Usage,
+    UsageRecorded, event_to_dict,
+)
+from ljtui.core.providers import provider_problem
+from ljtui.core.secrets import known_secrets, redact
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+PROG = "ljtui run"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``run`` sub-command."""
+    parser = subparsers.add_parser(
+        "run", help="send one request to the model without the UI",
+        description="Send one request through the engine (tools, retries, token accounting) and print "
+                    "the reply, or every engine event as JSON lines with --json.")
+    parser.add_argument("request", help="what to ask, in plain language")
+    parser.add_argument("--json", action="store_true", help="print one JSON event per line on stdout")
+    add_model_flags(parser)
+    parser.set_defaults(func=run)
+
+
+class JsonLinesSink:
+    """Prints each event as one JSON line."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def emit(self, event: Event) -> None:
+        print(json.dumps(event_to_dict(event), ensure_ascii=False), file=self.out, flush=True)
+
+
+class TextSink:
+    """Streams the reply to ``out`` and reports the rest on ``err``."""
+
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        self.out = out
+        self.err = err
+        self.usage = Usage()
+        self.cost: float | None = None
+
+    def emit(self, event: Event) -> None:
+        if event.kind == "token_delta":
+            self.out.write(event.text)  # type: ignore[attr-defined]
+            self.out.flush()
+        elif isinstance(event, ToolCallStarted):
+            self._note(f"tool {event.name} {json.dumps(event.input, ensure_ascii=False)}")
+        elif isinstance(event, ToolCallFinished):
+            self._note(f"tool {event.name}: {'ok' if event.ok else 'failed'}: {event.summary}")
+        elif isinstance(event, ModelCallRetried):
+            self._note(f"{event.message}; retry {event.attempt}/{event.max_retries} in {event.delay:g}s")
+        elif isinstance(event, UsageRecorded):
+            self.usage, self.cost = event.session, event.session_cost_usd
+        elif isinstance(event, TurnFinished) and not event.text.endswith("\n"):
+            self.out.write("\n")
+            self.out.flush()
+
+    def _note(self, line: str) -> None:
+        print(f"[{line}]", file=self.err, flush=True)
+
+    def summary(self) -> str:
+        """Token use (and cost when priced) of the run, on one line."""
+        u = self.usage
+        line = (f"tokens: {u.input_tokens} in, {u.output_tokens} out, "
+                f"{u.cache_read_tokens} cache read, {u.cache_write_tokens} cache write")
+        return line + (f", cost ${self.cost:.4f}" if self.cost is not None else "")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run one request for the parsed ``args``; return the exit status."""
+    if not args.request.strip():
+        print(f"{PROG}: the request is empty", file=sys.stderr)
+        return EXIT_USAGE
+    if args.script and not args.provider:
+        args.provider = "scripted"
+    repo = (args.repo or Path.cwd()).resolve()
+    if not repo.is_dir():
+        print(f"{PROG}: --repo {repo} is not a directory", file=sys.stderr)
+        return EXIT_USAGE
+    loaded = load_config(repo_root=repo, overrides=model_overrides(args))
+    for warning in loaded.warnings:
+        print(f"{PROG}: {warning}", file=sys.stderr)
+    problem = provider_problem(loaded.config.provider)
+    if problem:
+        print(f"{PROG}: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    secrets = known_secrets(loaded.config.provider)
+    try:
+        return asyncio.run(_run(loaded.config, repo, args))
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_FAILED
+    except Exception as exc:  # the CLI reports, it never shows a traceback
+        print(f"{PROG}: internal error: {type(exc).__name__}: {redact(str(exc), secrets)}", file=sys.stderr)
+        return EXIT_FAILED
+
+
+async def _run(config: Config, repo: Path, args: argparse.Namespace) -> int:
+    text = None if args.json else TextSink(sys.stdout, sys.stderr)
+    sink = JsonLinesSink(sys.stdout) if text is None else text
+    failures: list[TurnFailed] = []
+
+    class _Watch:
+        def emit(self, event: Event) -> None:
+            if isinstance(event, TurnFailed):
+                failures.append(event)
+            sink.emit(event)
+
+    engine = Engine(config, _Watch(), repo_root=repo)
+    try:
+        result = await engine.run_turn(args.request)
+    finally:
+        await engine.aclose()
+    if text is not None:
+        print(text.summary(), file=sys.stderr)
+    if result is None:
+        message = failures[0].message if failures else "the turn failed"
+        print(f"{PROG}: {message}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _silence_stdout() -> None:
+    """The reader of stdout went away (``| head``): drop further output quietly."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
