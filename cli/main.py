@@ -12,7 +12,6 @@ import argparse
 import importlib
 import pkgutil
 import sys
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Sequence
 
@@ -21,10 +20,24 @@ from ljtui.core.config import PROVIDER_NAMES
 
 def package_version() -> str:
     """The installed ljtui version."""
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version("ljtui")
     except PackageNotFoundError:
         return "0+unknown"
+
+
+class _VersionAction(argparse.Action):
+    """``--version``, reading package metadata only when asked."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="show the version and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:  # type: ignore[override]
+        print(f"ljtui {package_version()}")
+        parser.exit()
 
 
 def add_model_flags(parser: argparse.ArgumentParser) -> None:
@@ -52,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="ljtui",
         description="A terminal coding agent: precise, reviewable, verifiable changes to a real repository.",
     )
-    parser.add_argument("--version", action="version", version=f"ljtui {package_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     add_model_flags(parser)
     parser.add_argument("--theme", help="theme name (dark, light, high-contrast, or one of yours)")
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from textual import on
 from textual.app import App, SystemCommand
@@ -13,18 +13,18 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from ljtui.core.config import load_config, user_config_dir
-from ljtui.core.engine import ClientFactory, Engine
 from ljtui.core.ports import Clock, SystemClock
-from ljtui.core.providers import provider_problem
+from ljtui.core.providers import provider_label, provider_problem
 from ljtui.core.repo import current_branch
 from ljtui.tui.bridge import Bridge
-from ljtui.tui.event_view import show_event
 from ljtui.tui.messages import EngineEventPosted
-from ljtui.tui.screens.help import HelpScreen
 from ljtui.tui.screens.main import PANES, MainScreen, StartupInfo
 from ljtui.tui.slash import SlashCommand, UnknownSlashCommand, parse_slash, unescape_message
 from ljtui.tui.themes import DEFAULT_THEME, domain_variable_defaults, load_themes
 from ljtui.tui.widgets.prompt_input import PromptInput
+
+if TYPE_CHECKING:
+    from ljtui.core.engine import ClientFactory, Engine
 
 
 class LjtuiApp(App[int]):
@@ -32,6 +32,8 @@ class LjtuiApp(App[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = "ljtui"
+    MODES = {"main": MainScreen}
+    DEFAULT_MODE = "main"
 
     BINDINGS = [
         Binding("f1", "help", "Help", id="app.help", tooltip="Show keys and commands"),
@@ -61,23 +63,32 @@ class LjtuiApp(App[int]):
         self.startup_warnings += self.theme_set.warnings
         self._initial_theme = self._resolve_theme(self.config.ui.theme)
         super().__init__()
-        self.bridge = Bridge(self)
-        self.engine = Engine(
-            self.config, self.bridge, repo_root=self.repo_root, clock=self.clock,
-            client_factory=client_factory,
-        )
-        self.bridge.engine = self.engine
-        self._cursor_blink = cursor_blink
+        self.bridge = Bridge(self, lambda: self.engine)
+        self.cursor_blink = cursor_blink
+        self._client_factory = client_factory
+        self._engine: Engine | None = None
         self._calls: dict[str, str] = {}
-        self._main: MainScreen | None = None
         for theme in self.theme_set.themes.values():
             self.register_theme(theme)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return domain_variable_defaults(self.theme_set)
 
+    @property
+    def engine(self) -> Engine:
+        """The session's engine, built (and imported) on first use so the
+        first frame does not wait for it."""
+        if self._engine is None:
+            from ljtui.core.engine import Engine
 
-    def _startup_info(self) -> StartupInfo:
+            self._engine = Engine(
+                self.config, self.bridge, repo_root=self.repo_root, clock=self.clock,
+                client_factory=self._client_factory,
+            )
+        return self._engine
+
+    def startup_info(self) -> StartupInfo:
+        """What the main screen shows before the first message."""
         notices = [(
             f"ljtui in {self.repo_root.name}. Type a request and press Enter; "
             "/help lists commands, F1 shows keys.", "info",
@@ -86,18 +97,17 @@ class LjtuiApp(App[int]):
         problem = provider_problem(self.config.provider, self._env)
         if problem:
             notices.append((problem[0].upper() + problem[1:] + ".", "warning"))
-        return StartupInfo(self.engine.provider_label, current_branch(self.repo_root), notices)
+        return StartupInfo(provider_label(self.config.provider), current_branch(self.repo_root), notices)
 
     @property
     def main_screen(self) -> MainScreen:
-        """The main screen (pushed on mount so its stylesheet loads)."""
-        assert self._main is not None, "the main screen exists once the app is mounted"
-        return self._main
+        """The main screen, at the bottom of the screen stack."""
+        screen = self.screen_stack[0]
+        assert isinstance(screen, MainScreen)
+        return screen
 
     def on_mount(self) -> None:
         self.theme = self._initial_theme
-        self._main = MainScreen(self.clock.monotonic, cursor_blink=self._cursor_blink, startup=self._startup_info())
-        self.push_screen(self._main)
 
     def _resolve_theme(self, name: str) -> str:
         if name in self.theme_set.themes:
@@ -157,9 +167,13 @@ class LjtuiApp(App[int]):
                 conv.add_notice(f"Theme: {self.theme}. Available: {', '.join(self.theme_set.themes)}.")
 
     async def on_engine_event_posted(self, message: EngineEventPosted) -> None:
+        from ljtui.tui.event_view import show_event
+
         await show_event(self.main_screen, message.event, self._calls)
 
     def action_help(self) -> None:
+        from ljtui.tui.screens.help import HelpScreen
+
         if isinstance(self.screen, HelpScreen):
             return
         bindings = [*self.BINDINGS, *MainScreen.BINDINGS]

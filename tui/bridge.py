@@ -7,7 +7,7 @@ waits on the model, the disk or a command.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from ljtui.core.events import Event
 from ljtui.tui.messages import EngineEventPosted
@@ -24,9 +24,14 @@ ENGINE_GROUP = "engine"
 class Bridge:
     """Connects an :class:`Engine` to a Textual app."""
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: App, engine: Callable[[], Engine]) -> None:
+        """
+        Args:
+            app: the app that receives the messages and runs the workers.
+            engine: returns the session's engine (built on first use).
+        """
         self.app = app
-        self.engine: Engine | None = None
+        self._engine = engine
 
     def emit(self, event: Event) -> None:
         """EventSink: post the event to the app (safe from any thread)."""
@@ -34,9 +39,8 @@ class Bridge:
 
     def send(self, text: str) -> Worker:
         """Run one user message through the engine in a worker."""
-        assert self.engine is not None, "Bridge.engine is set by the app at start"
         return self.app.run_worker(
-            self.engine.run_turn(text),
+            self._engine().run_turn(text),
             name="run_turn",
             group=ENGINE_GROUP,
             exclusive=True,

@@ -55,6 +55,11 @@ def provider_problem(cfg: ProviderConfig, env: Mapping[str, str] | None = None) 
     return None
 
 
+def provider_label(cfg: ProviderConfig) -> str:
+    """``provider/model`` as the status bar shows it."""
+    return "scripted" if cfg.name == "scripted" else f"{cfg.name}/{cfg.model}"
+
+
 def resolve_api_key(cfg: ProviderConfig, env: Mapping[str, str] | None = None) -> str | None:
     """The key for ``cfg``: the config value, else the provider's variable."""
     env = os.environ if env is None else env

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Protocol
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,6 +12,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
 
+from ljtui.core.ports import Clock
 from ljtui.tui.widgets.conversation import Conversation
 from ljtui.tui.widgets.diff_pane import DiffPane
 from ljtui.tui.widgets.gates_pane import GatesPane
@@ -39,6 +40,15 @@ class StartupInfo:
     """``(message, level)`` pairs for the Conversation pane."""
 
 
+class ScreenHost(Protocol):
+    """What the main screen needs from its app."""
+
+    cursor_blink: bool
+    clock: Clock
+
+    def startup_info(self) -> StartupInfo: ...
+
+
 class MainScreen(Screen):
     """One screen, four panes (UI-1)."""
 
@@ -58,26 +68,16 @@ class MainScreen(Screen):
                 tooltip="Hide or show the Plan, Diff and Gates panes"),
     ]
 
-    def __init__(
-        self,
-        monotonic: Callable[[], float],
-        *,
-        cursor_blink: bool = True,
-        startup: StartupInfo | None = None,
-    ) -> None:
-        super().__init__()
-        self._monotonic = monotonic
-        self._cursor_blink = cursor_blink
-        self._startup = startup or StartupInfo()
-
     def compose(self) -> ComposeResult:
+        host: ScreenHost = self.app  # type: ignore[assignment]
+        self._startup = host.startup_info()
         with Horizontal(id="body"):
-            yield Conversation(self._monotonic, id="conversation")
+            yield Conversation(host.clock.monotonic, id="conversation")
             with Vertical(id="side"):
                 yield PlanPane(id="plan")
                 yield DiffPane(id="diff")
                 yield GatesPane(id="gates")
-        yield PromptInput(id="prompt", blink=self._cursor_blink)
+        yield PromptInput(id="prompt", blink=host.cursor_blink)
         yield StatusBar(id="status")
         yield Footer()
 

@@ -5,11 +5,16 @@ from __future__ import annotations
 from typing import Callable
 
 from rich.text import Text
+from typing import TYPE_CHECKING
+
 from textual.containers import VerticalScroll
-from textual.widgets import Markdown, Static
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets import Static
 
 from ljtui.tui.widgets.thinking import Thinking
+
+if TYPE_CHECKING:
+    from textual.widgets import Markdown
+    from textual.widgets.markdown import MarkdownStream
 
 NOTICE_LEVELS = ("info", "warning", "error")
 
@@ -26,16 +31,27 @@ class UserMessage(Static):
     """
 
 
-class ReplyMarkdown(Markdown):
-    """The model's reply, streamed as Markdown."""
+REPLY_CSS = """
+ReplyMarkdown {
+    margin: 0 0;
+    padding: 0 1;
+    background: transparent;
+}
+"""
 
-    DEFAULT_CSS = """
-    ReplyMarkdown {
-        margin: 0 0;
-        padding: 0 1;
-        background: transparent;
-    }
+
+def new_reply() -> Markdown:
+    """A Markdown widget for a streamed reply.
+
+    The Markdown widget (and markdown-it) load on the first reply, not at
+    start-up, so the first frame paints sooner.
     """
+    from textual.widgets import Markdown
+
+    class ReplyMarkdown(Markdown):
+        DEFAULT_CSS = REPLY_CSS
+
+    return ReplyMarkdown()
 
 
 class ToolCallLine(Static):
@@ -72,7 +88,7 @@ class Conversation(VerticalScroll):
     def __init__(self, monotonic: Callable[[], float], **kwargs: object) -> None:
         super().__init__(**kwargs)
         self._monotonic = monotonic
-        self._reply: ReplyMarkdown | None = None
+        self._reply: Markdown | None = None
         self._stream: MarkdownStream | None = None
         self._thinking: Thinking | None = None
         self._tool_lines: dict[str, ToolCallLine] = {}
@@ -102,9 +118,9 @@ class Conversation(VerticalScroll):
         """Stream a piece of the model's reply into the current Markdown."""
         self.hide_thinking()
         if self._stream is None:
-            self._reply = ReplyMarkdown()
+            self._reply = new_reply()
             await self.mount(self._reply)
-            self._stream = Markdown.get_stream(self._reply)
+            self._stream = self._reply.get_stream(self._reply)
         await self._stream.write(fragment)
 
     async def end_reply(self) -> None:

@@ -1,0 +1,108 @@
+"""Time to first painted frame: ljtui against a bare Textual app.
+
+Each app runs in a real pseudo-terminal; the clock stops when the frame's
+text appears on the terminal, so interpreter start, imports, config, themes
+and the first layout are all counted. Peak memory (max RSS) is read from the
+child's resource usage.
+
+    python bench/startup.py [--runs 7]
+
+Prints medians for both apps and ``startup ratio: X`` (ljtui / bare).
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import re
+import select
+import signal
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+from pathlib import Path
+
+COLUMNS, LINES = 120, 40
+TIMEOUT_SECONDS = 30.0
+ANSI = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[PX^_].*?\x1b\\|\x1b\][^\x07]*\x07|\x1b.")
+
+BARE_APP = """
+from textual.app import App
+from textual.widgets import Footer, Static
+
+class Bare(App):
+    def compose(self):
+        yield Static("bare-app-ready")
+        yield Footer()
+
+Bare().run()
+"""
+
+
+def first_paint(argv: list[str], marker: bytes, cwd: Path) -> tuple[float, float]:
+    """Seconds until ``marker`` is on screen, and peak RSS in MiB."""
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", LINES, COLUMNS, 0, 0))
+    env = {**os.environ, "TERM": "xterm-256color", "TEXTUAL_ANIMATIONS": "none"}
+    for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "LJTUI_CONFIG"):
+        env.pop(var, None)
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, cwd=cwd, env=env,
+                            start_new_session=True)
+    os.close(slave)
+    seen = b""
+    elapsed = None
+    try:
+        while time.perf_counter() - start < TIMEOUT_SECONDS:
+            ready, _, _ = select.select([master], [], [], 0.01)
+            if ready:
+                try:
+                    seen += os.read(master, 65536)
+                except OSError:
+                    break
+                if marker in ANSI.sub(b"", seen):
+                    elapsed = time.perf_counter() - start
+                    break
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, _, usage = os.wait4(proc.pid, 0)
+        proc.returncode = 0
+        os.close(master)
+    if elapsed is None:
+        raise SystemExit(f"{argv[0]}: no first frame within {TIMEOUT_SECONDS:.0f}s")
+    return elapsed, usage.ru_maxrss / 1024
+
+
+def measure(argv: list[str], marker: bytes, cwd: Path, runs: int) -> tuple[float, float]:
+    first_paint(argv, marker, cwd)  # warm the file cache
+    results = [first_paint(argv, marker, cwd) for _ in range(runs)]
+    return statistics.median(t for t, _ in results), max(m for _, m in results)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=7, help="measured runs per app (after one warm-up)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = Path(tmp)
+        subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, check=True)
+        env_home = repo / "config"
+        os.environ["XDG_CONFIG_HOME"] = str(env_home)
+        bare_t, bare_mem = measure([sys.executable, "-c", BARE_APP], b"bare-app-ready", repo, args.runs)
+        ljtui_t, ljtui_mem = measure(
+            [sys.executable, "-m", "ljtui.cli.main"], b"Conversation", repo, args.runs
+        )
+    print(f"bare textual app: first frame {bare_t * 1000:.0f} ms (median of {args.runs}), peak {bare_mem:.0f} MiB")
+    print(f"ljtui:            first frame {ljtui_t * 1000:.0f} ms (median of {args.runs}), peak {ljtui_mem:.0f} MiB")
+    print(f"memory ratio: {ljtui_mem / bare_mem:.2f}")
+    print(f"startup ratio: {ljtui_t / bare_t:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
