@@ -194,7 +194,7 @@ def restore(root: Path, tx_dir: Path, manifest: Manifest) -> list[tuple[str, str
         real = root / record.path
         touched_dirs.add(real.parent)
         temp = root / record.temp
-        if temp.exists():
+        if temp.is_file() and not temp.is_symlink():
             temp.unlink()
         actions.append((record.path, _restore_one(root, tx_dir, record, real)))
         for rel in reversed(record.created_dirs):

@@ -1,0 +1,182 @@
+"""The journaled transaction: atomic writes, rollback, staleness, locking, recovery."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+from ljtui.core.edits import errors as E
+from ljtui.core.edits import journal as J
+from ljtui.core.edits.apply import commit_plan, preview_plan
+from ljtui.core.edits.plan_format import parse_plan
+from ljtui.core.edits.recovery import recover_journal
+from ljtui.core.edits.transaction import Transaction, apply_changes
+from ljtui.core.edits.validate import FileChange
+from ljtui.core.ports import FixedClock
+from tests.core.edits.helpers import apply_text, block, id_factory, plan_text
+
+FIXED_START = 1_800_000_000.0
+
+
+def mode_of(path: Path) -> int:
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def three_files(root: Path) -> dict[str, bytes]:
+    files = {"a.py": b"a = 1\n", "b.py": b"b = 1\n", "c.py": b"c = 1\n"}
+    for name, data in files.items():
+        (root / name).write_bytes(data)
+    return files
+
+
+def three_blocks() -> str:
+    return plan_text(*(block(n, f"{x}.py", f"{x} = 1\n", f"{x} = 2\n") for n, x in enumerate("abc", start=1)))
+
+
+def test_apply_writes_keeps_mode_and_keeps_a_snapshot(tmp_path):
+    three_files(tmp_path)
+    os.chmod(tmp_path / "b.py", 0o751)
+    report = apply_text(three_blocks() + "", tmp_path)
+    assert report.result.status == "done" and report.result.files == ["a.py", "b.py", "c.py"]
+    assert (tmp_path / "b.py").read_bytes() == b"b = 2\n" and mode_of(tmp_path / "b.py") == 0o751
+    journal = J.journal_dir(tmp_path)
+    assert sorted(p.name for p in journal.iterdir()) == [".lock", "last-tx0001"]
+    manifest = json.loads((journal / "last-tx0001" / J.MANIFEST).read_text())
+    assert (manifest["id"], manifest["created"], manifest["kind"]) == ("tx0001", FIXED_START, "apply")
+    assert [f["path"] for f in manifest["files"]] == ["a.py", "b.py", "c.py"]
+    assert not list(tmp_path.glob(f".*{J.TEMP_SUFFIX}"))
+
+
+def test_new_file_gets_umask_mode_and_parent_dirs(tmp_path):
+    old_umask = os.umask(0o027)
+    try:
+        report = apply_text(plan_text(block(1, "pkg/sub/n.py", "", "x = 1\n")), tmp_path)
+    finally:
+        os.umask(old_umask)
+    assert report.result.status == "done"
+    assert mode_of(tmp_path / "pkg/sub/n.py") == 0o640
+
+
+def test_agent_gitignore_is_written_and_completed(tmp_path):
+    (tmp_path / ".agent").mkdir()
+    (tmp_path / ".agent" / ".gitignore").write_text("custom/\nsessions/")
+    apply_text(plan_text(block(1, "n.py", "", "x\n")), tmp_path)
+    assert (tmp_path / ".agent" / ".gitignore").read_text() == "custom/\nsessions/\njournal/\nworkspace/\n"
+    J.ensure_agent_gitignore(tmp_path)
+    assert (tmp_path / ".agent" / ".gitignore").read_text().count("journal/") == 1
+
+
+def test_third_file_failing_leaves_first_two_untouched(tmp_path):
+    files = three_files(tmp_path)
+    inodes = {name: os.stat(tmp_path / name).st_ino for name in files}
+    # A directory squatting on the third file's temp name makes its write fail for real.
+    (tmp_path / f".c.py.tx0001{J.TEMP_SUFFIX}").mkdir()
+    report = apply_text(three_blocks(), tmp_path)
+    assert report.result.status == "error"
+    (err,) = report.errors
+    assert isinstance(err, E.WriteFailed) and err.message.endswith("; every file was rolled back")
+    assert report.result.failed[0].reason.startswith("WriteFailed: ")
+    for name, data in files.items():
+        assert (tmp_path / name).read_bytes() == data
+        assert os.stat(tmp_path / name).st_ino == inodes[name]
+    assert [p.name for p in J.journal_dir(tmp_path).iterdir()] == [".lock"]
+    assert report.result.files == []
+
+
+def test_created_files_and_dirs_are_removed_on_rollback(tmp_path):
+    (tmp_path / "b.py").write_bytes(b"b = 1\n")
+    (tmp_path / f".b.py.tx0001{J.TEMP_SUFFIX}").mkdir()
+    report = apply_text(plan_text(block(1, "new/dir/n.py", "", "n\n"), block(2, "b.py", "b = 1\n", "b = 2\n")), tmp_path)
+    assert report.result.status == "error"
+    assert not (tmp_path / "new").exists()
+
+
+def test_stale_target_is_refused_and_nothing_written(tmp_path):
+    three_files(tmp_path)
+    preview = preview_plan(parse_plan(three_blocks()), tmp_path)
+    (tmp_path / "b.py").write_bytes(b"b = 1  # edited meanwhile\n")
+    report = commit_plan(preview, tmp_path, clock=FixedClock(), new_id=id_factory())
+    (err,) = report.errors
+    assert isinstance(err, E.StalePlan)
+    assert err.message == "b.py changed on disk since the plan was validated; re-validate before applying"
+    assert (tmp_path / "a.py").read_bytes() == b"a = 1\n"
+    assert report.result.status == "error"
+
+
+def test_second_apply_while_locked_is_refused(tmp_path):
+    three_files(tmp_path)
+    with J.journal_lock(tmp_path):
+        report = apply_text(three_blocks(), tmp_path)
+    (err,) = report.errors
+    assert isinstance(err, E.ApplyInProgress)
+    assert err.message == "another ljtui process is applying in this repository; try again when it finishes"
+    assert (tmp_path / "a.py").read_bytes() == b"a = 1\n"
+
+
+def test_verify_failure_rolls_back(tmp_path):
+    real = tmp_path / "a.py"
+    real.write_bytes(b"a\n")
+    changes = [FileChange("a.py", real, b"a\n", b"first\n"), FileChange("a.py", real, b"a\n", b"second\n")]
+    outcome = apply_changes(tmp_path, changes, clock=FixedClock(), new_id=id_factory())
+    assert isinstance(outcome.error, E.VerifyFailed)
+    assert outcome.error.message == "a.py did not read back as written; every file was rolled back"
+    assert real.read_bytes() == b"a\n"
+
+
+def interrupted_transaction(root: Path, changes: list[FileChange]) -> Transaction:
+    """Run a transaction's steps up to and including the writes, then stop as a crash would."""
+    tx = Transaction(root, changes, clock=FixedClock(), new_id=id_factory())
+    J.ensure_agent_gitignore(tx.root)
+    (tx.dir / J.BLOBS).mkdir(parents=True)
+    prepared = tx._snapshot()
+    J.Manifest(tx.id, 0.0, "apply", [p.record for p in prepared]).save(tx.dir)
+    tx._write_all(prepared)
+    return tx
+
+
+def test_recovery_restores_every_file_after_a_crash_after_writes(tmp_path):
+    (tmp_path / "a.py").write_bytes(b"a\n")
+    os.chmod(tmp_path / "a.py", 0o700)
+    changes = [FileChange("a.py", tmp_path / "a.py", b"a\n", b"A\n"),
+               FileChange("d/n.py", tmp_path / "d" / "n.py", None, b"n\n")]
+    interrupted_transaction(tmp_path, changes)
+    assert (tmp_path / "a.py").read_bytes() == b"A\n"
+    report = recover_journal(tmp_path)
+    assert report.transactions == [("tx0001", [("d/n.py", "removed"), ("a.py", "restored")])]
+    assert report.summary() == ["ljtui: recovered unfinished apply tx0001: every file is back to its pre-apply bytes",
+                                "  removed: d/n.py", "  restored: a.py"]
+    assert (tmp_path / "a.py").read_bytes() == b"a\n" and mode_of(tmp_path / "a.py") == 0o700
+    assert not (tmp_path / "d").exists()
+    assert J.pending(tmp_path) == []
+    assert recover_journal(tmp_path).summary() == []
+
+
+def test_recovery_discards_a_journal_without_manifest(tmp_path):
+    (J.journal_dir(tmp_path) / "tx-half" / J.BLOBS).mkdir(parents=True)
+    report = recover_journal(tmp_path)
+    assert report.transactions == [] and J.pending(tmp_path) == []
+
+
+def test_recovery_reports_a_damaged_snapshot_and_keeps_the_journal(tmp_path):
+    (tmp_path / "a.py").write_bytes(b"a\n")
+    tx = interrupted_transaction(tmp_path, [FileChange("a.py", tmp_path / "a.py", b"a\n", b"A\n")])
+    (tx.dir / J.BLOBS / "0").write_bytes(b"garbage\n")
+    report = recover_journal(tmp_path)
+    assert report.errors == [f"tx-tx0001: cannot restore a.py: its snapshot in {tx.dir} is missing or damaged"]
+    assert report.summary()[-1].startswith("ljtui: recovery failed: tx-tx0001")
+    assert J.pending(tmp_path) == [tx.dir]
+
+
+def test_recovery_skips_while_another_process_applies(tmp_path):
+    (J.journal_dir(tmp_path) / "tx-busy").mkdir(parents=True)
+    with J.journal_lock(tmp_path):
+        report = recover_journal(tmp_path)
+    assert report.skipped == "another ljtui process is applying; recovery skipped"
+    assert report.summary() == ["ljtui: another ljtui process is applying; recovery skipped"]
+
+
+def test_recovery_without_journal_is_a_no_op(tmp_path):
+    report = recover_journal(tmp_path)
+    assert report.summary() == [] and not (tmp_path / ".agent").exists()
