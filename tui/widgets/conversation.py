@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from functools import cache
+from typing import TYPE_CHECKING, Callable
 
 from rich.text import Text
-from typing import TYPE_CHECKING
-
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
@@ -40,18 +39,25 @@ ReplyMarkdown {
 """
 
 
+@cache
+def _reply_class() -> type[Markdown]:
+    from textual.widgets import Markdown
+
+    class ReplyMarkdown(Markdown):
+        """The model's reply, streamed as Markdown."""
+
+        DEFAULT_CSS = REPLY_CSS
+
+    return ReplyMarkdown
+
+
 def new_reply() -> Markdown:
     """A Markdown widget for a streamed reply.
 
     The Markdown widget (and markdown-it) load on the first reply, not at
     start-up, so the first frame paints sooner.
     """
-    from textual.widgets import Markdown
-
-    class ReplyMarkdown(Markdown):
-        DEFAULT_CSS = REPLY_CSS
-
-    return ReplyMarkdown()
+    return _reply_class()()
 
 
 class ToolCallLine(Static):
