@@ -15,6 +15,7 @@ import base64
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sysconfig
 import tempfile
@@ -35,10 +36,10 @@ GREP_TIMEOUT_S = 10.0
 GREP_MAX_LINE_CHARS = 300
 """A matching line is cut to this many characters."""
 SKIP_DIRS: tuple[str, ...] = (
-    ".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".mypy_cache",
+    ".git", ".hg", ".svn", ".agent", "node_modules", "__pycache__", ".venv", ".mypy_cache",
     ".pytest_cache", ".tox",
 )
-"""Folders never searched: version control, dependencies, caches."""
+"""Folders never searched: version control, ljtui's own state, dependencies, caches."""
 RG_EXIT_ERROR = 2
 """ripgrep's exit status for errors (bad pattern, unreadable path)."""
 
@@ -175,7 +176,7 @@ def clip_line(raw: bytes) -> str:
 
 
 def _search_rg(rg: str, pattern: str, base: Path, max_hits: int, timeout: float) -> GrepOutcome | None:
-    """Search with ripgrep; None when ripgrep refuses the pattern (RE2 then runs it)."""
+    """Search with ripgrep; None when it cannot start or refuses the pattern (RE2 then runs)."""
     args = [
         rg, "--json", "--no-config", "--hidden", "--no-ignore", "--sort", "path",
         "--max-filesize", str(GREP_MAX_FILE_BYTES),
@@ -185,8 +186,12 @@ def _search_rg(rg: str, pattern: str, base: Path, max_hits: int, timeout: float)
     outcome = GrepOutcome(engine="rg")
     expired = threading.Event()
     with tempfile.TemporaryFile() as errors:
-        proc = subprocess.Popen(args, cwd=base, stdout=subprocess.PIPE, stderr=errors, stdin=subprocess.DEVNULL)
-        timer = threading.Timer(timeout, lambda: (expired.set(), proc.kill()))
+        try:
+            proc = subprocess.Popen(args, cwd=base, stdout=subprocess.PIPE, stderr=errors,
+                                    stdin=subprocess.DEVNULL, start_new_session=True)
+        except OSError:
+            return None
+        timer = threading.Timer(timeout, lambda: proc.poll() is None and (expired.set(), _kill_group(proc)))
         timer.start()
         saw_output = False
         try:
@@ -208,7 +213,7 @@ def _search_rg(rg: str, pattern: str, base: Path, max_hits: int, timeout: float)
                         break
         finally:
             if outcome.truncated:
-                proc.kill()
+                _kill_group(proc)
             proc.stdout.close()  # an early exit makes ripgrep stop on a broken pipe
             proc.wait()
             timer.cancel()
@@ -217,6 +222,14 @@ def _search_rg(rg: str, pattern: str, base: Path, max_hits: int, timeout: float)
             return None
     del outcome.hits[max_hits:]
     return outcome
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """Kill ripgrep and anything it started (its own session), so the pipe closes."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def _rg_text(field_: dict[str, Any]) -> str:

@@ -103,13 +103,15 @@ class ReadOnlyTools:
         except OSError as exc:
             return _error(f"cannot list {path!r}: {exc.strerror}")
         lines = [self._entry_line(e) for e in entries[:LIST_MAX_ENTRIES]]
+        count = len(entries)
         if box is self.mounts.source and real == box.root and self.mounts.handbook is not None:
             lines.insert(0, f"{HANDBOOK_MOUNT}/  (the handbook, read-only)")
+            count += 1
         shown = box.display(real) or "."
         if len(entries) > LIST_MAX_ENTRIES:
             lines.append(f"[{len(entries) - LIST_MAX_ENTRIES} more entries not shown; list a subfolder]")
         body = "\n".join(lines) if lines else "(empty directory)"
-        return ToolResult(True, f"list_dir {shown}\n{body}", f"{shown}: {len(lines)} entries")
+        return ToolResult(True, f"list_dir {shown}\n{body}", f"{shown}: {count} entries")
 
     @staticmethod
     def _entry_line(entry: os.DirEntry[str]) -> str:

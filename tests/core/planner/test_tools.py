@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from ljtui.core.planner import grep as G
 from ljtui.core.planner.grep import GREP_MAX_FILE_BYTES, GREP_MAX_HITS, find_rg, search
 from ljtui.core.planner.tools import READ_MAX_CHARS, ReadOnlyTools
 from ljtui.core.regex_guard import compile_pattern
@@ -169,3 +170,30 @@ def test_grep_pattern_ripgrep_refuses_falls_back_to_re2(repo: Path) -> None:
 def test_grep_time_bound_returns_partial_results(repo: Path) -> None:
     found = search(compile_pattern("def"), "def", repo, engine="re2", timeout=0.0)
     assert found.timed_out and found.hits == []
+
+
+def test_ripgrep_that_hangs_is_stopped_by_the_time_bound(repo: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    slow = tmp_path / "slow-rg"
+    slow.write_text("#!/bin/sh\nsleep 30\n")
+    slow.chmod(0o755)
+    monkeypatch.setattr(G, "find_rg", lambda: str(slow))
+    started = time.perf_counter()
+    found = search(compile_pattern("def"), "def", repo, engine="rg", timeout=0.2)
+    assert found.timed_out and found.engine == "rg"
+    assert time.perf_counter() - started < 5
+
+
+def test_ripgrep_that_cannot_start_falls_back_to_re2(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(G, "find_rg", lambda: "/nonexistent/rg")
+    found = search(compile_pattern("def send"), "def send", repo, engine="auto")
+    assert found.engine == "re2" and len(found.hits) == 2
+
+
+def test_grep_skips_ljtui_state_and_vcs_folders(tools: ReadOnlyTools, repo: Path) -> None:
+    for folder in (".git", ".agent/journal", "node_modules/pkg"):
+        (repo / folder).mkdir(parents=True)
+        (repo / folder / "copy.py").write_text("needle\n")
+    (repo / ".hidden.cfg").write_text("needle\n")
+    out = tools.grep("needle", ".")
+    assert out.content.splitlines()[1:-1] == [".hidden.cfg:1: needle"]
