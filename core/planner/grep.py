@@ -157,6 +157,8 @@ def _matching_lines(regex: re2._Regexp, data: bytes) -> Iterator[tuple[int, str]
         if m is None:
             return
         start = m.start()
+        if start == len(data) and data.endswith(b"\n"):
+            return  # an empty match after the final line break is not a line
         line_start = data.rfind(b"\n", 0, start) + 1
         line_end = data.find(b"\n", start)
         if line_end < 0:

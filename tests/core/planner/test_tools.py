@@ -197,3 +197,14 @@ def test_grep_skips_ljtui_state_and_vcs_folders(tools: ReadOnlyTools, repo: Path
     (repo / ".hidden.cfg").write_text("needle\n")
     out = tools.grep("needle", ".")
     assert out.content.splitlines()[1:-1] == [".hidden.cfg:1: needle"]
+
+
+def test_engines_agree_on_line_numbers_and_edges(repo: Path) -> None:
+    (repo / "edge.txt").write_bytes(b"alpha\r\nbeta\n\ngamma")
+    for pattern in ("^", "a$", "^$", "gamma", r"\w+"):
+        regex = compile_pattern(pattern)
+        seen = [[(h.path.name, h.line, h.text) for h in search(regex, pattern, repo / "edge.txt", engine="re2").hits]]
+        if find_rg() is not None:
+            found = search(regex, pattern, repo, engine="rg").hits
+            seen.append([(h.path.name, h.line, h.text) for h in found if h.path.name == "edge.txt"])
+        assert all(s == seen[0] for s in seen), pattern
