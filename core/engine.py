@@ -27,12 +27,13 @@ from ljtui.core.events import (
 from ljtui.core.ports import Clock, EventSink, SystemClock
 from ljtui.core.prompts import build_system_prompt
 from ljtui.core.providers import make_client, provider_label
-from ljtui.core.providers.pricing import cost_usd, rates_for
-from ljtui.core.providers.retry import RetryPolicy
 from ljtui.core.providers.base import (
     ChatClient, ChatRequest, Message, ProviderError, StreamEnd, TextBlock, TextDelta,
     ToolCall, ToolResultBlock, ToolUseBlock, UsageDelta,
 )
+from ljtui.core.providers.errors import retried_suffix
+from ljtui.core.providers.pricing import cost_usd, rates_for
+from ljtui.core.providers.retry import RetryPolicy
 from ljtui.core.secrets import RedactingSink, StreamRedactor, known_secrets, redact, redact_message
 from ljtui.core.tools import ToolRegistry
 
@@ -164,8 +165,7 @@ class Engine:
                 if not exc.retryable:
                     raise
                 if retry >= policy.max_retries:
-                    if retry:
-                        exc.message = f"{exc.message}; still failing after {retry} {'retry' if retry == 1 else 'retries'}"
+                    exc.message += retried_suffix(retry)
                     raise
                 retry += 1
                 delay = policy.delay(retry, getattr(exc, "retry_after", None))

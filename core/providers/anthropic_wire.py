@@ -44,6 +44,7 @@ def message_to_wire(message: Message) -> dict[str, Any]:
 
 
 def tool_to_wire(tool: ToolSpec) -> dict[str, Any]:
+    """One tool definition as the API expects it."""
     return {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema}
 
 

@@ -63,7 +63,8 @@ def safe_endpoint(url: str | None) -> str:
     return f"{parts.scheme}://{host}{port}" if parts.scheme else host
 
 
-def _retried(retries: int) -> str:
+def retried_suffix(retries: int) -> str:
+    """``; still failing after N retries`` (empty when there were none)."""
     return f"; still failing after {retries} {'retry' if retries == 1 else 'retries'}" if retries else ""
 
 
@@ -92,13 +93,13 @@ def status_error(
                f"{' or lacks access to model ' + model if status == 403 else ''}. "
                f"Set {key_var} or provider.api_key and try again")
     elif kind == "rate_limit":
-        msg = f"{title} is rate limiting requests (HTTP {status}){_retried(retries)}"
+        msg = f"{title} is rate limiting requests (HTTP {status}){retried_suffix(retries)}"
     elif kind == "overloaded":
-        msg = f"{title} is overloaded (HTTP {status}){_retried(retries)}"
+        msg = f"{title} is overloaded (HTTP {status}){retried_suffix(retries)}"
     elif kind == "server":
-        msg = f"{title} had a server error (HTTP {status}){detail}{_retried(retries)}"
+        msg = f"{title} had a server error (HTTP {status}){detail}{retried_suffix(retries)}"
     elif kind == "timeout":
-        msg = f"{title} timed out the request (HTTP {status}){_retried(retries)}"
+        msg = f"{title} timed out the request (HTTP {status}){retried_suffix(retries)}"
     else:
         msg = f"{title} refused the request (HTTP {status}){detail}"
     return ProviderCallError(kind, redact(msg, secrets), status=status)
@@ -120,7 +121,7 @@ def connection_error(provider: str, base_url: str | None, retries: int) -> Provi
     """The server could not be reached (refused, reset, DNS …)."""
     title = TITLES.get(provider, provider)
     return ProviderCallError(
-        "connection", f"cannot reach {title} at {safe_endpoint(base_url)}{_retried(retries)}"
+        "connection", f"cannot reach {title} at {safe_endpoint(base_url)}{retried_suffix(retries)}"
     )
 
 
@@ -128,7 +129,7 @@ def timeout_error(provider: str, seconds: float, retries: int = 0) -> ProviderCa
     """No data arrived within ``provider.timeout``."""
     title = TITLES.get(provider, provider)
     return ProviderCallError(
-        "timeout", f"{title} sent nothing for {seconds:g}s (provider.timeout){_retried(retries)}"
+        "timeout", f"{title} sent nothing for {seconds:g}s (provider.timeout){retried_suffix(retries)}"
     )
 
 

@@ -46,6 +46,7 @@ def message_to_wire(message: Message) -> list[dict[str, Any]]:
 
 
 def tool_to_wire(tool: ToolSpec) -> dict[str, Any]:
+    """One tool definition as a ``function`` tool."""
     return {"type": "function", "function": {
         "name": tool.name, "description": tool.description, "parameters": tool.input_schema,
     }}

@@ -7,7 +7,6 @@ arrive mid-stream, so a single pair of config keys sets the pace.
 
 from __future__ import annotations
 
-import email.utils
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
@@ -74,6 +73,8 @@ def parse_retry_after(headers: Mapping[str, str] | Any | None, now: Callable[[],
         return float(value)
     except ValueError:
         pass
+    import email.utils  # only the rare HTTP-date form needs it; keeps startup lean
+
     parsed = email.utils.parsedate_tz(value)
     if parsed is None:
         return None

@@ -73,7 +73,8 @@ def test_failure_exits_1_with_one_clear_line(
 ) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
     fake_anthropic.queue(*[api.overloaded()] * 3)
-    code = main(["run", "hi", "--provider", "anthropic", "--base-url", fake_anthropic.url, "--repo", str(tmp_path)])
+    code = main(["run", "hi", "--provider", "anthropic", "--model", "claude-test", "--base-url", fake_anthropic.url,
+                 "--repo", str(tmp_path)])
     out, err = capsys.readouterr()
     assert code == 1 and out == ""
     last = err.strip().splitlines()[-1]
