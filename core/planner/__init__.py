@@ -5,10 +5,11 @@ Public API::
     run_planner(client, source_root, request, *, handbook_dir=None, max_turns=30, ...) -> PlannerResult
     ReadOnlyTools(source_root, handbook_dir=None)
     close_dangling_fence(plan) -> (plan, repaired)
+    parse_declarations(plan) -> Declarations | None
     handbook_dir_from_skill(skill_dir) -> Path
     has_nested_unbounded_quantifier(src) -> bool
     build_planner_system_prompt(vars), PlannerPromptVars, DEFAULT_PROMPT_VARS, TOOL_PROTOCOL
 
 Import them from their modules (``loop``, ``tools``, ``protocol``,
-``prompts``) or from :mod:`ljtui.core.planner.api`.
+``prompts``, ``check``) or all at once from :mod:`ljtui.core.planner.api`.
 """

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ljtui.core.planner.check import parse_declarations
 from ljtui.core.planner.loop import (
     ABORT_REASONS, DEFAULT_MAX_TURNS, FABRICATION_LIMIT, MAX_REPAIR_ROUNDS, PlannerResult, run_planner,
 )
@@ -17,5 +18,5 @@ __all__ = [
     "ABORT_REASONS", "DEFAULT_MAX_TURNS", "DEFAULT_PROMPT_VARS", "FABRICATION_LIMIT", "MAX_REPAIR_ROUNDS",
     "PlannerPromptVars", "PlannerResult", "ReadOnlyTools", "TOOL_PROTOCOL", "ToolResult",
     "build_planner_system_prompt", "close_dangling_fence", "handbook_dir_from_skill",
-    "has_nested_unbounded_quantifier", "run_planner",
+    "has_nested_unbounded_quantifier", "parse_declarations", "run_planner",
 ]

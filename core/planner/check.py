@@ -53,6 +53,18 @@ PlanChecker = Callable[[str, Path], PlanCheck]
 """How a plan text is checked against a repository root."""
 
 
+def parse_declarations(plan: str) -> Declarations | None:
+    """The plan's ``will_modify``/``will_add``/``will_remove``, or None.
+
+    None when the plan does not parse or carries no declaration block.
+    """
+    try:
+        declarations = parse_plan(plan).declarations
+    except PlanParseError:
+        return None
+    return declarations if declarations.present else None
+
+
 def check_plan(text: str, root: Path) -> PlanCheck:
     """Parse ``text`` and validate it against the files under ``root``."""
     try:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ljtui.core.planner.protocol import classify_reply, close_dangling_fence, extract_plan, summarize_args
 from tests.core.planner.helpers import GOOD_PLAN, action
@@ -88,3 +90,18 @@ def test_fence_left_open_before_more_edits_is_not_repaired() -> None:
     assert close_dangling_fence(open_old) == (open_old, False)
     two_open = "```old\nx\n```new\ny\n"
     assert close_dangling_fence(two_open) == (two_open, False)
+
+
+LINES = st.sampled_from(["```", "```json", "```old", "~~~", "````", "x = 1", "", "### EDIT 2", "  ```"])
+
+
+@given(st.lists(LINES, max_size=12), st.booleans())
+def test_fence_repair_only_appends_a_closing_fence(lines: list[str], final_newline: bool) -> None:
+    text = "\n".join(lines) + ("\n" if final_newline and lines else "")
+    fixed, repaired = close_dangling_fence(text)
+    if not repaired:
+        assert fixed == text
+        return
+    added = fixed[len(text):]
+    assert fixed.startswith(text) and added.strip() in ("```", "````", "~~~")
+    assert close_dangling_fence(fixed) == (fixed, False)
