@@ -58,7 +58,9 @@ def _finish(result: ApplyResult, plan: EditPlan | None, as_json: bool) -> int:
 def _confirm(preview: Preview) -> bool:
     colour = sys.stdout.isatty()
     sys.stdout.write(render_diffs(preview.changes, colour=colour))
-    answer = input(f"Apply changes to {len(preview.changes)} file(s)? [y/N] ")
+    sys.stdout.write(f"Apply changes to {len(preview.changes)} file(s)? [y/N] ")
+    sys.stdout.flush()
+    answer = sys.stdin.readline()
     return answer.strip().lower() in YES_ANSWERS
 
 

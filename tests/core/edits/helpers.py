@@ -5,8 +5,11 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
+from ljtui.core.edits import journal as J
 from ljtui.core.edits.apply import ApplyReport, apply_plan
 from ljtui.core.edits.plan_format import parse_plan
+from ljtui.core.edits.transaction import Transaction
+from ljtui.core.edits.validate import FileChange
 from ljtui.core.ports import FixedClock
 
 DECLARATION = '```json\n{"will_modify": [], "will_add": [], "will_remove": []}\n```\n'
@@ -51,3 +54,14 @@ def apply_text(text: str, root: Path, **options: object) -> ApplyReport:
     options.setdefault("clock", FixedClock())
     options.setdefault("new_id", id_factory())
     return apply_plan(parse_plan(text), root, **options)  # type: ignore[arg-type]
+
+
+def interrupted_transaction(root: Path, changes: list[FileChange]) -> Transaction:
+    """Run a transaction's steps up to and including the writes, then stop as a crash would."""
+    tx = Transaction(root, changes, clock=FixedClock(), new_id=id_factory())
+    J.ensure_agent_gitignore(tx.root)
+    (tx.dir / J.BLOBS).mkdir(parents=True)
+    prepared = tx._snapshot()
+    J.Manifest(tx.id, 0.0, "apply", [p.record for p in prepared]).save(tx.dir)
+    tx._write_all(prepared)
+    return tx

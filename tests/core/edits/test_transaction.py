@@ -12,10 +12,10 @@ from ljtui.core.edits import journal as J
 from ljtui.core.edits.apply import commit_plan, preview_plan
 from ljtui.core.edits.plan_format import parse_plan
 from ljtui.core.edits.recovery import recover_journal
-from ljtui.core.edits.transaction import Transaction, apply_changes
+from ljtui.core.edits.transaction import apply_changes
 from ljtui.core.edits.validate import FileChange
 from ljtui.core.ports import FixedClock
-from tests.core.edits.helpers import apply_text, block, id_factory, plan_text
+from tests.core.edits.helpers import apply_text, block, id_factory, interrupted_transaction, plan_text
 
 FIXED_START = 1_800_000_000.0
 
@@ -123,17 +123,6 @@ def test_verify_failure_rolls_back(tmp_path):
     assert isinstance(outcome.error, E.VerifyFailed)
     assert outcome.error.message == "a.py did not read back as written; every file was rolled back"
     assert real.read_bytes() == b"a\n"
-
-
-def interrupted_transaction(root: Path, changes: list[FileChange]) -> Transaction:
-    """Run a transaction's steps up to and including the writes, then stop as a crash would."""
-    tx = Transaction(root, changes, clock=FixedClock(), new_id=id_factory())
-    J.ensure_agent_gitignore(tx.root)
-    (tx.dir / J.BLOBS).mkdir(parents=True)
-    prepared = tx._snapshot()
-    J.Manifest(tx.id, 0.0, "apply", [p.record for p in prepared]).save(tx.dir)
-    tx._write_all(prepared)
-    return tx
 
 
 def test_recovery_restores_every_file_after_a_crash_after_writes(tmp_path):
