@@ -43,7 +43,7 @@ class ProviderConfig:
 
     name: str = "anthropic"
     """Provider: ``anthropic``, ``openai-compatible`` or ``scripted``."""
-    model: str = "claude-sonnet-4-5"
+    model: str = "claude-sonnet-5-5"
     """Model name sent to the provider."""
     base_url: str | None = None
     """Endpoint override (``ANTHROPIC_BASE_URL`` / ``OPENAI_BASE_URL``)."""

@@ -43,7 +43,7 @@ def test_ljtui_config_overrides_user_path(tmp_path: Path) -> None:
 def test_malformed_yaml_is_a_warning_naming_file_and_line(tmp_path: Path) -> None:
     bad = write(tmp_path / "c.yaml", "provider:\n  model: [unclosed\n")
     loaded = load_config(None, env={"LJTUI_CONFIG": str(bad)})
-    assert loaded.config.provider.model == "claude-sonnet-4-5"
+    assert loaded.config.provider.model == "claude-sonnet-5-5"
     [warning] = loaded.warnings
     assert str(bad) in warning and "line" in warning and "ignored" in warning
 
