@@ -179,8 +179,7 @@ class _Run:
         if reply.kind == "plan":
             return self._check(text)
         if reply.kind == "malformed":
-            self._reject("malformed-action", f"Your action was not run: {reply.error}. Send one fenced JSON "
-                         'object such as {"action": "list_dir", "path": "."}.', keep_reply=text)
+            self._reject("malformed-action", P.MALFORMED_NOTE.format(error=reply.error), keep_reply=text)
             return None
         if reply.kind == "none":
             self._reject("no-action", P.NO_ACTION_NOTE, keep_reply=text)
@@ -204,7 +203,7 @@ class _Run:
         result = await asyncio.to_thread(run_action, self.tools, action)
         self.trace.append(" ".join(filter(None, (f"turn {self.turn}:", shown_name, args, "->", result.summary))))
         self.emit(PlannerToolCalled(self.turn, shown_name, args, result.ok, result.summary))
-        body = f"{shown_name} {args}\n\n{result.content}"
+        body = result.content if result.ok else f"{shown_name} {args}\n{result.content}"
         if reply.extra_actions:
             body += "\n\n" + P.EXTRA_ACTIONS_NOTE.format(count=reply.extra_actions)
         self.transcript.append((REPLY_HEADING.format(turn=self.turn), text))

@@ -126,6 +126,12 @@ NO_ACTION_NOTE = (
 )
 """Told to the model after a reply with neither an action nor a plan."""
 
+MALFORMED_NOTE = (
+    "Your action was not run: {error}. Send one fenced JSON object such as "
+    '```json\n{{"action": "list_dir", "path": "."}}\n```.'
+)
+"""Told to the model after a reply whose action JSON is unusable."""
+
 EXTRA_ACTIONS_NOTE = "Only the first action of your reply ran ({count} more ignored): send one per reply."
 """Appended to a tool result when a reply held several actions."""
 
