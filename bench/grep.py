@@ -52,32 +52,41 @@ def copy_stdlib(dest: Path) -> int:
     return count
 
 
-def best_of(runs: int, fn: Callable[[], object]) -> float:
-    """Fastest of ``runs`` calls, in seconds, after one warm-up call."""
-    fn()
-    best = float("inf")
-    for _ in range(runs):
-        start = time.perf_counter()
+def best_times(runs: int, fns: dict[str, Callable[[], object]]) -> dict[str, float]:
+    """Fastest of ``runs`` calls of each function, in seconds.
+
+    The functions take turns within each run, so load from other processes
+    falls on all of them alike; one warm-up call each comes first.
+    """
+    for fn in fns.values():
         fn()
-        best = min(best, time.perf_counter() - start)
+    best = {name: float("inf") for name in fns}
+    for _ in range(runs):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            best[name] = min(best[name], time.perf_counter() - start)
     return best
 
 
 def measure(tree: Path, rg: str, runs: int) -> list[str]:
-    """One report line per pattern and engine."""
+    """Report lines for each pattern: hits, times and ratios against rg."""
     lines = []
     for kind, pattern in PATTERNS:
-        rg_time = best_of(runs, lambda: subprocess.run([rg, "-n", pattern, str(tree)], capture_output=True))
-        rg_hits = subprocess.run([rg, "-n", "-c", pattern, str(tree)], capture_output=True, text=True).stdout
-        total = sum(int(line.rsplit(":", 1)[1]) for line in rg_hits.splitlines())
-        lines.append(f"{kind} {pattern!r}: {total} matching lines (limit {GREP_MAX_HITS}); rg {rg_time * 1000:.1f} ms")
-        for engine in ("auto", "re2"):
-            tools = ReadOnlyTools(tree, grep_engine=engine)
-            result = tools.grep(pattern, ".")
-            elapsed = best_of(runs, lambda: tools.grep(pattern, "."))
-            label = "grep" if engine == "auto" else "re2 engine"
-            lines.append(f"  planner grep ({engine}): {elapsed * 1000:.1f} ms, {result.summary}")
-            lines.append(f"  {label} ratio vs rg: {elapsed / rg_time:.2f}")
+        tools = {engine: ReadOnlyTools(tree, grep_engine=engine) for engine in ("auto", "re2")}
+        times = best_times(runs, {
+            "rg": lambda: subprocess.run([rg, "-n", pattern, str(tree)], capture_output=True),
+            "auto": lambda: tools["auto"].grep(pattern, "."),
+            "re2": lambda: tools["re2"].grep(pattern, "."),
+        })
+        counts = subprocess.run([rg, "-c", pattern, str(tree)], capture_output=True, text=True).stdout
+        total = sum(int(line.rsplit(":", 1)[1]) for line in counts.splitlines())
+        lines.append(f"{kind} {pattern!r}: {total} matching lines (limit {GREP_MAX_HITS}); "
+                     f"rg {times['rg'] * 1000:.1f} ms")
+        for engine, label in (("auto", "grep"), ("re2", "re2 engine")):
+            summary = tools[engine].grep(pattern, ".").summary
+            lines.append(f"  planner grep ({engine}): {times[engine] * 1000:.1f} ms, {summary}")
+            lines.append(f"  {label} ratio vs rg: {times[engine] / times['rg']:.2f}")
     return lines
 
 
