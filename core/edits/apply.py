@@ -125,6 +125,8 @@ def commit_plan(preview: Preview, root: Path, *, clock: Clock | None = None, new
     for n, (ids, changes) in enumerate(groups, start=1):
         if say and len(groups) > 1:
             say(f"applying chunk {n}/{len(groups)} ({len(ids)} entries, {len(changes)} files)")
+        elif say:
+            say(f"writing {len(changes)} files")
         outcome = apply_changes(root, changes, clock=clock, new_id=new_id, entries=ids)
         if outcome.ok:
             applied.extend(ids)
