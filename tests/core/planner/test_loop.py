@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from ljtui.core.events import event_to_dict
 from ljtui.core.planner.events import (
     PlannerFinished, PlannerPlanChecked, PlannerReplyRejected, PlannerToolCalled, PlannerTurnStarted,
 )
@@ -193,3 +195,12 @@ async def test_bad_arguments_are_refused(repo: Path) -> None:
         await plan(repo, GOOD_PLAN, max_turns=0)
     with pytest.raises(ValueError, match="not a directory"):
         await plan(repo / "README.md", GOOD_PLAN)
+
+
+async def test_events_serialise_for_the_headless_stream(repo: Path) -> None:
+    sink = ListSink()
+    await plan(repo, action("list_dir", path="."), "## Tool result\n", GOOD_PLAN, sink=sink)
+    kinds = [event_to_dict(e)["kind"] for e in sink.events]
+    assert kinds[:3] == ["planner_turn_started", "planner_tool_called", "planner_turn_started"]
+    assert "planner_reply_rejected" in kinds and kinds[-1] == "planner_finished"
+    json.dumps([event_to_dict(e) for e in sink.events])

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from ljtui.core.planner import grep as G
+from ljtui.core.planner import tools as T
 from ljtui.core.planner.grep import GREP_MAX_FILE_BYTES, GREP_MAX_HITS, find_rg, search
 from ljtui.core.planner.tools import READ_MAX_CHARS, ReadOnlyTools
 from ljtui.core.regex_guard import compile_pattern
@@ -208,3 +209,13 @@ def test_engines_agree_on_line_numbers_and_edges(repo: Path) -> None:
             found = search(regex, pattern, repo, engine="rg").hits
             seen.append([(h.path.name, h.line, h.text) for h in found if h.path.name == "edge.txt"])
         assert all(s == seen[0] for s in seen), pattern
+
+
+def test_list_dir_caps_its_entries(tools: ReadOnlyTools, repo: Path) -> None:
+    crowd = repo / "crowd"
+    crowd.mkdir()
+    for n in range(T.LIST_MAX_ENTRIES + 5):
+        (crowd / f"f{n:04d}.txt").write_text("")
+    out = tools.list_dir("crowd")
+    assert out.content.endswith("[5 more entries not shown; list a subfolder]")
+    assert len(out.content.splitlines()) == T.LIST_MAX_ENTRIES + 2
