@@ -8,7 +8,9 @@ the conversation before the failed turn is kept so the user can retry.
 An error that arrives in the middle of a reply and is worth retrying (the
 provider marks it ``retryable``, e.g. ``overloaded_error`` mid-stream) is
 retried here with backoff, announced by :class:`ModelCallRetried` so the UI
-drops the partial reply. Every event passes through a redacting sink, so a
+drops the partial reply. Retries the SDK makes before the reply starts
+(429, 529, 5xx) arrive as ``RetryScheduled`` deltas and are announced the
+same way. Every event passes through a redacting sink, so a
 configured API key never reaches the UI, logs or JSON output.
 """
 
@@ -33,7 +35,7 @@ from ljtui.core.providers.base import (
 )
 from ljtui.core.providers.errors import retried_suffix
 from ljtui.core.providers.pricing import cost_usd, rates_for
-from ljtui.core.providers.retry import RetryPolicy
+from ljtui.core.providers.retry import RetryPolicy, RetryScheduled
 from ljtui.core.secrets import RedactingSink, StreamRedactor, known_secrets, redact, redact_message
 from ljtui.core.tools import ToolRegistry
 
@@ -206,6 +208,10 @@ class Engine:
                 usage = usage + delta.usage
             elif isinstance(delta, StreamEnd):
                 stop = delta.stop_reason
+            elif isinstance(delta, RetryScheduled):
+                self.sink.emit(ModelCallRetried(
+                    turn, delta.retry, delta.max_retries, delta.kind, delta.message, delta.delay))
+                self.sink.emit(ModelCallStarted(turn, client.provider, client.model))
         tail = shown.flush()
         if tail:
             self.sink.emit(TokenDelta(turn, tail))

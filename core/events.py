@@ -59,10 +59,12 @@ class ModelCallStarted(Event):
 
 @dataclass(frozen=True)
 class ModelCallRetried(Event):
-    """A model call failed part-way and will be sent again after ``delay`` seconds.
+    """A model call failed and will be sent again after ``delay`` seconds.
 
-    Text streamed since the last :class:`ModelCallStarted` belongs to the
-    failed attempt: the UI discards it. A new ``ModelCallStarted`` follows.
+    Either the request failed before streaming (429, 529, 5xx, connection) or
+    an error arrived mid-reply. Text streamed since the last
+    :class:`ModelCallStarted` belongs to the failed attempt: the UI discards
+    it. A new ``ModelCallStarted`` follows.
     """
 
     turn: int

@@ -5,7 +5,8 @@ an Anthropic client is built (:func:`ljtui.core.providers.make_client`).
 
 Retries: the SDK retries 408/409/429/5xx and connection errors before the
 stream starts (``provider.max_retries``, honouring ``retry-after``, paced by
-our :class:`~ljtui.core.providers.retry.RetryPolicy`). An ``overloaded_error``
+our :class:`~ljtui.core.providers.retry.RetryPolicy`); each retry is yielded
+as a :class:`~ljtui.core.providers.retry.RetryScheduled` delta while waiting. An ``overloaded_error``
 inside a 200 stream is raised as a retryable :class:`ProviderCallError` and
 retried by the engine, which can discard the partial reply it already showed.
 """
@@ -25,9 +26,10 @@ from ljtui.core.providers.base import (
     ChatRequest, Delta, ProviderError, StreamEnd, TextDelta, ToolCall, UsageDelta,
 )
 from ljtui.core.providers.errors import (
-    ProviderCallError, broken_stream, connection_error, midstream_error, status_error, timeout_error,
+    ProviderCallError, broken_stream, connection_error, midstream_error, scheduled, status_error,
+    timeout_error,
 )
-from ljtui.core.providers.retry import PolicyRetries, RetryPolicy, parse_retry_after
+from ljtui.core.providers.retry import OpeningWithRetries, PolicyRetries, RetryPolicy, parse_retry_after
 
 PROVIDER = "anthropic"
 KEY_VAR = "ANTHROPIC_API_KEY"
@@ -67,10 +69,18 @@ class AnthropicClient:
             ProviderError: every failure, classified, with a message fit to show.
         """
         params = build_params(request, self.model)
+        opening: OpeningWithRetries[Any] | None = None
         try:
-            async with self._client.messages.stream(**params) as events:
+            manager = self._client.messages.stream(**params)
+            opening = OpeningWithRetries(manager.__aenter__())
+            async for notice in opening.notices():
+                yield scheduled(PROVIDER, notice)
+            events = opening.result()
+            try:
                 async for delta in self._deltas(events):
                     yield delta
+            finally:
+                await manager.__aexit__(None, None, None)
         except ProviderError:
             raise
         except anthropic.APIStatusError as exc:
@@ -85,6 +95,9 @@ class AnthropicClient:
             raise broken_stream(PROVIDER, f"the connection closed mid-reply ({type(exc).__name__})") from None
         except (ValueError, TypeError, KeyError, RuntimeError, AssertionError) as exc:
             raise broken_stream(PROVIDER, f"malformed event ({type(exc).__name__})") from None
+        finally:
+            if opening is not None:
+                opening.cancel()
 
     async def _deltas(self, events: Any) -> AsyncIterator[Delta]:
         iterator = events.__aiter__()

@@ -10,6 +10,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from ljtui.core.providers.base import ErrorKind, ProviderError
+from ljtui.core.providers.retry import RetryScheduled, SDKRetry
 from ljtui.core.secrets import redact
 
 TITLES: dict[str, str] = {
@@ -137,3 +138,24 @@ def broken_stream(provider: str, detail: str) -> ProviderCallError:
     """The stream was cut off or malformed."""
     title = TITLES.get(provider, provider)
     return ProviderCallError("bad_stream", f"{title} stream broke off: {detail}")
+
+
+RETRY_REASONS: dict[str, str] = {
+    "rate_limit": "is rate limiting requests", "overloaded": "is overloaded", "timeout": "timed out the request",
+}
+"""How a retried status is described; other statuses are server errors."""
+
+
+def retry_reason(provider: str, status: int | None) -> tuple[ErrorKind, str]:
+    """Kind and wording of a failed attempt the SDK is about to retry."""
+    title = TITLES.get(provider, provider)
+    if status is None:
+        return "connection", f"the connection to {title} failed or timed out"
+    kind = kind_for_status(status)
+    return kind, f"{title} {RETRY_REASONS.get(kind, 'had a server error')} (HTTP {status})"
+
+
+def scheduled(provider: str, notice: SDKRetry) -> RetryScheduled:
+    """The delta announcing an SDK retry, worded for the user."""
+    kind, message = retry_reason(provider, notice.status)
+    return RetryScheduled(notice.retry, notice.max_retries, kind, message, notice.delay)

@@ -20,10 +20,10 @@ from ljtui.core.config import ProviderConfig
 from ljtui.core.events import Usage
 from ljtui.core.providers.base import ChatRequest, Delta, ProviderError, StreamEnd, TextDelta, UsageDelta
 from ljtui.core.providers.errors import (
-    ProviderCallError, broken_stream, connection_error, midstream_error, status_error, timeout_error,
+    broken_stream, connection_error, midstream_error, scheduled, status_error, timeout_error,
 )
 from ljtui.core.providers.openai_wire import STOP_REASONS, ToolCallAssembler, build_params
-from ljtui.core.providers.retry import PolicyRetries, RetryPolicy, parse_retry_after
+from ljtui.core.providers.retry import OpeningWithRetries, PolicyRetries, RetryPolicy, parse_retry_after
 
 PROVIDER = "openai-compatible"
 KEY_VAR = "OPENAI_API_KEY"
@@ -71,8 +71,12 @@ class OpenAICompatClient:
         """
         params = build_params(request, self.model)
         started = False
+        opening: OpeningWithRetries[Any] | None = None
         try:
-            chunks = await self._client.chat.completions.create(**params)
+            opening = OpeningWithRetries(self._client.chat.completions.create(**params))
+            async for notice in opening.notices():
+                yield scheduled(PROVIDER, notice)
+            chunks = opening.result()
             started = True
             async with chunks:
                 async for delta in self._deltas(chunks):
@@ -100,6 +104,9 @@ class OpenAICompatClient:
             raise broken_stream(PROVIDER, f"the connection closed mid-reply ({type(exc).__name__})") from None
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
             raise broken_stream(PROVIDER, str(exc) if isinstance(exc, ValueError) else "malformed chunk") from None
+        finally:
+            if opening is not None:
+                opening.cancel()
 
     async def _deltas(self, chunks: Any) -> AsyncIterator[Delta]:
         iterator = chunks.__aiter__()

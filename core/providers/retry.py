@@ -1,15 +1,21 @@
-"""Backoff between retries of a failed model call.
+"""Backoff between retries of a failed model call, and telling the user about them.
 
 One policy serves both the SDKs' own retries (429, 529, 5xx, connection
 errors before the stream starts) and the engine's retries of errors that
-arrive mid-stream, so a single pair of config keys sets the pace.
+arrive mid-stream, so a single pair of config keys sets the pace. The SDK's
+retry sleeps are announced through a context variable, so a provider can
+yield them as :class:`RetryScheduled` deltas while the request is pending.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, AsyncIterator, Callable, Coroutine, Generic, Mapping, TypeVar
+
+T = TypeVar("T")
 
 from ljtui.core.config import ProviderConfig
 
@@ -81,20 +87,101 @@ def parse_retry_after(headers: Mapping[str, str] | Any | None, now: Callable[[],
     return max(0.0, email.utils.mktime_tz(parsed) - now())
 
 
-class PolicyRetries:
-    """Mixin for an SDK client class: its retry sleeps follow a :class:`RetryPolicy`.
+@dataclass(frozen=True)
+class SDKRetry:
+    """The SDK is about to sleep before retrying its request."""
 
-    Both SDKs compute each sleep in ``_calculate_retry_timeout``; overriding
-    it keeps their retry decisions (which statuses, how many times) while the
+    retry: int
+    max_retries: int
+    status: int | None
+    """HTTP status of the failed attempt; None for a connection error or timeout."""
+    delay: float
+
+
+@dataclass(frozen=True)
+class RetryScheduled:
+    """A delta: the call failed before streaming and is retried after ``delay`` seconds."""
+
+    retry: int
+    max_retries: int
+    kind: str
+    message: str
+    delay: float
+
+
+RETRY_LISTENER: ContextVar[Callable[[SDKRetry], None] | None] = ContextVar("ljtui_retry_listener", default=None)
+"""Receives the SDK's retry notices within the task that opened the request."""
+
+
+class PolicyRetries:
+    """Mixin for an SDK client class: its retry sleeps follow a :class:`RetryPolicy`
+    and are announced to :data:`RETRY_LISTENER`.
+
+    Both SDKs sleep between attempts in ``_sleep_for_retry``; overriding it
+    keeps their retry decisions (which statuses, how many times) while the
     timing comes from our config and honours ``retry-after``.
     """
 
     retry_policy: RetryPolicy
-    max_retries: int
 
-    def _calculate_retry_timeout(
-        self, remaining_retries: int, options: Any, response_headers: Any = None
-    ) -> float:
-        total = options.get_max_retries(self.max_retries)
-        retry = total - remaining_retries + 1
-        return self.retry_policy.delay(retry, parse_retry_after(response_headers))
+    async def _sleep_for_retry(
+        self, *, retries_taken: int, max_retries: int, options: Any, response: Any
+    ) -> None:
+        headers = response.headers if response is not None else None
+        notice = SDKRetry(
+            retries_taken + 1, max_retries, getattr(response, "status_code", None),
+            self.retry_policy.delay(retries_taken + 1, parse_retry_after(headers)),
+        )
+        listener = RETRY_LISTENER.get()
+        if listener is not None:
+            listener(notice)
+        await asyncio.sleep(notice.delay)
+
+
+class OpeningWithRetries(Generic[T]):
+    """Runs the SDK call that opens a stream (retries included) as a task,
+    relaying its retry notices as they happen.
+
+    Example::
+
+        opening = OpeningWithRetries(manager.__aenter__())
+        try:
+            async for notice in opening.notices():
+                yield ...
+            stream = opening.result()
+        finally:
+            opening.cancel()
+    """
+
+    def __init__(self, opening: Coroutine[Any, Any, T]) -> None:
+        self._queue: asyncio.Queue[SDKRetry] = asyncio.Queue()
+        token = RETRY_LISTENER.set(self._queue.put_nowait)
+        try:
+            self._task: asyncio.Task[T] = asyncio.ensure_future(opening)
+        finally:
+            RETRY_LISTENER.reset(token)
+
+    async def notices(self) -> AsyncIterator[SDKRetry]:
+        """Each retry notice, until the opening call has finished (either way)."""
+        while not self._task.done():
+            getter = asyncio.ensure_future(self._queue.get())
+            try:
+                await asyncio.wait({self._task, getter}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                if not getter.done():
+                    getter.cancel()
+            if getter.done() and not getter.cancelled():
+                yield getter.result()
+        while not self._queue.empty():
+            yield self._queue.get_nowait()
+
+    def result(self) -> T:
+        """The opened stream; raises what the opening call raised."""
+        return self._task.result()
+
+    def cancel(self) -> None:
+        """Stop the opening call if it is still running (the consumer went away)."""
+        if not self._task.done():
+            self._task.cancel()
+        elif not self._task.cancelled():
+            self._task.exception()  # marks a failure as seen; the caller already reported it

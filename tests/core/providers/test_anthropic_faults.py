@@ -25,6 +25,11 @@ async def test_429_then_success_honours_retry_after(fake_anthropic: FakeSSEServe
     assert result is not None and result.text == "fine now"
     assert len(fake_anthropic.requests) == 2 and not rig.of(TurnFailed)
     assert fake_anthropic.requests[1].headers["x-stainless-retry-count"] == "1"
+    [retried] = rig.of(ModelCallRetried)
+    assert (retried.attempt, retried.max_retries, retried.error, retried.delay) == (1, 2, "rate_limit", 0.3)
+    assert retried.message == "the Anthropic API is rate limiting requests (HTTP 429)"
+    assert rig.kinds()[:5] == [
+        "turn_started", "model_call_started", "model_call_retried", "model_call_started", "token_delta"]
     await rig.engine.aclose()
 
 
@@ -37,6 +42,8 @@ async def test_529_twice_then_success(fake_anthropic: FakeSSEServer, tmp_path: P
     assert result is not None and result.text == "third time lucky"
     assert len(fake_anthropic.requests) == 3
     assert rig.streamed_text() == "third time lucky"
+    assert [(r.attempt, r.error) for r in rig.of(ModelCallRetried)] == [(1, "overloaded"), (2, "overloaded")]
+    assert "is overloaded (HTTP 529)" in rig.of(ModelCallRetried)[0].message
     await rig.engine.aclose()
 
 
@@ -169,6 +176,8 @@ async def test_server_that_never_answers_times_out(fake_anthropic: FakeSSEServer
         f"the Anthropic API sent nothing for 0.3s (provider.timeout); still failing after 1 retry. {INTACT}"
     )
     assert len(fake_anthropic.requests) == 2
+    [retried] = rig.of(ModelCallRetried)
+    assert retried.error == "connection" and "failed or timed out" in retried.message
     await rig.engine.aclose()
 
 
@@ -199,5 +208,32 @@ async def test_bad_request_quotes_the_server_reason(fake_anthropic: FakeSSEServe
     [failed] = rig.of(TurnFailed)
     assert failed.error == "bad_request"
     assert "refused the request (HTTP 400): max_tokens: too large" in failed.message
+    assert len(fake_anthropic.requests) == 1
+    await rig.engine.aclose()
+
+
+async def test_cancelling_during_an_sdk_retry_wait_leaves_nothing_running(
+    fake_anthropic: FakeSSEServer, tmp_path: Path
+) -> None:
+    import asyncio
+
+    fake_anthropic.queue(api.rate_limited(retry_after="30"), api.text_reply("never reached"))
+    rig = make_rig(fast_provider("anthropic", fake_anthropic.url), tmp_path)
+    turn = asyncio.ensure_future(rig.engine.run_turn("hi"))
+    for _ in range(200):
+        if rig.of(ModelCallRetried):
+            break
+        await asyncio.sleep(0.01)
+    assert rig.of(ModelCallRetried)[0].delay == 30.0
+
+    turn.cancel()
+    start = time.monotonic()
+    try:
+        await turn
+    except asyncio.CancelledError:
+        pass
+    assert time.monotonic() - start < 1
+    await asyncio.sleep(0)
+    assert [t for t in asyncio.all_tasks() if t is not asyncio.current_task()] == []
     assert len(fake_anthropic.requests) == 1
     await rig.engine.aclose()

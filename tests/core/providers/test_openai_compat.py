@@ -64,6 +64,8 @@ async def test_429_then_success(fake_openai: FakeSSEServer, tmp_path: Path) -> N
     rig = make_rig(cfg_for(fake_openai), tmp_path)
     result = await rig.engine.run_turn("hi")
     assert result is not None and result.text == "ok" and len(fake_openai.requests) == 2
+    [retried] = rig.of(ModelCallRetried)
+    assert retried.message == "the OpenAI-compatible server is rate limiting requests (HTTP 429)"
     await rig.engine.aclose()
 
 
