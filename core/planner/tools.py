@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ljtui.core.planner.grep import GREP_MAX_FILE_BYTES, GREP_MAX_HITS, GREP_TIMEOUT_S, search
+from ljtui.core.planner.grep import ENGINES, GREP_MAX_FILE_BYTES, GREP_MAX_HITS, GREP_TIMEOUT_S, search
 from ljtui.core.regex_guard import PatternRefused, compile_pattern
 from ljtui.core.sandbox import HANDBOOK_MOUNT, MountTable, PathRefused
 
@@ -84,6 +84,8 @@ class ReadOnlyTools:
         *,
         grep_engine: str = "auto",
     ) -> None:
+        if grep_engine not in ENGINES:
+            raise ValueError(f"grep_engine must be one of {', '.join(ENGINES)}, got {grep_engine!r}")
         self.mounts = MountTable.build(source_root, handbook_dir)
         self.grep_engine = grep_engine
 
