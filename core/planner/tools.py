@@ -75,6 +75,9 @@ class ReadOnlyTools:
         source_root: the repository the plan is for.
         handbook_dir: a read-only handbook, mounted at ``__handbook__/``.
         grep_engine: ``auto`` (ripgrep when found, else RE2), ``rg`` or ``re2``.
+
+    Raises:
+        ValueError: an unknown ``grep_engine``.
     """
 
     def __init__(
