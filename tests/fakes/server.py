@@ -124,6 +124,7 @@ class FakeSSEServer:
             self._queue.extend(replies)
 
     def next_reply(self, request: RecordedRequest) -> Reply:
+        """Record ``request`` and choose its reply: auth check, queue, responder, else a 500."""
         with self._lock:
             self.requests.append(request)
             if self.require_key is not None and not self.key_ok(request):

@@ -121,3 +121,32 @@ def test_real_process_unreachable_server_no_traceback(tmp_path: Path) -> None:
         "ljtui run: cannot reach the OpenAI-compatible server at http://127.0.0.1:")
     assert "Traceback" not in proc.stderr and FAKE_KEY not in proc.stdout + proc.stderr
     assert json_events(proc.stdout)[-1]["kind"] == "turn_failed"
+
+
+def test_anthropic_configured_by_environment_alone(
+    fake_anthropic: FakeSSEServer, fast_config: Path, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_anthropic.url)
+    monkeypatch.setenv("LJTUI_MODEL", "claude-test")
+    fake_anthropic.queue(api.text_reply("from the environment"))
+    assert main(["run", "hi", "--repo", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == "from the environment\n"
+
+
+def test_openai_compatible_configured_by_the_repo_config_file(
+    fake_openai: FakeSSEServer, fast_config: Path, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    (tmp_path / ".agent").mkdir()
+    (tmp_path / ".agent" / "config.yaml").write_text(
+        f"provider:\n  name: openai-compatible\n  model: llama\n  base_url: {fake_openai.url}/v1\n"
+        "  prices:\n    llama: {input: 1, output: 2}\n", encoding="utf-8")
+    fake_openai.queue(oapi.text_reply("configured by file", prompt_tokens=1000, completion_tokens=500))
+    assert main(["run", "hi", "--repo", str(tmp_path)]) == 0
+    out, err = capsys.readouterr()
+    assert out == "configured by file\n"
+    assert err.strip() == "tokens: 1000 in, 500 out, 0 cache read, 0 cache write, cost $0.0020"
+    assert fake_openai.requests[0].json["model"] == "llama"
