@@ -14,6 +14,7 @@ retried by the engine, which can discard the partial reply it already showed.
 from __future__ import annotations
 
 import asyncio
+from http import HTTPStatus
 from typing import Any, AsyncIterator
 
 import anthropic
@@ -26,8 +27,8 @@ from ljtui.core.providers.base import (
     ChatRequest, Delta, ProviderError, StreamEnd, TextDelta, ToolCall, UsageDelta,
 )
 from ljtui.core.providers.errors import (
-    ProviderCallError, broken_stream, connection_error, midstream_error, scheduled, status_error,
-    timeout_error,
+    ProviderCallError, broken_stream, connection_error, midstream_error, retries_made, scheduled,
+    status_error, timeout_error,
 )
 from ljtui.core.providers.retry import OpeningWithRetries, PolicyRetries, RetryPolicy, parse_retry_after
 
@@ -124,17 +125,15 @@ class AnthropicClient:
                 return
 
     def _status_error(self, exc: anthropic.APIStatusError) -> ProviderCallError:
-        if exc.status_code == 200:
+        if exc.status_code == HTTPStatus.OK:
             return midstream_error(PROVIDER, exc.type, self._secrets)
         error = status_error(
-            PROVIDER, exc.status_code, exc.api_message, retries=self._retries_for(exc.status_code),
+            PROVIDER, exc.status_code, exc.api_message,
+            retries=retries_made(exc.status_code, self._retries),
             key_var=KEY_VAR, model=self.model, secrets=self._secrets,
         )
         error.retry_after = parse_retry_after(exc.response.headers)
         return error
-
-    def _retries_for(self, status: int) -> int:
-        return self._retries if status in (408, 409, 429) or status >= 500 else 0
 
     async def aclose(self) -> None:
         """Close the SDK's connection pool."""

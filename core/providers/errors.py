@@ -7,6 +7,7 @@ never leak through a server's echo of it.
 
 from __future__ import annotations
 
+from http import HTTPStatus
 from urllib.parse import urlsplit
 
 from ljtui.core.providers.base import ErrorKind, ProviderError
@@ -26,6 +27,12 @@ STATUS_KINDS: dict[int, ErrorKind] = {
     401: "auth", 403: "auth", 408: "timeout", 429: "rate_limit", 529: "overloaded",
 }
 """Statuses with a kind of their own; other 5xx are ``server``, other 4xx ``bad_request``."""
+
+SERVER_ERROR_FLOOR = 500
+"""Statuses from here up are server errors."""
+
+SDK_RETRIED_STATUSES = frozenset({408, 409, 429})
+"""Client-error statuses the SDKs retry (besides every server error)."""
 
 MIDSTREAM_KINDS: dict[str, ErrorKind] = {"overloaded_error": "overloaded", "api_error": "server"}
 """Error types that may arrive inside a 200 stream and are worth retrying."""
@@ -51,7 +58,13 @@ def kind_for_status(status: int) -> ErrorKind:
     """The error kind of an HTTP status."""
     if status in STATUS_KINDS:
         return STATUS_KINDS[status]
-    return "server" if status >= 500 else "bad_request"
+    return "server" if status >= SERVER_ERROR_FLOOR else "bad_request"
+
+
+def retries_made(status: int, max_retries: int) -> int:
+    """How many retries the SDK made before giving up on ``status``."""
+    retried = status in SDK_RETRIED_STATUSES or status >= SERVER_ERROR_FLOOR
+    return max_retries if retried else 0
 
 
 def safe_endpoint(url: str | None) -> str:
@@ -89,9 +102,10 @@ def status_error(
     kind = kind_for_status(status)
     detail = f": {api_message.strip()[:API_MESSAGE_LIMIT]}" if api_message and api_message.strip() else ""
     if kind == "auth":
-        what = "rejected the API key" if status == 401 else "refused access"
+        forbidden = status == HTTPStatus.FORBIDDEN
+        what = "refused access" if forbidden else "rejected the API key"
         msg = (f"{title} {what} (HTTP {status}): the key is missing or wrong"
-               f"{' or lacks access to model ' + model if status == 403 else ''}. "
+               f"{' or lacks access to model ' + model if forbidden else ''}. "
                f"Set {key_var} or provider.api_key and try again")
     elif kind == "rate_limit":
         msg = f"{title} is rate limiting requests (HTTP {status}){retried_suffix(retries)}"

@@ -20,10 +20,13 @@ from ljtui.core.config import ProviderConfig
 from ljtui.core.events import Usage
 from ljtui.core.providers.base import ChatRequest, Delta, ProviderError, StreamEnd, TextDelta, UsageDelta
 from ljtui.core.providers.errors import (
-    broken_stream, connection_error, midstream_error, scheduled, status_error, timeout_error,
+    broken_stream, connection_error, midstream_error, retries_made, scheduled, status_error,
+    timeout_error,
 )
 from ljtui.core.providers.openai_wire import STOP_REASONS, ToolCallAssembler, build_params
-from ljtui.core.providers.retry import OpeningWithRetries, PolicyRetries, RetryPolicy, parse_retry_after
+from ljtui.core.providers.retry import (
+    OpeningWithRetries, PolicyRetries, RetryPolicy, parse_retry_after,
+)
 
 PROVIDER = "openai-compatible"
 KEY_VAR = "OPENAI_API_KEY"
@@ -85,7 +88,8 @@ class OpenAICompatClient:
             raise
         except openai.APIStatusError as exc:
             error = status_error(
-                PROVIDER, exc.status_code, _api_message(exc.body), retries=self._retries_for(exc.status_code),
+                PROVIDER, exc.status_code, _api_message(exc.body),
+                retries=retries_made(exc.status_code, self._retries),
                 key_var=KEY_VAR, model=self.model, secrets=self._secrets,
             )
             error.retry_after = parse_retry_after(exc.response.headers)
@@ -138,9 +142,6 @@ class OpenAICompatClient:
             yield call
         yield UsageDelta(usage)
         yield StreamEnd(STOP_REASONS.get(finish, finish))
-
-    def _retries_for(self, status: int) -> int:
-        return self._retries if status in (408, 409, 429) or status >= 500 else 0
 
     async def aclose(self) -> None:
         """Close the SDK's connection pool."""
