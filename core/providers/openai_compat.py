@@ -124,6 +124,8 @@ class OpenAICompatClient:
             except StopAsyncIteration:
                 break
             except TimeoutError:
+                if finish is not None:
+                    break  # the reply was complete; the server just never closed the stream
                 raise timeout_error(PROVIDER, self._timeout) from None
             if chunk.usage is not None:
                 usage = _usage(chunk.usage)

@@ -162,3 +162,14 @@ async def test_keyless_local_server_gets_a_placeholder_key(tmp_path: Path) -> No
         await client.aclose()
     assert deltas[-1] == StreamEnd("end_turn")
     assert server.requests[0].headers["authorization"] == "Bearer no-key"
+
+
+async def test_complete_reply_from_a_server_that_never_closes_the_stream(
+    fake_openai: FakeSSEServer, tmp_path: Path
+) -> None:
+    events = api.completion_events("done", usage=False)[:-1]
+    fake_openai.queue(Reply(events=tuple(events) + (SSE({"choices": []}),), stall_after=len(events)))
+    rig = make_rig(cfg_for(fake_openai, timeout=0.3), tmp_path)
+    result = await rig.engine.run_turn("hi")
+    assert result is not None and result.text == "done"
+    await rig.engine.aclose()
