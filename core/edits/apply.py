@@ -108,6 +108,11 @@ def _failed_from(outcome: EntryOutcome) -> FailedEntry:
     return FailedEntry(outcome.id, reason, candidates)
 
 
+def _not_applied(entry_id: str) -> FailedEntry:
+    err = E.EntryNotApplied(None, "the plan is all or nothing and another entry failed")
+    return FailedEntry(entry_id, f"{err.kind}: {err.message}")
+
+
 def commit_plan(preview: Preview, root: Path, *, clock: Clock | None = None, new_id: IdFactory = random_id,
                 run_checks: bool = True, say: Say | None = None) -> ApplyReport:
     """Write a preview's accepted entries, journaled and verified, then check the files."""
@@ -121,7 +126,7 @@ def commit_plan(preview: Preview, root: Path, *, clock: Clock | None = None, new
         groups = [(preview.plan.entry_ids, preview.changes)] if preview.ok else []
         for o in preview.outcomes:
             if o.ok and failed:
-                failed[o.id] = FailedEntry(o.id, "EntryNotApplied: the plan is all or nothing and another entry failed")
+                failed[o.id] = _not_applied(o.id)
     for n, (ids, changes) in enumerate(groups, start=1):
         if say and len(groups) > 1:
             say(f"applying chunk {n}/{len(groups)} ({len(ids)} entries, {len(changes)} files)")
@@ -162,7 +167,7 @@ def dry_run_result(preview: Preview) -> ApplyResult:
     if not preview.partial and failed:
         for o in preview.outcomes:
             if o.ok:
-                failed[o.id] = FailedEntry(o.id, "EntryNotApplied: the plan is all or nothing and another entry failed")
+                failed[o.id] = _not_applied(o.id)
     result = _result(preview.plan.entry_ids, accepted, failed, [], [])
     result.applied_entry_ids = accepted
     result.notes.append("dry run: nothing was written")

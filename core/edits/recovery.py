@@ -58,6 +58,8 @@ def recover_journal(root: Path) -> RecoveryReport:
                 J.discard(extra)
     except J.JournalBusy:
         report.skipped = "another ljtui process is applying; recovery skipped"
+    except OSError as exc:
+        report.errors.append(f"cannot open the journal: {exc}")
     return report
 
 

@@ -142,3 +142,17 @@ def test_only_the_last_apply_is_kept(tmp_path):
     apply_text(plan_text(block(1, "a.py", "2\n", "3\n")), tmp_path, new_id=ids)
     assert [p.name for p in J.kept(tmp_path)] == ["last-tx0002"]
     assert undo_last(tmp_path).ok and (tmp_path / "a.py").read_bytes() == b"2\n"
+
+
+def test_partial_chunk_that_fails_to_write_fails_only_its_entries(tmp_path):
+    entry_repo(tmp_path)
+    # The second chunk's transaction (tx0002) cannot create its temp file for f3.py.
+    (tmp_path / f".f3.py.tx0002{J.TEMP_SUFFIX}").mkdir()
+    result = apply_text(entry_plan(), tmp_path, partial=True).result
+    assert result.status == "partial" and result.applied_entry_ids == ["e0", "e1", "e2"]
+    reasons = {f.entry_id: f.reason for f in result.failed}
+    assert reasons["e3"].startswith("WriteFailed: ") and reasons["e5"].startswith("WriteFailed: ")
+    assert reasons["e6"] == ("StalePlan: shared.py changed on disk since the plan was validated; "
+                             "re-validate before applying")
+    assert (tmp_path / "f3.py").read_bytes() == b"v3 = 0\n" and (tmp_path / "f6.py").read_bytes() == b"v6 = 0\n"
+    assert (tmp_path / "f2.py").read_bytes() == b"v2 = 1\n"

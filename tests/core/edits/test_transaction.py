@@ -169,3 +169,11 @@ def test_recovery_skips_while_another_process_applies(tmp_path):
 def test_recovery_without_journal_is_a_no_op(tmp_path):
     report = recover_journal(tmp_path)
     assert report.summary() == [] and not (tmp_path / ".agent").exists()
+
+
+def test_recovery_reports_an_unusable_journal(tmp_path):
+    journal = J.journal_dir(tmp_path)
+    (journal / "tx-x").mkdir(parents=True)
+    (journal / J.LOCK_NAME).mkdir()
+    report = recover_journal(tmp_path)
+    assert report.errors == [f"cannot open the journal: [Errno 21] Is a directory: '{journal / J.LOCK_NAME}'"]
