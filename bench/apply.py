@@ -72,7 +72,8 @@ def unique_lines(data: str) -> list[str]:
 
 def make_plan(repo: Path) -> str:
     """``FILE_COUNT`` files × ``BLOCKS_PER_FILE`` blocks, each replacing one unique line."""
-    blocks, number = [], 0
+    blocks: list[str] = []
+    number = 0
     for path in sorted(repo.rglob("*.py")):
         if len(blocks) == FILE_COUNT * BLOCKS_PER_FILE:
             break

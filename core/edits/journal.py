@@ -7,6 +7,7 @@ Layout::
         blobs/<n>                   pre-apply bytes (hard link, else a copy)
         manifest.json               written last, before any target changes
     .agent/journal/last-<id>/       the last committed transaction, kept for undo
+    .agent/journal/done-*/          finished, being deleted (ignored)
 
 A ``tx-`` directory without ``manifest.json`` never touched a target. One
 with a manifest is rolled back by :func:`restore`: every file returns to the
@@ -31,6 +32,7 @@ JOURNAL_DIR = "journal"
 LOCK_NAME = ".lock"
 TX_PREFIX = "tx-"
 LAST_PREFIX = "last-"
+DONE_PREFIX = "done-"
 MANIFEST = "manifest.json"
 BLOBS = "blobs"
 MANIFEST_VERSION = 1
@@ -231,10 +233,24 @@ def _restore_one(root: Path, tx_dir: Path, record: FileRecord, real: Path) -> st
 
 
 def discard(directory: Path) -> None:
-    """Remove a journal directory and make the removal durable."""
-    shutil.rmtree(directory, ignore_errors=True)
-    if directory.parent.is_dir():
-        fsync_dir(directory.parent)
+    """Remove a journal directory; a crash part-way leaves only a ``done-`` directory.
+
+    The directory is first renamed (atomic, made durable), so a half-deleted
+    transaction is never mistaken for an unfinished one.
+    """
+    if not directory.exists():
+        return
+    retired = directory.with_name(DONE_PREFIX + directory.name)
+    os.replace(directory, retired)
+    fsync_dir(directory.parent)
+    shutil.rmtree(retired, ignore_errors=True)
+
+
+def sweep_retired(root: Path) -> None:
+    """Finish removing ``done-`` directories a crash left behind."""
+    directory = journal_dir(root)
+    for retired in directory.glob(DONE_PREFIX + "*"):
+        shutil.rmtree(retired, ignore_errors=True)
 
 
 def pending(root: Path) -> list[Path]:

@@ -207,7 +207,7 @@ class _Parser:
         if problem:
             self.errors.append(E.MalformedDeclaration(number, problem))
             return Declarations()
-        return Declarations(*(tuple(data[k]) for k in DECLARATION_KEYS), present=True)
+        return Declarations(tuple(data["will_modify"]), tuple(data["will_add"]), tuple(data["will_remove"]), True)
 
 
 def _field_value(tok: Token, raw: str) -> str:

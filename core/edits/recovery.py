@@ -54,6 +54,7 @@ def recover_journal(root: Path) -> RecoveryReport:
         with J.journal_lock(root):
             for tx_dir in J.pending(root):
                 _recover_one(root, tx_dir, report)
+            J.sweep_retired(root)
             for extra in J.kept(root)[1:]:
                 J.discard(extra)
     except J.JournalBusy:

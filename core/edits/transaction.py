@@ -30,8 +30,6 @@ from ljtui.core.edits.validate import FileChange
 from ljtui.core.ports import Clock, SystemClock
 
 IdFactory = Callable[[], str]
-Progress = Callable[[int, int], None]
-"""Called as ``(files_written, files_total)``."""
 
 ID_LENGTH = 12
 
@@ -81,7 +79,7 @@ class Transaction:
 
     def __init__(self, root: Path, changes: Sequence[FileChange], *, clock: Clock | None = None,
                  new_id: IdFactory = random_id, kind: str = "apply", entries: Sequence[str] = (),
-                 keep_snapshot: bool = True, progress: Progress | None = None) -> None:
+                 keep_snapshot: bool = True) -> None:
         self.root = root.resolve()
         self.changes = list(changes)
         self.clock = clock or SystemClock()
@@ -89,7 +87,6 @@ class Transaction:
         self.kind = kind
         self.entries = list(entries)
         self.keep_snapshot = keep_snapshot
-        self.progress = progress
         self.dir = J.journal_dir(self.root) / f"{J.TX_PREFIX}{self.id}"
 
     def run(self) -> TransactionOutcome:
@@ -137,7 +134,7 @@ class Transaction:
         for n, change in enumerate(self.changes):
             real = change.real
             temp = real.parent / f".{real.name}.{self.id}{J.TEMP_SUFFIX}"
-            blob_rel = f"{J.BLOBS}/{n}"
+            blob_rel: str | None = f"{J.BLOBS}/{n}"
             mode: int | None = None
             existed = False
             try:
@@ -146,8 +143,9 @@ class Transaction:
                 mode = stat.S_IMODE(st.st_mode)
             except FileNotFoundError:
                 pass
+            current: bytes | None
             if existed:
-                current = self._link_snapshot(real, self.dir / blob_rel)
+                current = self._link_snapshot(real, self.dir / f"{J.BLOBS}/{n}")
             else:
                 current, blob_rel = None, None
             if current != change.before:
@@ -173,7 +171,7 @@ class Transaction:
     def _write_all(self, prepared: list[_Prepared]) -> None:
         dirs: set[Path] = set()
         new_mode = J.new_file_mode()
-        for done, item in enumerate(prepared, start=1):
+        for item in prepared:
             change, record = item.change, item.record
             for rel in record.created_dirs:
                 (self.root / rel).mkdir(exist_ok=True)
@@ -185,8 +183,6 @@ class Transaction:
                 J.write_durable(temp, change.after, record.mode if record.mode is not None else new_mode)
                 os.replace(temp, change.real)
             dirs.add(change.real.parent)
-            if self.progress:
-                self.progress(done, len(prepared))
         for directory in dirs:
             J.fsync_dir(directory)
 
@@ -225,6 +221,22 @@ class _VerifyError(Exception):
         self.path = path
 
 
-def apply_changes(root: Path, changes: Sequence[FileChange], **options: object) -> TransactionOutcome:
-    """Write ``changes`` atomically under ``root``; see :class:`Transaction` for options."""
-    return Transaction(root, changes, **options).run()  # type: ignore[arg-type]
+def apply_changes(root: Path, changes: Sequence[FileChange], *, clock: Clock | None = None,
+                  new_id: IdFactory = random_id, kind: str = "apply", entries: Sequence[str] = (),
+                  keep_snapshot: bool = True) -> TransactionOutcome:
+    """Write ``changes`` atomically under ``root``, all or nothing.
+
+    Args:
+        root: Repository root (``.agent/journal`` lives under it).
+        changes: Files to write (``after=None`` removes the file).
+        clock: Time source for the manifest timestamp.
+        new_id: Transaction id factory.
+        kind: ``apply`` or ``undo``, recorded in the manifest.
+        entries: Entry ids this transaction applies, recorded for undo.
+        keep_snapshot: Keep the journal as ``last-<id>`` so ``undo`` can revert it.
+
+    Returns:
+        A :class:`TransactionOutcome`; on error no file is changed.
+    """
+    return Transaction(root, changes, clock=clock, new_id=new_id, kind=kind, entries=entries,
+                       keep_snapshot=keep_snapshot).run()

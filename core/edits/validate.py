@@ -161,8 +161,9 @@ class Validator:
             if current is not None:
                 return E.FileExists(block.number, f"{block.file} already exists; an empty `old` creates a new file",
                                     file=block.file)
-            overlay[key] = create_bytes(block.new)
-            return overlay[key]
+            created = create_bytes(block.new)
+            overlay[key] = created
+            return created
         if current is None:
             return E.FileMissing(block.number, f"{block.file} does not exist (use an empty `old` to create it)",
                                  file=block.file)

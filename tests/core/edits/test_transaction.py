@@ -177,3 +177,13 @@ def test_recovery_reports_an_unusable_journal(tmp_path):
     (journal / J.LOCK_NAME).mkdir()
     report = recover_journal(tmp_path)
     assert report.errors == [f"cannot open the journal: [Errno 21] Is a directory: '{journal / J.LOCK_NAME}'"]
+
+
+def test_half_deleted_finished_journal_is_swept_not_recovered(tmp_path):
+    journal = J.journal_dir(tmp_path)
+    (journal / "done-tx-old" / J.BLOBS).mkdir(parents=True)
+    (journal / "done-tx-old" / J.MANIFEST).write_text("{}")
+    (journal / "tx-new").mkdir()
+    report = recover_journal(tmp_path)
+    assert report.errors == [] and report.transactions == []
+    assert sorted(p.name for p in journal.iterdir()) == [J.LOCK_NAME]
