@@ -91,38 +91,44 @@ class Transaction:
 
     def run(self) -> TransactionOutcome:
         """Write every change or none; see the module docstring for the steps."""
-        J.ensure_agent_gitignore(self.root)
         try:
+            J.ensure_agent_gitignore(self.root)
             with J.journal_lock(self.root):
                 return self._locked()
         except J.JournalBusy:
             return TransactionOutcome(self.id, error=E.ApplyInProgress(
                 None, "another ljtui process is applying in this repository; try again when it finishes"))
+        except OSError as exc:
+            return TransactionOutcome(self.id, error=E.WriteFailed(None, f"cannot use the journal: {exc}"))
 
     def _locked(self) -> TransactionOutcome:
         (self.dir / J.BLOBS).mkdir(parents=True)
         try:
             prepared = self._snapshot()
-        except _Stale as stale:
+        except BaseException as exc:
             J.discard(self.dir)
-            return TransactionOutcome(self.id, error=stale.error)
-        except OSError as exc:
-            J.discard(self.dir)
-            return TransactionOutcome(self.id, error=E.WriteFailed(None, f"cannot snapshot targets: {exc}"))
+            if isinstance(exc, _Stale):
+                return TransactionOutcome(self.id, error=exc.error)
+            if isinstance(exc, OSError):
+                return TransactionOutcome(self.id, error=E.WriteFailed(None, f"cannot snapshot targets: {exc}"))
+            raise
         manifest = J.Manifest(self.id, self.clock.now(), self.kind, [p.record for p in prepared], self.entries)
         J.fsync_dir(self.dir / J.BLOBS)
         manifest.save(self.dir)
-        J.fsync_dir(self.dir.parent)
+        for directory in (self.dir.parent, self.dir.parent.parent, self.root):
+            J.fsync_dir(directory)
         try:
             self._write_all(prepared)
             self._verify(prepared)
-        except (OSError, _VerifyError) as exc:
+        except BaseException as exc:
             try:
                 J.restore(self.root, self.dir, manifest)
             except OSError as rollback:
                 return TransactionOutcome(self.id, error=E.WriteFailed(
                     None, f"{exc}; rollback incomplete ({rollback}); the journal is kept: run `ljtui recover`"))
             J.discard(self.dir)
+            if not isinstance(exc, (OSError, _VerifyError)):
+                raise
             error_type = E.VerifyFailed if isinstance(exc, _VerifyError) else E.WriteFailed
             return TransactionOutcome(self.id, error=error_type(
                 None, f"{exc}; every file was rolled back", file=getattr(exc, "path", None)))

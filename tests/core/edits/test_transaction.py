@@ -7,6 +7,8 @@ import os
 import stat
 from pathlib import Path
 
+import pytest
+
 from ljtui.core.edits import errors as E
 from ljtui.core.edits import journal as J
 from ljtui.core.edits.apply import commit_plan, preview_plan
@@ -187,3 +189,38 @@ def test_half_deleted_finished_journal_is_swept_not_recovered(tmp_path):
     report = recover_journal(tmp_path)
     assert report.errors == [] and report.transactions == []
     assert sorted(p.name for p in journal.iterdir()) == [J.LOCK_NAME]
+
+
+def test_unusable_agent_directory_is_a_named_write_failure(tmp_path):
+    (tmp_path / ".agent").write_text("not a directory")
+    (tmp_path / "a.py").write_bytes(b"a\n")
+    outcome = apply_changes(tmp_path, [FileChange("a.py", tmp_path / "a.py", b"a\n", b"b\n")])
+    assert isinstance(outcome.error, E.WriteFailed)
+    assert outcome.error.message.startswith("cannot use the journal: [Errno 17] File exists")
+    assert (tmp_path / "a.py").read_bytes() == b"a\n"
+
+
+class InterruptOnCompare(bytes):
+    """Bytes that raise KeyboardInterrupt when the transaction verifies them."""
+
+    def __ne__(self, other: object) -> bool:
+        raise KeyboardInterrupt
+
+
+def test_interrupt_during_verify_rolls_back_then_propagates(tmp_path):
+    (tmp_path / "a.py").write_bytes(b"a\n")
+    (tmp_path / "b.py").write_bytes(b"b\n")
+    changes = [FileChange("a.py", tmp_path / "a.py", b"a\n", b"A\n"),
+               FileChange("b.py", tmp_path / "b.py", b"b\n", InterruptOnCompare(b"B\n"))]
+    with pytest.raises(KeyboardInterrupt):
+        apply_changes(tmp_path, changes, clock=FixedClock(), new_id=id_factory())
+    assert (tmp_path / "a.py").read_bytes() == b"a\n" and (tmp_path / "b.py").read_bytes() == b"b\n"
+    assert J.pending(tmp_path) == []
+
+
+def test_unexpected_exception_while_snapshotting_leaves_no_journal(tmp_path):
+    (tmp_path / "a.py").write_bytes(b"a\n")
+    changes = [FileChange("a.py", tmp_path / "a.py", b"a\n", "not bytes")]  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        apply_changes(tmp_path, changes, clock=FixedClock(), new_id=id_factory())
+    assert (tmp_path / "a.py").read_bytes() == b"a\n" and J.pending(tmp_path) == []
