@@ -14,6 +14,7 @@ retried by the engine, which can discard the partial reply it already showed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from http import HTTPStatus
 from typing import Any, AsyncIterator
 
@@ -34,6 +35,9 @@ from ljtui.core.providers.retry import OpeningWithRetries, PolicyRetries, RetryP
 
 PROVIDER = "anthropic"
 KEY_VAR = "ANTHROPIC_API_KEY"
+
+DRAIN_TIMEOUT = 1.0
+"""Seconds we wait for the end of the body after ``message_stop`` (normally it is immediate)."""
 
 
 class _SDKClient(PolicyRetries, anthropic.AsyncAnthropic):
@@ -122,7 +126,16 @@ class AnthropicClient:
                 message = event.message
                 yield UsageDelta(_usage(message.usage))
                 yield StreamEnd(message.stop_reason or "end_turn")
+                await self._drain(iterator)
                 return
+
+    async def _drain(self, iterator: Any) -> None:
+        """Read past ``message_stop`` to the end of the body, briefly, so the SDK's
+        nested stream generators finish now instead of being left to the collector."""
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(min(DRAIN_TIMEOUT, self._timeout)):
+                async for _ in iterator:
+                    pass
 
     def _status_error(self, exc: anthropic.APIStatusError) -> ProviderCallError:
         if exc.status_code == HTTPStatus.OK:

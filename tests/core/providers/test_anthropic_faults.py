@@ -237,3 +237,18 @@ async def test_cancelling_during_an_sdk_retry_wait_leaves_nothing_running(
     assert [t for t in asyncio.all_tasks() if t is not asyncio.current_task()] == []
     assert len(fake_anthropic.requests) == 1
     await rig.engine.aclose()
+
+
+async def test_reply_complete_even_if_the_server_keeps_the_stream_open(
+    fake_anthropic: FakeSSEServer, tmp_path: Path
+) -> None:
+    from tests.fakes.server import Reply
+
+    events = tuple(api.message_events("all here"))
+    fake_anthropic.queue(Reply(events=events + events[-1:], stall_after=len(events)))
+    rig = make_rig(fast_provider("anthropic", fake_anthropic.url, timeout=0.3), tmp_path)
+    start = time.monotonic()
+    result = await rig.engine.run_turn("hi")
+    assert result is not None and result.text == "all here"
+    assert time.monotonic() - start < 2
+    await rig.engine.aclose()
