@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ljtui.core.edits.apply import DEFAULT_CHUNK_SIZE, Preview, commit_plan, dry_run_result, preview_plan
 from ljtui.core.edits.diffs import render_diffs
+from ljtui.core.edits.errors import StalePlan
 from ljtui.core.edits.paths import find_repo_root
 from ljtui.core.edits.plan_format import EditPlan, PlanParseError, parse_plan
 from ljtui.core.edits.repair import format_failures_for_repair
@@ -89,4 +90,17 @@ def run(args: argparse.Namespace) -> int:
         declined = [FailedEntry(i, "declined: the user did not confirm the apply") for i in plan.entry_ids]
         return _finish(ApplyResult(ERROR, failed=declined, message="declined; nothing was written"), plan, args.json)
     report = commit_plan(preview, root, run_checks=args.checks, say=_say)
+    if any(isinstance(err, StalePlan) for err in report.errors):
+        _revalidate(plan, root, args)
     return _finish(report.result, plan, args.json)
+
+
+def _revalidate(plan: EditPlan, root: Path, args: argparse.Namespace) -> None:
+    """After a stale refusal, validate again against the files as they are now."""
+    fresh = preview_plan(plan, root, partial=args.partial, chunk_size=args.chunk_size)
+    if fresh.errors:
+        _say("re-validated against the current files: the plan no longer applies:")
+        _say(format_failures_for_repair(fresh.errors, root))
+    else:
+        _say(f"re-validated against the current files: the plan still applies to {len(fresh.changes)} file(s); "
+             "run the command again to review and apply it")

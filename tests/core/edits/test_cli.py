@@ -118,7 +118,8 @@ def test_undo_command_and_refusal(git_repo):
     assert (git_repo / "app.py").read_text().endswith(GREET_OLD)
 
 
-def run_on_tty(repo: Path, args: list[str], answer: bytes) -> tuple[int, bytes]:
+def run_on_tty(repo: Path, args: list[str], answer: bytes, meanwhile=lambda: None) -> tuple[int, bytes, str]:
+    """Run ljtui on a pseudo-terminal, call ``meanwhile`` at the prompt, then answer."""
     master, slave = pty.openpty()
     proc = subprocess.Popen([LJTUI, *args], cwd=repo, stdin=slave, stdout=slave, stderr=subprocess.PIPE)
     os.close(slave)
@@ -128,20 +129,35 @@ def run_on_tty(repo: Path, args: list[str], answer: bytes) -> tuple[int, bytes]:
         ready, _, _ = select.select([master], [], [], 0.1)
         if ready:
             seen += os.read(master, 4096)
+    meanwhile()
     os.write(master, answer)
     code = proc.wait(timeout=PTY_TIMEOUT)
     os.close(master)
+    assert proc.stderr is not None
+    errors = proc.stderr.read().decode()
     proc.stderr.close()
-    return code, seen
+    return code, seen, errors
 
 
 def test_tty_without_yes_shows_coloured_diff_and_asks(git_repo):
     plan = write_plan(git_repo, block(1, "app.py", GREET_OLD, GREET_NEW))
-    code, shown = run_on_tty(git_repo, ["apply", plan], b"n\n")
+    code, shown, _ = run_on_tty(git_repo, ["apply", plan], b"n\n")
     assert code == 2 and b"\x1b[31m-" in shown and b"Apply changes to 1 file(s)? [y/N] " in shown
     assert (git_repo / "app.py").read_text().endswith(GREET_OLD)
-    code, _ = run_on_tty(git_repo, ["apply", plan], b"y\n")
+    code, _, _ = run_on_tty(git_repo, ["apply", plan], b"y\n")
     assert code == 0 and (git_repo / "app.py").read_text().endswith(GREET_NEW)
+
+
+def test_file_changed_while_asking_is_stale_and_revalidated(git_repo):
+    plan = write_plan(git_repo, block(1, "app.py", GREET_OLD, GREET_NEW))
+    edited = "def greet(name):\n    return 'hi ' + name\n"
+    code, _, errors = run_on_tty(git_repo, ["apply", plan], b"y\n",
+                                 meanwhile=lambda: (git_repo / "app.py").write_text(edited))
+    assert code == 2
+    assert "failed entry plan: StalePlan: app.py changed on disk since the plan was validated" in errors
+    assert "re-validated against the current files: the plan no longer applies:" in errors
+    assert "- AnchorNotFound in EDIT 1: `old` does not occur in app.py" in errors
+    assert (git_repo / "app.py").read_text() == edited
 
 
 def test_core_edits_and_apply_command_never_import_textual():
@@ -149,3 +165,14 @@ def test_core_edits_and_apply_command_never_import_textual():
             "print('textual' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_stale_plan_that_still_applies_asks_for_a_fresh_review(git_repo):
+    plan = write_plan(git_repo, block(1, "app.py", GREET_OLD, GREET_NEW))
+    code, _, errors = run_on_tty(git_repo, ["apply", plan], b"y\n",
+                                 meanwhile=lambda: (git_repo / "app.py").write_text(
+                                     "def greet(name):\n" + GREET_OLD + "# appended\n"))
+    assert code == 2
+    assert ("re-validated against the current files: the plan still applies to 1 file(s); "
+            "run the command again to review and apply it") in errors
+    assert (git_repo / "app.py").read_text().endswith("# appended\n")
