@@ -33,9 +33,8 @@ from ljtui.core.providers.base import (
     ChatClient, ChatRequest, Message, ProviderError, StreamEnd, TextBlock, TextDelta,
     ToolCall, ToolResultBlock, ToolUseBlock, UsageDelta,
 )
-from ljtui.core.providers.errors import retried_suffix
 from ljtui.core.providers.pricing import cost_usd, rates_for
-from ljtui.core.providers.retry import RetryPolicy, RetryScheduled
+from ljtui.core.providers.retry import RetryPolicy, RetryScheduled, retry_call
 from ljtui.core.secrets import RedactingSink, StreamRedactor, known_secrets, redact, redact_message
 from ljtui.core.tools import ToolRegistry
 
@@ -158,24 +157,17 @@ class Engine:
     ) -> tuple[str, list[ToolCall], str]:
         """One model call; retryable mid-reply failures are sent again with backoff."""
         policy = RetryPolicy.from_config(self.config.provider)
-        retry = 0
-        while True:
+
+        def attempt() -> Awaitable[tuple[str, list[ToolCall], Usage, str]]:
             self.sink.emit(ModelCallStarted(turn, client.provider, client.model))
-            try:
-                text, calls, usage, stop = await self._stream(turn, client, request)
-            except ProviderError as exc:
-                if not exc.retryable:
-                    raise
-                if retry >= policy.max_retries:
-                    exc.message += retried_suffix(retry)
-                    raise
-                retry += 1
-                delay = policy.delay(retry, getattr(exc, "retry_after", None))
-                self.sink.emit(ModelCallRetried(turn, retry, policy.max_retries, exc.kind, exc.message, delay))
-                await self._sleep(delay)
-                continue
-            self._record_usage(turn, client, usage, tally)
-            return text, calls, stop
+            return self._stream(turn, client, request)
+
+        def announce(retry: int, exc: ProviderError, delay: float) -> None:
+            self.sink.emit(ModelCallRetried(turn, retry, policy.max_retries, exc.kind, exc.message, delay))
+
+        text, calls, usage, stop = await retry_call(attempt, policy, on_retry=announce, sleep=self._sleep)
+        self._record_usage(turn, client, usage, tally)
+        return text, calls, stop
 
     def _record_usage(self, turn: int, client: ChatClient, usage: Usage, tally: _TurnTally) -> None:
         cost = cost_usd(usage, rates_for(self.config.provider.prices, client.model))

@@ -11,7 +11,7 @@ from http import HTTPStatus
 from urllib.parse import urlsplit
 
 from ljtui.core.providers.base import ErrorKind, ProviderError
-from ljtui.core.providers.retry import RetryScheduled, SDKRetry
+from ljtui.core.providers.retry import RetryScheduled, SDKRetry, retried_suffix
 from ljtui.core.secrets import redact
 
 TITLES: dict[str, str] = {
@@ -75,11 +75,6 @@ def safe_endpoint(url: str | None) -> str:
     host = parts.hostname or "?"
     port = f":{parts.port}" if parts.port else ""
     return f"{parts.scheme}://{host}{port}" if parts.scheme else host
-
-
-def retried_suffix(retries: int) -> str:
-    """``; still failing after N retries`` (empty when there were none)."""
-    return f"; still failing after {retries} {'retry' if retries == 1 else 'retries'}" if retries else ""
 
 
 def status_error(

@@ -13,11 +13,12 @@ import asyncio
 import time
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Callable, Coroutine, Generic, Mapping, TypeVar
-
-T = TypeVar("T")
+from typing import Any, AsyncIterator, Awaitable, Callable, Coroutine, Generic, Mapping, TypeVar
 
 from ljtui.core.config import ProviderConfig
+from ljtui.core.providers.base import ProviderError
+
+T = TypeVar("T")
 
 MAX_RETRY_AFTER = 60.0
 """Longest server-requested wait we honour, in seconds; longer asks are capped."""
@@ -56,6 +57,48 @@ class RetryPolicy:
         if retry_after is not None and retry_after >= 0:
             return min(retry_after, self.max_retry_after)
         return min(self.base_delay * BACKOFF_FACTOR ** max(0, retry - 1), self.max_delay)
+
+
+def retried_suffix(retries: int) -> str:
+    """``; still failing after N retries`` (empty when there were none)."""
+    return f"; still failing after {retries} {'retry' if retries == 1 else 'retries'}" if retries else ""
+
+
+async def retry_call(
+    call: Callable[[], Awaitable[T]],
+    policy: RetryPolicy,
+    *,
+    on_retry: Callable[[int, ProviderError, float], None],
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+) -> T:
+    """Run ``call`` — one whole model call, streamed and consumed — and run it
+    again while it fails with a ``retryable`` :class:`ProviderError` (an
+    ``overloaded_error`` mid-stream, which the SDKs do not retry).
+
+    Args:
+        call: starts a fresh attempt each time; it must drop what an earlier
+            attempt streamed (the caller's ``on_retry`` is the place to say so).
+        on_retry: told ``(retry, error, delay)`` before each wait.
+        sleep: waits ``delay`` seconds (inject a fake in tests).
+
+    Raises:
+        ProviderError: a non-retryable failure at once; a retryable one once
+            the budget is spent, with ``; still failing after N retries`` added.
+    """
+    retry = 0
+    while True:
+        try:
+            return await call()
+        except ProviderError as exc:
+            if not exc.retryable:
+                raise
+            if retry >= policy.max_retries:
+                exc.message += retried_suffix(retry)
+                raise
+            retry += 1
+            delay = policy.delay(retry, getattr(exc, "retry_after", None))
+            on_retry(retry, exc, delay)
+            await sleep(delay)
 
 
 def parse_retry_after(headers: Mapping[str, str] | Any | None, now: Callable[[], float] = time.time) -> float | None:

@@ -139,3 +139,39 @@ def test_safe_endpoint_hides_credentials_and_paths() -> None:
 
 def test_api_key_is_not_in_the_config_repr() -> None:
     assert "sk-ant" not in repr(ProviderConfig(api_key="sk-ant-test-SECRET-123"))
+
+
+async def test_retry_call_retries_only_retryable_errors_then_gives_up_clearly() -> None:
+    from ljtui.core.providers.base import ProviderError
+    from ljtui.core.providers.errors import ProviderCallError
+    from ljtui.core.providers.retry import retry_call
+
+    policy = RetryPolicy(max_retries=2, base_delay=1.0, max_delay=4.0)
+    waits: list[float] = []
+    seen: list[tuple[int, str, float]] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    def failing(errors: list[ProviderError]):
+        async def call() -> str:
+            if errors:
+                raise errors.pop(0)
+            return "ok"
+        return call
+
+    busy = [ProviderCallError("overloaded", "busy", retryable=True, retry_after=3.0),
+            ProviderCallError("overloaded", "busy", retryable=True)]
+    assert await retry_call(failing(busy), policy, on_retry=lambda *a: seen.append((a[0], a[1].kind, a[2])),
+                            sleep=sleep) == "ok"
+    assert seen == [(1, "overloaded", 3.0), (2, "overloaded", 2.0)] and waits == [3.0, 2.0]
+
+    with pytest.raises(ProviderError) as info:
+        await retry_call(failing([ProviderError("overloaded", "busy", retryable=True)] * 3), policy,
+                         on_retry=lambda *a: None, sleep=sleep)
+    assert info.value.message == "busy; still failing after 2 retries"
+
+    waits.clear()
+    with pytest.raises(ProviderError) as info:
+        await retry_call(failing([ProviderError("auth", "bad key")]), policy, on_retry=lambda *a: None, sleep=sleep)
+    assert info.value.message == "bad key" and waits == []
