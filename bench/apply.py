@@ -26,6 +26,7 @@ import sysconfig
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 from ljtui.core.edits.apply import commit_plan, preview_plan
 from ljtui.core.edits.diffs import render_diffs
@@ -108,19 +109,22 @@ def naive_apply(plan: EditPlan, root: Path) -> None:
         path.write_text(text.replace(block.old, block.new), encoding="utf-8")
 
 
-def timed(action) -> float:
+def timed(action: Callable[[], object]) -> float:
+    """Wall-clock seconds ``action`` takes."""
     started = time.perf_counter()
     action()
     return time.perf_counter() - started
 
 
 def fresh_copy(template: Path, base: Path, name: str) -> Path:
+    """A copy of the template repository, so each measured side starts from the same bytes."""
     target = base / name
     shutil.copytree(template, target, symlinks=True)
     return target
 
 
 def main() -> int:
+    """Build the repository and plan, measure every side, print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=DEFAULT_REPEAT)
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")

@@ -24,15 +24,14 @@ class Replacement:
 
     Attributes:
         result: The new bytes when ``old`` occurred exactly once, else ``None``.
-        lines: 1-based start lines of every located occurrence.
+        lines: 1-based start lines of every located occurrence when it did
+            not occur exactly once (empty on success: not needed, not computed).
         count: How many occurrences exist (may exceed ``len(lines)``).
-        line: Start line of the replaced text when ``result`` is set.
     """
 
     result: bytes | None
     lines: tuple[int, ...]
     count: int
-    line: int = 0
 
 
 def line_break_style(data: bytes) -> bytes | None:
@@ -96,14 +95,13 @@ def replace_once(data: bytes, old: str, new: str) -> Replacement:
     virtual = bool(ending) and bool(data) and not _trailing_break(data)
     hay = data + ending if virtual else data
     offsets, count = occurrences(hay, old_b)
-    lines = tuple(line_of(hay, o) for o in offsets)
     if count != 1:
-        return Replacement(None, lines, count)
+        return Replacement(None, tuple(line_of(hay, o) for o in offsets), count)
     at = offsets[0]
     out = hay[:at] + new_b + hay[at + len(old_b):]
     if virtual and out.endswith(ending):
         out = out[: -len(ending)]
-    return Replacement(out, lines, 1, lines[0])
+    return Replacement(out, (), 1)
 
 
 def create_bytes(new: str) -> bytes:

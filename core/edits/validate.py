@@ -9,6 +9,7 @@ file the accepted entries change.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
@@ -105,6 +106,7 @@ class Validator:
         self._state: dict[str, bytes | None] = {}
         self._real: dict[str, Path] = {}
         self._mark: dict[str, bytes | None] = {}
+        self._targets: dict[str, Target | E.EditError] = {}
 
     def check(self, entries: Iterable[Entry]) -> list[EntryOutcome]:
         """Validate ``entries`` in order; commit each one that fully applies."""
@@ -149,9 +151,11 @@ class Validator:
         return self._original[target.key]
 
     def _block(self, block: EditBlock, overlay: dict[str, bytes | None]) -> bytes | E.EditError:
-        target = resolve_target(self.root, block.file, block.number)
+        target = self._targets.get(block.file)
+        if target is None:
+            target = self._targets[block.file] = resolve_target(self.root, block.file)
         if isinstance(target, E.EditError):
-            return target
+            return dataclasses.replace(target, block=block.number)
         original = self._load(target, block)
         if isinstance(original, E.EditError):
             return original
