@@ -19,6 +19,7 @@ Usage: ``python bench/apply.py [--repeat N] [--keep]``
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -117,9 +118,13 @@ def timed(action: Callable[[], object]) -> float:
 
 
 def fresh_copy(template: Path, base: Path, name: str) -> Path:
-    """A copy of the template repository, so each measured side starts from the same bytes."""
+    """A copy of the template repository, so each measured side starts from the same bytes.
+
+    The copy is flushed to disk first, so neither side pays for its dirty pages.
+    """
     target = base / name
     shutil.copytree(template, target, symlinks=True)
+    os.sync()
     return target
 
 

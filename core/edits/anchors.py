@@ -36,6 +36,8 @@ class Replacement:
 
 def line_break_style(data: bytes) -> bytes | None:
     """``CRLF`` or ``LF`` when every line break in ``data`` is that one, else ``None``."""
+    if b"\r" not in data:
+        return LF if LF in data else None
     lf = data.count(LF)
     if lf == 0:
         return None

@@ -29,13 +29,15 @@ class Target:
     real: Path
 
 
-def resolve_target(root: Path, path: str, block: int | None = None) -> Target | E.EditError:
+def resolve_target(root: Path, path: str, block: int | None = None, *,
+                   root_resolved: bool = False) -> Target | E.EditError:
     """Resolve ``path`` against ``root`` or return why it is refused.
 
     Args:
-        root: The repository root (resolved or not).
+        root: The repository root.
         path: The path as the plan wrote it.
         block: Block number to put on the error.
+        root_resolved: ``root`` is already absolute with no symlinks (skips resolving it again).
 
     Returns:
         A :class:`Target`, or a ``PathEscape`` / ``PathForbidden`` / ``NotAFile`` error.
@@ -47,11 +49,13 @@ def resolve_target(root: Path, path: str, block: int | None = None) -> Target | 
         return E.PathEscape(block, f"{path} is absolute; plan paths are relative to the repo root", file=path)
     if ".." in pure.parts:
         return E.PathEscape(block, f"{path} uses `..`; plan paths stay inside the repo root", file=path)
-    root_real = root.resolve()
-    real = (root_real / pure).resolve()
-    if not real.is_relative_to(root_real) or real == root_real:
-        return E.PathEscape(block, f"{path} resolves to {real}, outside the repo root (through a symlink)", file=path)
-    key = real.relative_to(root_real).as_posix()
+    root_real = str(root) if root_resolved else os.path.realpath(root)
+    real_str = os.path.realpath(os.path.join(root_real, path))
+    if not real_str.startswith(root_real.rstrip(os.sep) + os.sep):
+        return E.PathEscape(block, f"{path} resolves to {real_str}, outside the repo root (through a symlink)",
+                            file=path)
+    key = PurePosixPath(real_str[len(root_real.rstrip(os.sep)) + 1:]).as_posix()
+    real = Path(real_str)
     for prefix in FORBIDDEN_PREFIXES:
         if key == prefix or key.startswith(prefix + "/"):
             return E.PathForbidden(block, f"{path} lies inside {prefix}/, which plans may not write", file=path)

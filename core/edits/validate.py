@@ -153,7 +153,7 @@ class Validator:
     def _block(self, block: EditBlock, overlay: dict[str, bytes | None]) -> bytes | E.EditError:
         target = self._targets.get(block.file)
         if target is None:
-            target = self._targets[block.file] = resolve_target(self.root, block.file)
+            target = self._targets[block.file] = resolve_target(self.root, block.file, root_resolved=True)
         if isinstance(target, E.EditError):
             return dataclasses.replace(target, block=block.number)
         original = self._load(target, block)
