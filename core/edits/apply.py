@@ -132,6 +132,9 @@ def commit_plan(preview: Preview, root: Path, *, clock: Clock | None = None, new
             say(f"applying chunk {n}/{len(groups)} ({len(ids)} entries, {len(changes)} files)")
         elif say:
             say(f"writing {len(changes)} files")
+        if not changes:
+            applied.extend(ids)
+            continue
         outcome = apply_changes(root, changes, clock=clock, new_id=new_id, entries=ids)
         if outcome.ok:
             applied.extend(ids)

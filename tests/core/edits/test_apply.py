@@ -156,3 +156,10 @@ def test_partial_chunk_that_fails_to_write_fails_only_its_entries(tmp_path):
                              "re-validate before applying")
     assert (tmp_path / "f3.py").read_bytes() == b"v3 = 0\n" and (tmp_path / "f6.py").read_bytes() == b"v6 = 0\n"
     assert (tmp_path / "f2.py").read_bytes() == b"v2 = 1\n"
+
+
+def test_plan_that_changes_no_bytes_is_done_without_a_journal(tmp_path):
+    (tmp_path / "a.py").write_bytes(b"same\n")
+    result = apply_text(plan_text(block(1, "a.py", "same\n", "same\n")), tmp_path).result
+    assert (result.status, result.applied_entry_ids, result.files) == ("done", ["plan"], [])
+    assert not (tmp_path / ".agent").exists()

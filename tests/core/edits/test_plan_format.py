@@ -176,3 +176,9 @@ def test_parse_error_str_names_kind_and_block():
 
 def test_huge_block_number_is_a_malformed_heading():
     assert only_error("### EDIT 12345678901234567890\n").kind == "MalformedHeading"
+
+
+def test_compact_block_without_blank_lines_and_closed_heading():
+    text = "### EDIT 1 ###\n- file: `a.py`\n- where: f\n```old\nx\n```\n```new\ny\n```\n"
+    (b,) = parse_plan(text).blocks
+    assert (b.file, b.where, b.old, b.new) == ("a.py", "f", "x\n", "y\n")
