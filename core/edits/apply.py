@@ -135,13 +135,13 @@ def commit_plan(preview: Preview, root: Path, *, clock: Clock | None = None, new
         if not changes:
             applied.extend(ids)
             continue
-        outcome = apply_changes(root, changes, clock=clock, new_id=new_id, entries=ids)
-        if outcome.ok:
+        group = report.transaction_ids[0] if report.transaction_ids else None
+        outcome = apply_changes(root, changes, clock=clock, new_id=new_id, entries=ids, group=group)
+        if outcome.error is None:
             applied.extend(ids)
             files.extend(f for f in outcome.files if f not in files)
             report.transaction_ids.append(outcome.id)
         else:
-            assert outcome.error is not None
             report.errors.append(outcome.error)
             for entry_id in ids:
                 failed[entry_id] = FailedEntry(entry_id, f"{outcome.error.kind}: {outcome.error.message}")

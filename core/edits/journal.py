@@ -150,12 +150,14 @@ class Manifest:
     kind: str
     files: list[FileRecord]
     entries: list[str] = field(default_factory=list)
+    group: str = ""
+    """Transactions of one plan (its chunks) share a group; undo reverts the whole group."""
     version: int = MANIFEST_VERSION
 
     def to_json(self) -> bytes:
         """Serialised form."""
-        data = {"version": self.version, "id": self.id, "created": self.created, "kind": self.kind,
-                "entries": self.entries, "files": [vars(f) for f in self.files]}
+        data = {"version": self.version, "id": self.id, "group": self.group or self.id, "created": self.created,
+                "kind": self.kind, "entries": self.entries, "files": [vars(f) for f in self.files]}
         return json.dumps(data, indent=1).encode("utf-8")
 
     @classmethod
@@ -163,7 +165,8 @@ class Manifest:
         """Read ``directory/manifest.json``."""
         data: dict[str, Any] = json.loads((directory / MANIFEST).read_bytes())
         files = [FileRecord(**f) for f in data["files"]]
-        return cls(data["id"], data["created"], data["kind"], files, data.get("entries", []), data["version"])
+        return cls(data["id"], data["created"], data["kind"], files, data.get("entries", []),
+                   data.get("group") or data["id"], data["version"])
 
     def save(self, directory: Path) -> None:
         """Write the manifest durably (temp + fsync + rename + dir fsync)."""

@@ -93,37 +93,44 @@ class UndoOutcome:
 
 
 def undo_last(root: Path, *, clock: Clock | None = None, new_id: IdFactory = random_id) -> UndoOutcome:
-    """Revert the last applied plan from its kept snapshot.
+    """Revert the last applied plan (all its chunks) from its kept snapshots.
 
     Refuses, writing nothing, when any file it wrote changed since.
     """
     root = root.resolve()
-    snapshots = J.kept(root)
+    snapshots = [(p, J.Manifest.load(p)) for p in J.kept(root)]
     if not snapshots:
         return UndoOutcome(error=E.UndoRefused(None, "nothing to undo: no applied plan is kept in .agent/journal"))
-    snap = snapshots[0]
-    manifest = J.Manifest.load(snap)
-    changes, changed = [], []
-    for record in manifest.files:
-        real = root / record.path
-        current = real.read_bytes() if real.is_file() else None
-        if J.sha256(current) != record.after_sha256:
-            changed.append(record.path)
-            continue
-        before = (snap / record.blob).read_bytes() if record.existed and record.blob else None
-        changes.append(FileChange(record.path, real, current, before))
+    group = [(p, m) for p, m in snapshots if m.group == snapshots[0][1].group]
+    current: dict[str, bytes | None] = {}
+    state: dict[str, bytes | None] = {}
+    changed: list[str] = []
+    for snap, manifest in group:
+        for record in manifest.files:
+            if record.path not in state:
+                real = root / record.path
+                current[record.path] = state[record.path] = real.read_bytes() if real.is_file() else None
+            if J.sha256(state[record.path]) != record.after_sha256:
+                changed.append(record.path)
+                continue
+            state[record.path] = (snap / record.blob).read_bytes() if record.existed and record.blob else None
     if changed:
-        return UndoOutcome(error=E.UndoRefused(
-            None, f"refusing to undo: changed since the apply: {', '.join(changed)}; nothing was written"))
+        return UndoOutcome(error=E.UndoRefused(None, "refusing to undo: changed since the apply: "
+                                                     f"{', '.join(dict.fromkeys(changed))}; nothing was written"))
+    changes = [FileChange(path, root / path, current[path], after)
+               for path, after in state.items() if after != current[path]]
     outcome: TransactionOutcome = apply_changes(root, changes, clock=clock, new_id=new_id, kind="undo",
                                                 keep_snapshot=False)
     if not outcome.ok:
         return UndoOutcome(error=outcome.error)
-    for record in manifest.files:
-        for rel in reversed(record.created_dirs):
-            try:
-                (root / rel).rmdir()
-            except OSError:
-                pass
-    J.discard(snap)
-    return UndoOutcome(outcome.files, entries=list(manifest.entries))
+    entries: list[str] = []
+    for snap, manifest in group:
+        for record in manifest.files:
+            for rel in reversed(record.created_dirs):
+                try:
+                    (root / rel).rmdir()
+                except OSError:
+                    pass
+        entries[:0] = manifest.entries
+        J.discard(snap)
+    return UndoOutcome(outcome.files, entries=entries)

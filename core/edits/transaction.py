@@ -79,7 +79,7 @@ class Transaction:
 
     def __init__(self, root: Path, changes: Sequence[FileChange], *, clock: Clock | None = None,
                  new_id: IdFactory = random_id, kind: str = "apply", entries: Sequence[str] = (),
-                 keep_snapshot: bool = True) -> None:
+                 keep_snapshot: bool = True, group: str | None = None) -> None:
         self.root = root.resolve()
         self.changes = list(changes)
         self.clock = clock or SystemClock()
@@ -87,6 +87,7 @@ class Transaction:
         self.kind = kind
         self.entries = list(entries)
         self.keep_snapshot = keep_snapshot
+        self.group = group or self.id
         self.dir = J.journal_dir(self.root) / f"{J.TX_PREFIX}{self.id}"
 
     def run(self) -> TransactionOutcome:
@@ -112,7 +113,8 @@ class Transaction:
             if isinstance(exc, OSError):
                 return TransactionOutcome(self.id, error=E.WriteFailed(None, f"cannot snapshot targets: {exc}"))
             raise
-        manifest = J.Manifest(self.id, self.clock.now(), self.kind, [p.record for p in prepared], self.entries)
+        manifest = J.Manifest(self.id, self.clock.now(), self.kind, [p.record for p in prepared], self.entries,
+                              self.group)
         J.fsync_dir(self.dir / J.BLOBS)
         manifest.save(self.dir)
         for directory in (self.dir.parent, self.dir.parent.parent, self.root):
@@ -206,7 +208,7 @@ class Transaction:
     def _commit(self) -> None:
         journal = self.dir.parent
         if self.keep_snapshot:
-            previous = J.kept(self.root)
+            previous = [p for p in J.kept(self.root) if J.Manifest.load(p).group != self.group]
             os.replace(self.dir, journal / f"{J.LAST_PREFIX}{self.id}")
             J.fsync_dir(journal)
             for old in previous:
@@ -229,7 +231,7 @@ class _VerifyError(Exception):
 
 def apply_changes(root: Path, changes: Sequence[FileChange], *, clock: Clock | None = None,
                   new_id: IdFactory = random_id, kind: str = "apply", entries: Sequence[str] = (),
-                  keep_snapshot: bool = True) -> TransactionOutcome:
+                  keep_snapshot: bool = True, group: str | None = None) -> TransactionOutcome:
     """Write ``changes`` atomically under ``root``, all or nothing.
 
     Args:
@@ -240,9 +242,11 @@ def apply_changes(root: Path, changes: Sequence[FileChange], *, clock: Clock | N
         kind: ``apply`` or ``undo``, recorded in the manifest.
         entries: Entry ids this transaction applies, recorded for undo.
         keep_snapshot: Keep the journal as ``last-<id>`` so ``undo`` can revert it.
+        group: Id shared by the transactions of one plan (default: this one's id);
+            committing drops kept snapshots of other groups.
 
     Returns:
         A :class:`TransactionOutcome`; on error no file is changed.
     """
     return Transaction(root, changes, clock=clock, new_id=new_id, kind=kind, entries=entries,
-                       keep_snapshot=keep_snapshot).run()
+                       keep_snapshot=keep_snapshot, group=group).run()

@@ -163,3 +163,23 @@ def test_plan_that_changes_no_bytes_is_done_without_a_journal(tmp_path):
     result = apply_text(plan_text(block(1, "a.py", "same\n", "same\n")), tmp_path).result
     assert (result.status, result.applied_entry_ids, result.files) == ("done", ["plan"], [])
     assert not (tmp_path / ".agent").exists()
+
+
+def test_undo_reverts_every_chunk_of_a_partial_plan(tmp_path):
+    entry_repo(tmp_path)
+    original = {p.name: p.read_bytes() for p in tmp_path.glob("*.py")}
+    report = apply_text(entry_plan(bad={1}), tmp_path, partial=True)
+    assert len(report.transaction_ids) == 3 and len(J.kept(tmp_path)) == 3
+    outcome = undo_last(tmp_path, clock=FixedClock(), new_id=id_factory())
+    assert outcome.ok and outcome.entries == ["e0", "e2", "e3", "e4", "e5", "e6"]
+    assert {p.name: p.read_bytes() for p in tmp_path.glob("*.py")} == original
+    assert J.kept(tmp_path) == []
+
+
+def test_a_new_plan_replaces_the_kept_chunks_of_the_previous_one(tmp_path):
+    entry_repo(tmp_path)
+    ids = id_factory()
+    apply_text(entry_plan(), tmp_path, partial=True, new_id=ids)
+    (tmp_path / "z.py").write_bytes(b"z\n")
+    apply_text(plan_text(block(1, "z.py", "z\n", "Z\n")), tmp_path, new_id=ids)
+    assert [p.name for p in J.kept(tmp_path)] == ["last-tx0004"]
