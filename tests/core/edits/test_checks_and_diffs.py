@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import difflib
 import shutil
 from pathlib import Path
 
 from ljtui.core.edits.checks import check_files
-from ljtui.core.edits.diffs import ANSI, ANSI_RESET, render_diffs, unified_diff
+from ljtui.core.edits.diffs import ANSI, ANSI_RESET, DIFF_CONTEXT_LINES, render_diffs, unified_diff
 from ljtui.core.edits.validate import FileChange
 
 
@@ -67,3 +68,19 @@ def test_colour_only_when_asked(tmp_path):
     assert "\x1b[" not in plain
     coloured = render_diffs([change], colour=True)
     assert f"{ANSI['-']}-x{ANSI_RESET}\n" in coloured and f"{ANSI['+']}+y{ANSI_RESET}\n" in coloured
+
+
+def full_difflib(before: bytes, after: bytes, path: str) -> str:
+    a, b = before.decode().splitlines(keepends=True), after.decode().splitlines(keepends=True)
+    return "".join(difflib.unified_diff(a, b, f"a/{path}", f"b/{path}", n=DIFF_CONTEXT_LINES))
+
+
+def test_trimmed_diff_equals_the_full_diff_with_shifted_hunks(tmp_path):
+    before = "".join(f"line {i}\n" for i in range(1, 401)).encode()
+    for after in (before.replace(b"line 200\n", b"changed\n"),
+                  before.replace(b"line 1\n", b"first\n", 1),
+                  before + b"appended\n",
+                  before.replace(b"line 10\n", b"").replace(b"line 390\n", b"x\ny\n"),
+                  b""):
+        change = FileChange("f.txt", tmp_path / "f.txt", before, after)
+        assert unified_diff(change) == full_difflib(before, after, "f.txt")
