@@ -33,6 +33,8 @@ TRIALS = 24
 SEED = 4
 KILL_WINDOW_FACTOR = 1.5
 """Kill delays are drawn from [0, factor × measured commit time]."""
+CALIBRATION_RUNS = 3
+"""Uninterrupted commits timed first; the fastest sets the kill window."""
 CLI_KILL_DELAY = (0.0, 0.05)
 LJTUI = str(Path(sys.executable).with_name("ljtui"))
 
@@ -122,8 +124,12 @@ def test_sigkill_at_random_moments_never_leaves_mixed_files(tmp_path):
     repo.mkdir()
     text, old, new = build(repo)
     preview = preview_plan(parse_plan(text), repo)
-    commit_time = run_trial(repo, preview, None)
-    assert assert_consistent(repo, old, new) == "new"
+    timings = []
+    for _ in range(CALIBRATION_RUNS):
+        reset(repo, old)
+        timings.append(run_trial(repo, preview, None))
+        assert assert_consistent(repo, old, new) == "new"
+    commit_time = min(timings)
     rng = random.Random(SEED)
     outcomes = {"old": 0, "new": 0}
     restored = 0
