@@ -147,3 +147,11 @@ def _select(scored: list[tuple[float, int, int]], lines: list[str], size: int, f
         if len(strong) >= STRONG_LIMIT and len(weak) >= WEAK_LIMIT:
             break
     return (*strong, *weak)
+
+
+def merge_candidates(groups: list[tuple[Candidate, ...]]) -> tuple[Candidate, ...]:
+    """Candidates of several files, best first, within the strong and weak limits."""
+    ranked = sorted((c for group in groups for c in group), key=lambda c: -c.score)
+    strong = [c for c in ranked if c.strength == "strong"][:STRONG_LIMIT]
+    weak = [c for c in ranked if c.strength == "weak"][:WEAK_LIMIT]
+    return (*strong, *weak)

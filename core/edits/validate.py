@@ -16,7 +16,7 @@ from typing import Callable, Iterable
 
 from ljtui.core.edits import errors as E
 from ljtui.core.edits.anchors import create_bytes, replace_once
-from ljtui.core.edits.evidence import EXCERPT_CHARS, STRONG_LIMIT, find_candidates
+from ljtui.core.edits.evidence import EXCERPT_CHARS, STRONG_LIMIT, find_candidates, merge_candidates
 from ljtui.core.edits.paths import Target, resolve_target
 from ljtui.core.edits.plan_format import EditBlock, EditPlan, Entry
 
@@ -177,10 +177,26 @@ class Validator:
             return outcome.result
         return self._anchor_error(block, current, outcome.lines, outcome.count)
 
+    def _evidence(self, block: EditBlock, current: bytes) -> tuple[E.Candidate, ...]:
+        """Candidates in the target; when none is strong, also in the plan's other files."""
+        if not self.evidence:
+            return ()
+        found = find_candidates(current, block.old, block.file, block.hint_line)
+        if any(c.strength == "strong" for c in found):
+            return found
+        target = self._targets.get(block.file)
+        others = []
+        for key, original in self._original.items():
+            data = self._state.get(key, original)
+            if data is not None and not (isinstance(target, Target) and key == target.key):
+                others.append(find_candidates(data, block.old, key))
+        return merge_candidates([found, *others])
+
     def _anchor_error(self, block: EditBlock, current: bytes, lines: tuple[int, ...], count: int) -> E.EditError:
         if count == 0:
-            candidates = find_candidates(current, block.old, block.file, block.hint_line) if self.evidence else ()
-            nearest = f"; nearest: line {candidates[0].line} ({candidates[0].score:.2f})" if candidates else ""
+            candidates = self._evidence(block, current)
+            best = candidates[0] if candidates else None
+            nearest = f"; nearest: {best.file}:{best.line} ({best.score:.2f})" if best else ""
             return E.AnchorNotFound(block.number, f"`old` does not occur in {block.file}{nearest}",
                                     file=block.file, candidates=candidates)
         shown = ", ".join(str(n) for n in lines)

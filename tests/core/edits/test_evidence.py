@@ -78,7 +78,7 @@ def test_repair_text_shows_candidates_and_current_source(tmp_path):
     (err,) = report.errors
     assert isinstance(err, AnchorNotFound)
     text = format_failures_for_repair(report.errors, tmp_path)
-    assert text.splitlines()[0] == "- AnchorNotFound in EDIT 1: `old` does not occur in a.py; nearest: line 3 (0.98)"
+    assert text.splitlines()[0] == "- AnchorNotFound in EDIT 1: `old` does not occur in a.py; nearest: a.py:3 (0.98)"
     assert "  candidate a.py:3 score 0.98 (strong)" in text
     assert "current source of a.py around line 3:" in text
     assert "4 |     return os.getcwd()" in text
@@ -93,3 +93,13 @@ def test_repair_text_reads_the_current_source_not_the_stale_evidence(tmp_path):
 
 def test_repair_text_is_empty_without_errors(tmp_path):
     assert format_failures_for_repair([], tmp_path) == ""
+
+
+def test_anchor_in_another_file_of_the_plan_is_offered(tmp_path):
+    (tmp_path / "a.py").write_bytes(b"x = 1\n")
+    (tmp_path / "b.py").write_bytes(b"import os\n\ndef helper():\n    return os.sep\n")
+    text = plan_text(block(1, "b.py", "import os\n", "import os.path\n"),
+                     block(2, "a.py", "def helper():\n    return os.sep\n", "y\n"))
+    (err,) = validate_plan(parse_plan(text), tmp_path).errors
+    assert err.message == "`old` does not occur in a.py; nearest: b.py:3 (1.00)"
+    assert (err.candidates[0].file, err.candidates[0].line, err.candidates[0].strength) == ("b.py", 3, "strong")

@@ -39,7 +39,7 @@ def test_anchor_not_found_names_file_and_nearest(tmp_path):
     (tmp_path / "a.py").write_bytes(b"def f():\n    return 1\n")
     err = only_error(validate(tmp_path, block(1, "a.py", "def f():\n    return 2\n", "x\n")))
     assert isinstance(err, E.AnchorNotFound)
-    assert err.message == "`old` does not occur in a.py; nearest: line 1 (0.94)"
+    assert err.message == "`old` does not occur in a.py; nearest: a.py:1 (0.94)"
     assert (err.block, err.file) == (1, "a.py")
     assert err.candidates[0].line == 1
 
