@@ -6,6 +6,7 @@ import difflib
 import shutil
 from pathlib import Path
 
+from ljtui.core.edits import checks
 from ljtui.core.edits.checks import check_files
 from ljtui.core.edits.diffs import ANSI, ANSI_RESET, DIFF_CONTEXT_LINES, render_diffs, unified_diff
 from ljtui.core.edits.validate import FileChange
@@ -84,3 +85,17 @@ def test_trimmed_diff_equals_the_full_diff_with_shifted_hunks(tmp_path):
                   b""):
         change = FileChange("f.txt", tmp_path / "f.txt", before, after)
         assert unified_diff(change) == full_difflib(before, after, "f.txt")
+
+
+def test_toml_that_is_not_utf8_is_reported(tmp_path):
+    (result,) = check_files(tmp_path, write(tmp_path, {"a.toml": b"a = '\xff'\n"}))
+    assert not result.ok and "can't decode byte 0xff" in result.message
+
+
+def test_slow_node_check_is_reported_not_waited_for(tmp_path, monkeypatch):
+    monkeypatch.setattr(checks, "NODE_CHECK_TIMEOUT", 0.000_001)
+    results = check_files(tmp_path, write(tmp_path, {"a.js": b"let a = 1;\n"}))
+    if shutil.which("node") is None:
+        assert results == []
+    else:
+        assert [(r.ok, r.message) for r in results] == [(False, "node --check took longer than 1e-06s")]

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+from ljtui.core.edits import journal as J
 from ljtui.core.edits.validate import FileChange
 from tests.core.edits.helpers import block, interrupted_transaction, plan_text
 
@@ -104,6 +105,14 @@ def test_recover_command(git_repo):
     assert not (git_repo / "new.py").exists()
 
 
+def test_recover_command_fails_while_another_process_applies(git_repo):
+    interrupted_transaction(git_repo, [FileChange("new.py", git_repo / "new.py", None, b"x\n")])
+    with J.journal_lock(git_repo):
+        done = ljtui(git_repo, "recover")
+    assert (done.returncode, done.stdout) == (2, "ljtui: another ljtui process is applying; recovery skipped\n")
+    assert (git_repo / "new.py").exists()
+
+
 def test_undo_command_and_refusal(git_repo):
     plan = write_plan(git_repo, block(1, "app.py", GREET_OLD, GREET_NEW))
     assert ljtui(git_repo, "apply", plan).returncode == 0
@@ -141,8 +150,10 @@ def run_on_tty(repo: Path, args: list[str], answer: bytes, meanwhile=lambda: Non
 
 def test_tty_without_yes_shows_coloured_diff_and_asks(git_repo):
     plan = write_plan(git_repo, block(1, "app.py", GREET_OLD, GREET_NEW))
-    code, shown, _ = run_on_tty(git_repo, ["apply", plan], b"n\n")
+    code, shown, errors = run_on_tty(git_repo, ["apply", plan], b"n\n")
     assert code == 2 and b"\x1b[31m-" in shown and b"Apply changes to 1 file(s)? [y/N] " in shown
+    assert "failed entry plan: declined: the user did not confirm the apply" in errors
+    assert errors.rstrip().endswith("error: declined; nothing was written")
     assert (git_repo / "app.py").read_text().endswith(GREET_OLD)
     code, _, _ = run_on_tty(git_repo, ["apply", plan], b"y\n")
     assert code == 0 and (git_repo / "app.py").read_text().endswith(GREET_NEW)

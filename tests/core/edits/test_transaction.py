@@ -224,3 +224,35 @@ def test_unexpected_exception_while_snapshotting_leaves_no_journal(tmp_path):
     with pytest.raises(TypeError):
         apply_changes(tmp_path, changes, clock=FixedClock(), new_id=id_factory())
     assert (tmp_path / "a.py").read_bytes() == b"a\n" and J.pending(tmp_path) == []
+
+
+def test_unreachable_target_is_a_snapshot_failure(tmp_path):
+    (tmp_path / "file").write_bytes(b"")
+    outcome = apply_changes(tmp_path, [FileChange("file/x", tmp_path / "file" / "x", b"a\n", b"b\n")])
+    assert isinstance(outcome.error, E.WriteFailed)
+    assert outcome.error.message.startswith("cannot snapshot targets: [Errno 20] Not a directory")
+    assert J.pending(tmp_path) == []
+
+
+class DamageSnapshotOnVerify(bytes):
+    """Bytes whose verification damages the journal's snapshot, then reports a mismatch."""
+
+    blob: Path
+
+    def __ne__(self, other: object) -> bool:
+        self.blob.write_bytes(b"damaged\n")
+        return True
+
+
+def test_failed_rollback_keeps_the_journal_for_recover(tmp_path):
+    (tmp_path / "a.py").write_bytes(b"a\n")
+    after = DamageSnapshotOnVerify(b"A\n")
+    after.blob = J.journal_dir(tmp_path) / "tx-tx0001" / J.BLOBS / "0"
+    outcome = apply_changes(tmp_path, [FileChange("a.py", tmp_path / "a.py", b"a\n", after)],
+                            clock=FixedClock(), new_id=id_factory())
+    assert isinstance(outcome.error, E.WriteFailed)
+    assert outcome.error.message == (
+        "a.py did not read back as written; rollback incomplete (cannot restore a.py: its snapshot in "
+        f"{J.journal_dir(tmp_path.resolve()) / 'tx-tx0001'} is missing or damaged); "
+        "the journal is kept: run `ljtui recover`")
+    assert [p.name for p in J.pending(tmp_path)] == ["tx-tx0001"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ljtui.core.edits import errors as E
-from ljtui.core.edits.anchors import replace_once
+from ljtui.core.edits.anchors import MAX_REPORTED_OCCURRENCES, replace_once
 from ljtui.core.edits.paths import find_repo_root, resolve_target
 from ljtui.core.edits.plan_format import parse_plan
 from ljtui.core.edits.validate import validate_plan
@@ -225,3 +225,19 @@ def test_find_repo_root_walks_up_to_git(tmp_path):
     (tmp_path / ".git").mkdir()
     (tmp_path / "a" / "b").mkdir(parents=True)
     assert find_repo_root(tmp_path / "a" / "b") == tmp_path.resolve()
+
+
+def test_symlink_loop_cannot_be_stat(tmp_path):
+    os.symlink("b.py", tmp_path / "a.py")
+    os.symlink("a.py", tmp_path / "b.py")
+    err = only_error(validate(tmp_path, block(1, "a.py", "x\n", "y\n")))
+    assert isinstance(err, E.NotAFile)
+    assert err.message == "a.py: cannot stat (Too many levels of symbolic links)"
+
+
+def test_very_ambiguous_anchor_counts_the_occurrences_it_does_not_list(tmp_path):
+    (tmp_path / "x.txt").write_bytes(b"x\n" * (MAX_REPORTED_OCCURRENCES + 5))
+    err = only_error(validate(tmp_path, block(1, "x.txt", "x\n", "y\n")))
+    assert isinstance(err, E.AnchorAmbiguous) and len(err.lines) == MAX_REPORTED_OCCURRENCES
+    assert err.message.startswith(f"`old` occurs {MAX_REPORTED_OCCURRENCES + 5} times in x.txt, at lines 1, 2, 3,")
+    assert err.message.endswith(" and 5 more")
