@@ -51,6 +51,8 @@ def resolve_target(root: Path, path: str, block: int | None = None, *,
         return E.PathEscape(block, f"{path} uses `..`; plan paths stay inside the repo root", file=path)
     root_real = str(root) if root_resolved else os.path.realpath(root)
     real_str = os.path.realpath(os.path.join(root_real, path))
+    if real_str == root_real.rstrip(os.sep):
+        return E.NotAFile(block, f"{path} names the repo root, not a file", file=path)
     if not real_str.startswith(root_real.rstrip(os.sep) + os.sep):
         return E.PathEscape(block, f"{path} resolves to {real_str}, outside the repo root (through a symlink)",
                             file=path)

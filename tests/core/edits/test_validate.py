@@ -241,3 +241,8 @@ def test_very_ambiguous_anchor_counts_the_occurrences_it_does_not_list(tmp_path)
     assert isinstance(err, E.AnchorAmbiguous) and len(err.lines) == MAX_REPORTED_OCCURRENCES
     assert err.message.startswith(f"`old` occurs {MAX_REPORTED_OCCURRENCES + 5} times in x.txt, at lines 1, 2, 3,")
     assert err.message.endswith(" and 5 more")
+
+
+def test_path_naming_the_root_is_not_a_file(tmp_path):
+    err = resolve_target(tmp_path, "./", 2)
+    assert isinstance(err, E.NotAFile) and err.message == "./ names the repo root, not a file"
