@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable
 
 from ljtui.core.config import Config, ProviderConfig
 from ljtui.core.events import (
@@ -37,6 +37,9 @@ from ljtui.core.providers.pricing import cost_usd, rates_for
 from ljtui.core.providers.retry import RetryPolicy, RetryScheduled, retry_call
 from ljtui.core.secrets import RedactingSink, StreamRedactor, known_secrets, redact, redact_message
 from ljtui.core.tools import ToolRegistry
+
+if TYPE_CHECKING:
+    from ljtui.core.planner.loop import PlannerResult
 
 ClientFactory = Callable[[ProviderConfig], ChatClient]
 Sleep = Callable[[float], Awaitable[None]]
@@ -124,6 +127,35 @@ class Engine:
             message = exc.message if exc.kind in NO_RETRY_HINT_KINDS else f"{exc.message}. {RETRY_HINT}"
             self.sink.emit(TurnFailed(turn, exc.kind, message, exc.status))
             return None
+
+    async def plan(self, request: str, *, handbook_dir: Path | None = None) -> PlannerResult | None:
+        """Run the read-only planner on ``request`` in this repository.
+
+        Progress arrives as planner events on the sink. Returns the result
+        (callers must treat any ``aborted`` or ``errors`` as failure), or
+        ``None`` when the model could not be reached (a ``TurnFailed``
+        event says why).
+        """
+        from ljtui.core.planner.loop import run_planner
+
+        self.turns += 1
+        turn = self.turns
+        self.sink.emit(TurnStarted(turn, request))
+        try:
+            client = self._get_client()
+            result = await run_planner(
+                client, self.repo_root, request, handbook_dir=handbook_dir, sink=self.sink,
+                max_tokens=self.config.provider.max_tokens,
+            )
+        except ValueError as exc:
+            self.sink.emit(TurnFailed(turn, "config", str(exc), None))
+            return None
+        except ProviderError as exc:
+            message = exc.message if exc.kind in NO_RETRY_HINT_KINDS else f"{exc.message}. {RETRY_HINT}"
+            self.sink.emit(TurnFailed(turn, exc.kind, message, exc.status))
+            return None
+        self._record_usage(turn, client, result.usage, _TurnTally())
+        return result
 
     async def _loop(self, turn: int) -> TurnResult:
         client = self._get_client()

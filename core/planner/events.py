@@ -8,7 +8,8 @@ optional :class:`~ljtui.core.ports.EventSink` given to
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from ljtui.core.events import Event
 
@@ -30,6 +31,8 @@ class PlannerToolCalled(Event):
     args_summary: str
     ok: bool
     summary: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    """The arguments as the model wrote them (values of any JSON type)."""
 
 
 @dataclass(frozen=True)

@@ -202,7 +202,8 @@ class _Run:
         args = summarize_args(action)
         result = await asyncio.to_thread(run_action, self.tools, action)
         self.trace.append(" ".join(filter(None, (f"turn {self.turn}:", shown_name, args, "->", result.summary))))
-        self.emit(PlannerToolCalled(self.turn, shown_name, args, result.ok, result.summary))
+        arguments = {k: v for k, v in action.items() if k != "action"}
+        self.emit(PlannerToolCalled(self.turn, shown_name, args, result.ok, result.summary, arguments))
         body = result.content if result.ok else f"{shown_name} {args}\n{result.content}"
         if reply.extra_actions:
             body += "\n\n" + P.EXTRA_ACTIONS_NOTE.format(count=reply.extra_actions)
