@@ -2,15 +2,15 @@
 
 ``ljtui`` alone opens the full-screen app in the current repository.
 Sub-commands for headless use live in modules named ``cmd_<name>.py`` in
-this package; each defines ``register(subparsers)`` and sets ``func`` on its
-parser. Textual is imported only when the full-screen app starts.
+this package, listed in :data:`COMMANDS`; each defines
+``register(subparsers)`` and sets ``func`` on its parser. Only the chosen
+command's module is imported, and Textual only when a screen opens.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import pkgutil
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -60,7 +60,35 @@ def model_overrides(args: argparse.Namespace) -> dict[str, object]:
     }
 
 
-def build_parser() -> argparse.ArgumentParser:
+COMMANDS: dict[str, str] = {
+    "apply": "apply an EDIT plan atomically",
+    "plan": "write a checked EDIT plan for a request, reading the source only",
+    "recover": "restore files of an unfinished apply to their pre-apply bytes",
+    "review": "open an EDIT plan in the Diff pane to accept, reject and apply its blocks",
+    "run": "run one request through the engine with no UI",
+    "undo": "revert the last applied plan",
+}
+"""Sub-commands and their one-line help. Each lives in ``cmd_<name>.py``,
+imported only when that command runs, so ``ljtui`` starts fast."""
+
+TOP_LEVEL_VALUE_OPTIONS = frozenset({"--provider", "--model", "--base-url", "--script", "--repo", "--theme"})
+
+
+def chosen_command(argv: Sequence[str]) -> str | None:
+    """The sub-command named in ``argv``, skipping top-level option values."""
+    skip = False
+    for token in argv:
+        if skip:
+            skip = False
+        elif token in TOP_LEVEL_VALUE_OPTIONS:
+            skip = True
+        elif not token.startswith("-"):
+            return token if token in COMMANDS else None
+    return None
+
+
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The ``ljtui`` parser; only the command chosen in ``argv`` is imported."""
     parser = argparse.ArgumentParser(
         prog="ljtui",
         description="A terminal coding agent: precise, reviewable, verifiable changes to a real repository.",
@@ -69,17 +97,14 @@ def build_parser() -> argparse.ArgumentParser:
     add_model_flags(parser)
     parser.add_argument("--theme", help="theme name (dark, light, high-contrast, or one of yours)")
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
-    for module in _command_modules():
-        module.register(subparsers)
+    chosen = chosen_command(argv)
+    for name, help_text in COMMANDS.items():
+        if name == chosen:
+            importlib.import_module(f"ljtui.cli.cmd_{name}").register(subparsers)
+        else:
+            subparsers.add_parser(name, help=help_text, add_help=False)
     parser.set_defaults(func=run_app)
     return parser
-
-
-def _command_modules() -> list:
-    import ljtui.cli as package
-
-    names = sorted(m.name for m in pkgutil.iter_modules(package.__path__) if m.name.startswith("cmd_"))
-    return [importlib.import_module(f"ljtui.cli.{name}") for name in names]
 
 
 def run_app(args: argparse.Namespace) -> int:
@@ -113,7 +138,8 @@ def recover_leftover_journal(args: argparse.Namespace) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     recover_leftover_journal(args)
     try:

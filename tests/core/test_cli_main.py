@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import ljtui.cli
+from ljtui.cli.main import COMMANDS, chosen_command, main
+
+
+def test_every_command_module_is_listed() -> None:
+    modules = {m.name.removeprefix("cmd_") for m in pkgutil.iter_modules(ljtui.cli.__path__)
+               if m.name.startswith("cmd_")}
+    assert modules == set(COMMANDS)
+
+
+def test_chosen_command_skips_option_values() -> None:
+    assert chosen_command(["--model", "apply", "review", "plan.md"]) == "review"
+    assert chosen_command(["--provider", "scripted", "--script", "s.yaml"]) is None
+    assert chosen_command(["apply", "plan.md", "--dry-run"]) == "apply"
+    assert chosen_command(["nonsense"]) is None
+
+
+def test_starting_the_cli_imports_no_command_and_no_ui() -> None:
+    code = (
+        "import sys\n"
+        "from ljtui.cli.main import build_parser\n"
+        "build_parser([])\n"
+        "heavy = ('textual', 'anthropic', 'openai', 'markdown_it', 're2', 'ljtui.core.edits', "
+        "'ljtui.core.planner', 'ljtui.core.engine', 'ljtui.cli.cmd_')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(heavy)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_review_refuses_a_missing_plan(tmp_path: Path, capsys) -> None:
+    assert main(["review", str(tmp_path / "nope.md")]) == 2
+    assert capsys.readouterr().err.strip() == f"ljtui review: {tmp_path / 'nope.md'}: no such file"
+    assert main(["review", str(tmp_path)]) == 2
+    assert "is a directory" in capsys.readouterr().err
+
+
+def test_help_lists_every_command(capsys) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    for name, help_text in COMMANDS.items():
+        assert name in out
+    assert "open an EDIT plan in the Diff pane" in out
