@@ -17,10 +17,14 @@ from ljtui.core.ports import Clock, SystemClock
 from ljtui.core.providers import provider_label, provider_problem
 from ljtui.core.repo import current_branch
 from ljtui.tui.bridge import Bridge
-from ljtui.tui.messages import EngineEventPosted
+from ljtui.tui.messages import (
+    ApplyFinished, ApplyProgressed, EngineEventPosted, PlanExported, ReviewChanged, ReviewFailed, UndoFinished,
+)
+from ljtui.tui.review_actions import ReviewActions
 from ljtui.tui.screens.main import PANES, MainScreen, StartupInfo
 from ljtui.tui.slash import SlashCommand, UnknownSlashCommand, parse_slash, unescape_message
 from ljtui.tui.themes import DEFAULT_THEME, domain_variable_defaults, load_themes
+from ljtui.tui.widgets.diff_pane import DIFF_ACTIONS, DiffPane
 from ljtui.tui.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
@@ -52,7 +56,20 @@ class LjtuiApp(App[int]):
         env: Mapping[str, str] | None = None,
         client_factory: ClientFactory | None = None,
         cursor_blink: bool = True,
+        watch: bool = True,
+        review_path: Path | None = None,
     ) -> None:
+        """
+        Args:
+            repo_root: the repository to work in (default: the current directory).
+            overrides: config keys from command-line flags.
+            clock: time source (inject a fixed clock in tests).
+            env: environment variables (default: ``os.environ``).
+            client_factory: builds the model client (default: from the config).
+            cursor_blink: blink the input cursor (off for snapshots).
+            watch: watch the repository for changes to files under review.
+            review_path: an EDIT plan to open for review at start.
+        """
         self.repo_root = (repo_root or Path.cwd()).resolve()
         self.clock = clock or SystemClock()
         self._env = dict(os.environ if env is None else env)
@@ -63,7 +80,9 @@ class LjtuiApp(App[int]):
         self.startup_warnings += self.theme_set.warnings
         self._initial_theme = self._resolve_theme(self.config.ui.theme)
         super().__init__()
-        self.bridge = Bridge(self, lambda: self.engine)
+        self.bridge = Bridge(self, lambda: self.engine, self.repo_root, self.clock)
+        self.reviews = ReviewActions(self, watch=watch)
+        self._review_path = review_path
         self.cursor_blink = cursor_blink
         self._client_factory = client_factory
         self._engine: Engine | None = None
@@ -108,6 +127,8 @@ class LjtuiApp(App[int]):
 
     def on_mount(self) -> None:
         self.theme = self._initial_theme
+        if self._review_path is not None:
+            self.bridge.open_plan(self._review_path)
 
     def _resolve_theme(self, name: str) -> str:
         if name in self.theme_set.themes:
@@ -143,19 +164,39 @@ class LjtuiApp(App[int]):
         if command is not None:
             await self.run_slash(command)
             return
+        self.ask(unescape_message(text), plan=True)
+
+    def ask(self, text: str, *, plan: bool) -> None:
+        """Send a request to the planner (``plan``) or a message to the chat."""
+        prompt = self.main_screen.query_one(PromptInput)
         if self.bridge.busy:
             self.main_screen.conversation.add_notice(
-                "Still working on the previous message; wait for it to finish.", "warning"
+                "Still working on the previous request; wait for it to finish.", "warning"
             )
-            prompt.value = text
+            prompt.value = text if plan else f"/chat {text}"
             return
-        message = unescape_message(text)
-        self.main_screen.conversation.add_user(message)
-        self.bridge.send(message)
+        self.main_screen.conversation.add_user(text)
+        if plan:
+            self.bridge.request_plan(text)
+        else:
+            self.bridge.send(text)
 
     async def run_slash(self, command: SlashCommand) -> None:
         conv = self.main_screen.conversation
-        if command.name == "help":
+        if command.name == "chat":
+            if command.args:
+                self.ask(command.args, plan=False)
+            else:
+                conv.add_notice("Usage: /chat MESSAGE", "error")
+        elif command.name == "open":
+            if command.args:
+                path = Path(command.args).expanduser()
+                self.bridge.open_plan(path if path.is_absolute() else self.repo_root / path)
+            else:
+                conv.add_notice("Usage: /open PLAN.md", "error")
+        elif command.name in ("apply", "undo"):
+            self.reviews.request(command.name)
+        elif command.name == "help":
             self.action_help()
         elif command.name == "clear":
             self.action_clear()
@@ -171,12 +212,33 @@ class LjtuiApp(App[int]):
 
         await show_event(self.main_screen, message.event, self._calls)
 
+    def on_diff_pane_action_requested(self, message: DiffPane.ActionRequested) -> None:
+        self.reviews.request(message.action, message.number)
+
+    def on_review_changed(self, message: ReviewChanged) -> None:
+        self.reviews.review_changed(message)
+
+    def on_review_failed(self, message: ReviewFailed) -> None:
+        self.reviews.review_failed(message)
+
+    def on_apply_progressed(self, message: ApplyProgressed) -> None:
+        self.reviews.apply_progressed(message)
+
+    def on_apply_finished(self, message: ApplyFinished) -> None:
+        self.reviews.apply_finished(message)
+
+    def on_undo_finished(self, message: UndoFinished) -> None:
+        self.reviews.undo_finished(message)
+
+    def on_plan_exported(self, message: PlanExported) -> None:
+        self.reviews.plan_exported(message)
+
     def action_help(self) -> None:
         from ljtui.tui.screens.help import HelpScreen
 
         if isinstance(self.screen, HelpScreen):
             return
-        bindings = [*self.BINDINGS, *MainScreen.BINDINGS]
+        bindings = [*self.BINDINGS, *MainScreen.BINDINGS, *DiffPane.BINDINGS]
         self.push_screen(HelpScreen([b for b in bindings if isinstance(b, Binding)]))
 
     def action_clear(self) -> None:
@@ -195,6 +257,11 @@ class LjtuiApp(App[int]):
         yield SystemCommand("Maximise or restore pane", "Toggle the focused pane full screen",
                             main.action_toggle_maximize)
         yield SystemCommand("Hide or show side panes", "Toggle Plan, Diff and Gates", main.action_toggle_side)
+        for binding in DiffPane.BINDINGS:
+            action = binding.action.removeprefix("request('").removesuffix("')")
+            if action in DIFF_ACTIONS:
+                yield SystemCommand(f"Diff: {binding.tooltip}", f"Key {binding.key} in the Diff pane",
+                                    lambda a=action: self.reviews.request(a, main.diff_pane.current_number))
         for name in self.theme_set.themes:
             yield SystemCommand(f"Theme: {name}", f"Switch to the {name} theme",
                                 lambda n=name: self.apply_theme(n))

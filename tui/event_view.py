@@ -5,13 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from ljtui.core.events import (
-    ConversationCleared, Event, ModelCallStarted, Notice, TokenDelta, ToolCallFinished,
+    ConversationCleared, Event, ModelCallRetried, ModelCallStarted, Notice, TokenDelta, ToolCallFinished,
     ToolCallStarted, TurnFailed, TurnFinished, TurnStarted, UsageRecorded,
 )
+from ljtui.core.planner.events import (
+    PlannerFinished, PlannerPlanChecked, PlannerReplyRejected, PlannerToolCalled, PlannerTurnStarted,
+)
+from ljtui.tui.result_view import abort_line
 from ljtui.tui.screens.main import MainScreen
 
 ARG_PREVIEW_CHARS = 60
 """Longest argument text shown on a folded tool-call line."""
+MAX_ERRORS_SHOWN = 5
 
 
 def describe_call(name: str, arguments: dict[str, Any]) -> str:
@@ -26,6 +31,18 @@ def describe_call(name: str, arguments: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
+def describe_planner_call(name: str, arguments: dict[str, Any]) -> str:
+    """``read_file src/upload.py 80–120``, ``grep 'def send' src``, ``list_dir .``."""
+    start, end = arguments.get("start_line"), arguments.get("end_line")
+    rest = {k: v for k, v in arguments.items() if k not in ("start_line", "end_line")}
+    if name == "grep" and isinstance(rest.get("pattern"), str):
+        rest["pattern"] = repr(rest["pattern"])
+    line = describe_call(name, rest)
+    if start is not None or end is not None:
+        line += f" {start if start is not None else 1}–{end if end is not None else 'end'}"
+    return line
+
+
 async def show_event(screen: MainScreen, event: Event, calls: dict[str, str]) -> None:
     """Render one engine event on ``screen``.
 
@@ -38,6 +55,9 @@ async def show_event(screen: MainScreen, event: Event, calls: dict[str, str]) ->
             screen.status.busy = True
         case ModelCallStarted():
             conv.show_thinking()
+        case ModelCallRetried(attempt=retry, max_retries=most, message=message, delay=delay):
+            await conv.discard_reply()
+            conv.add_notice(f"{message} — retrying ({retry}/{most}) in {delay:.1f}s", "warning")
         case TokenDelta(text=text):
             await conv.append_reply(text)
         case ToolCallStarted(call_id=cid, name=name, input=args):
@@ -60,3 +80,37 @@ async def show_event(screen: MainScreen, event: Event, calls: dict[str, str]) ->
             conv.add_notice(message, level)
         case ConversationCleared():
             await conv.clear()
+        case _:
+            await _show_planner_event(screen, event)
+
+
+async def _show_planner_event(screen: MainScreen, event: Event) -> None:
+    conv = screen.conversation
+    match event:
+        case PlannerTurnStarted(turn=turn, max_turns=most):
+            conv.show_thinking(f"planning (turn {turn}/{most})…")
+        case PlannerToolCalled(name=name, arguments=arguments, ok=ok, summary=summary):
+            conv.hide_thinking()
+            line = describe_planner_call(name, arguments)
+            conv.tool_finished(f"plan-{id(event)}", line if ok else f"{line} — {summary}", ok)
+        case PlannerReplyRejected(reason=reason, message=message):
+            conv.hide_thinking()
+            conv.add_notice(f"Reply rejected ({reason}): {message}", "warning")
+        case PlannerPlanChecked(ok=False, errors=errors, repair_round=n):
+            conv.hide_thinking()
+            shown = "; ".join(errors[:MAX_ERRORS_SHOWN])
+            conv.add_notice(f"The plan does not apply to the current files ({shown}); "
+                            f"asking the model to repair it (round {n + 1}).", "warning")
+        case PlannerFinished(ok=True, turns=turns):
+            conv.hide_thinking()
+            screen.status.busy = False
+            conv.add_notice(f"Plan ready after {turns} turn(s).")
+        case PlannerFinished(aborted=aborted, errors=errors):
+            conv.hide_thinking()
+            screen.status.busy = False
+            if aborted:
+                conv.add_notice(abort_line(aborted), "error")
+            else:
+                shown = "; ".join(errors[:MAX_ERRORS_SHOWN])
+                conv.add_notice(f"Planner failed: the plan still does not apply after repairs ({shown}). "
+                                "No plan was produced.", "error")

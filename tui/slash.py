@@ -26,9 +26,13 @@ class SlashSpec:
 
 
 SLASH_COMMANDS: tuple[SlashSpec, ...] = (
+    SlashSpec("apply", "/apply", "Apply the accepted blocks of the plan under review"),
+    SlashSpec("chat", "/chat MESSAGE", "Talk with the model without planning edits"),
     SlashSpec("clear", "/clear", "Forget the conversation and clear the Conversation pane"),
     SlashSpec("help", "/help", "Show keys and commands"),
+    SlashSpec("open", "/open PLAN.md", "Open an EDIT plan file for review in the Diff pane"),
     SlashSpec("theme", "/theme [NAME]", "Switch theme, or list the themes"),
+    SlashSpec("undo", "/undo", "Undo the last apply"),
 )
 
 

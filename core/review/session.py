@@ -16,6 +16,7 @@ from typing import Callable, Literal
 from ljtui.core.edits import errors as E
 from ljtui.core.edits.apply import ApplyReport, apply_plan
 from ljtui.core.edits.diffs import unified_diff
+from ljtui.core.edits import journal as J
 from ljtui.core.edits.journal import sha256
 from ljtui.core.edits.paths import resolve_target
 from ljtui.core.edits.plan_format import DEFAULT_ENTRY_ID, EditBlock, EditPlan, Entry, parse_plan
@@ -68,6 +69,18 @@ class ReviewBlock:
         if self.error is not None:
             return "failed"
         return "stale" if self.stale else "accepted"
+
+
+@dataclass(frozen=True)
+class BlockView:
+    """An immutable picture of one block, for display."""
+
+    number: int
+    file: str
+    where: str | None
+    state: BlockState
+    diff: str
+    reason: str | None
 
 
 @dataclass
@@ -125,6 +138,14 @@ class Review:
     def export_text(self) -> str:
         """The accepted blocks as plan text (numbers kept as written)."""
         return render_plan((rb.block for rb in self.accepted), self.plan.declarations)
+
+    def snapshot(self) -> tuple[BlockView, ...]:
+        """Every block as it should be shown now."""
+        return tuple(
+            BlockView(rb.number, rb.key, rb.block.where, rb.state, rb.diff,
+                      f"{rb.error.kind}: {rb.error.message}" if rb.error is not None else None)
+            for rb in self.blocks
+        )
 
     # --- validation ----------------------------------------------------------
 
@@ -312,3 +333,11 @@ class Review:
 def undo(root: Path, *, clock: Clock | None = None) -> UndoOutcome:
     """Revert the last applied plan (refused if its files changed since)."""
     return undo_last(root, clock=clock)
+
+
+def last_applied_files(root: Path) -> list[str] | None:
+    """Files the last kept apply wrote (what undo would revert), or ``None``."""
+    snapshots = J.kept(root.resolve())
+    if not snapshots:
+        return None
+    return [record.path for record in J.Manifest.load(snapshots[0]).files]

@@ -35,7 +35,7 @@ async def test_typing_a_message_streams_the_reply(make_app: AppFactory) -> None:
             posted.append(message.event.kind)
 
     async with app.run_test(size=SIZE, message_hook=hook) as pilot:
-        await pilot.press(*"add retries", "enter")
+        await pilot.press(*"/chat add retries", "enter")
         await app.workers.wait_for_complete()
         await pilot.pause()
         conv = app.main_screen.conversation
@@ -50,7 +50,7 @@ async def test_typing_a_message_streams_the_reply(make_app: AppFactory) -> None:
 async def test_tool_calls_show_as_folded_lines(make_app: AppFactory) -> None:
     app = make_app("tool_then_text.yaml")
     async with app.run_test(size=SIZE) as pilot:
-        await send(pilot, "look")
+        await send(pilot, "/chat look")
         [line] = app.main_screen.query(ToolCallLine)
         assert str(line.render()) == "▸ read_file app.py — unknown tool 'read_file' (available: none) ✗"
         assert line.has_class("-failed")
@@ -60,15 +60,19 @@ async def test_no_model_configured_opens_and_explains(make_app: AppFactory) -> N
     app = make_app(script=None)
     async with app.run_test(size=SIZE) as pilot:
         assert any("No model is configured" in n and "ANTHROPIC_API_KEY" in n for n in notices(app))
-        await send(pilot, "hello")
+        await send(pilot, "/chat hello")
         assert any(n.startswith("no model is configured") for n in notices(app))
+        await send(pilot, "plan something")
+        assert notices(app)[-1].startswith("no model is configured")
 
 
 async def test_unknown_slash_command_lists_available(make_app: AppFactory) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "/frobnicate now")
-        assert notices(app)[-1] == "Unknown command /frobnicate. Available: /clear, /help, /theme"
+        assert notices(app)[-1] == (
+            "Unknown command /frobnicate. Available: /apply, /chat, /clear, /help, /open, /theme, /undo"
+        )
         assert app.main_screen.query_one(PromptInput).value == "/frobnicate now"
         assert not app.main_screen.query(UserMessage)
 
@@ -83,7 +87,7 @@ async def test_double_slash_sends_a_message(make_app: AppFactory) -> None:
 async def test_clear_and_help_commands(make_app: AppFactory) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await send(pilot, "hello")
+        await send(pilot, "/chat hello")
         assert app.engine.history
         await send(pilot, "/clear")
         assert app.engine.history == []
@@ -188,10 +192,10 @@ async def test_message_while_busy_is_kept(make_app: AppFactory, tmp_path: Path) 
     script.write_text("chunk_delay: 0.05\nturns:\n  - text: " + "word " * 40 + "\n", encoding="utf-8")
     app = make_app(script=None, **{"provider.name": "scripted", "provider.script": str(script)})
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press(*"first", "enter")
+        await pilot.press(*"/chat first", "enter")
         await pilot.pause(0.1)
-        await pilot.press(*"second", "enter")
+        await pilot.press(*"/chat second", "enter")
         await pilot.pause()
-        assert notices(app)[-1] == "Still working on the previous message; wait for it to finish."
-        assert app.main_screen.query_one(PromptInput).value == "second"
+        assert notices(app)[-1] == "Still working on the previous request; wait for it to finish."
+        assert app.main_screen.query_one(PromptInput).value == "/chat second"
         await app.workers.wait_for_complete()

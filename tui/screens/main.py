@@ -98,6 +98,10 @@ class MainScreen(Screen):
         return self.query_one(Conversation)
 
     @property
+    def diff_pane(self) -> DiffPane:
+        return self.query_one(DiffPane)
+
+    @property
     def status(self) -> StatusBar:
         return self.query_one(StatusBar)
 

@@ -137,6 +137,13 @@ class Conversation(VerticalScroll):
         self._stream = None
         self._reply = None
 
+    async def discard_reply(self) -> None:
+        """Drop the reply streamed so far (the model call is being retried)."""
+        reply = self._reply
+        await self.end_reply()
+        if reply is not None:
+            await reply.remove()
+
     async def tool_started(self, call_id: str, line: str) -> None:
         await self.end_reply()
         widget = ToolCallLine(Text(f"▸ {line} …"))

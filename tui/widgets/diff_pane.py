@@ -1,10 +1,159 @@
-"""The Diff pane: pending EDIT blocks for review before anything is written."""
+"""The Diff pane: the EDIT blocks of the plan under review, one diff at a time.
+
+The pane shows what the review in core says; every choice is sent up as an
+:class:`DiffPane.ActionRequested` message for the app to carry out through
+the bridge, so no patching logic lives here.
+"""
 
 from __future__ import annotations
 
-from ljtui.tui.widgets.empty_pane import SidePane
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from ljtui.core.review.session import BlockView
+from ljtui.tui.widgets.diff_render import render_diff
+from ljtui.tui.widgets.empty_pane import EmptyState
+
+EMPTY_TEXT = "No pending edits. Proposed changes appear here as diffs to accept or reject."
+STATE_MARKS = {"accepted": "✓", "rejected": "✗", "stale": "⟳", "failed": "!"}
+DIFF_ACTIONS = ("toggle", "accept_all", "reject_all", "apply", "undo", "export")
 
 
-class DiffPane(SidePane):
+class BlockRow(Static):
+    """One block in the list: mark, number, file, where, state."""
+
+    DEFAULT_CSS = """
+    BlockRow {
+        height: 1;
+        padding: 0 1;
+        &.-accepted { color: $diff-added; }
+        &.-rejected { color: $text-muted; }
+        &.-stale { color: $warning; }
+        &.-failed { color: $error; }
+        &.-selected { background: $boost; text-style: bold; }
+    }
+    """
+
+
+def row_text(view: BlockView) -> Text:
+    """``✓ EDIT 1  accepted  app.py  greet (~2) — why``."""
+    where = f"  {view.where.replace('`', '')}" if view.where else ""
+    return Text(f"{STATE_MARKS[view.state]} EDIT {view.number}  {view.state:<8}  {view.file}{where}",
+                no_wrap=True, overflow="ellipsis")
+
+
+class DiffPane(Vertical, can_focus=True):
+    """Blocks above, the selected block's diff below."""
+
     BORDER_TITLE = "Diff"
-    EMPTY_TEXT = "No pending edits. Proposed changes appear here as diffs to accept or reject."
+    ALLOW_MAXIMIZE = True
+
+    DEFAULT_CSS = """
+    DiffPane #block-list { height: auto; max-height: 40%; }
+    DiffPane #block-diff { height: 1fr; border-top: solid $border-blurred; }
+    DiffPane #block-reason { color: $error; padding: 0 1; }
+    DiffPane.-empty #block-list, DiffPane.-empty #block-diff { display: none; }
+    DiffPane EmptyState { display: none; }
+    DiffPane.-empty EmptyState { display: block; }
+    """
+
+    BINDINGS = [
+        Binding("j,down", "move(1)", "Next", id="diff.next", tooltip="Select the next block"),
+        Binding("k,up", "move(-1)", "Prev", id="diff.prev", tooltip="Select the previous block"),
+        Binding("space", "request('toggle')", "Accept/reject", id="diff.toggle",
+                tooltip="Accept or reject the selected block"),
+        Binding("A", "request('accept_all')", "All", id="diff.accept_all", tooltip="Accept every block"),
+        Binding("R", "request('reject_all')", "None", id="diff.reject_all", tooltip="Reject every block"),
+        Binding("a", "request('apply')", "Apply", id="diff.apply", tooltip="Apply the accepted blocks"),
+        Binding("u", "request('undo')", "Undo", id="diff.undo", tooltip="Undo the last apply"),
+        Binding("e", "request('export')", "Export", id="diff.export",
+                tooltip="Export the accepted blocks to a plan file"),
+    ]
+
+    blocks: reactive[tuple[BlockView, ...]] = reactive((), always_update=True, init=False)
+    selected: reactive[int] = reactive(0, init=False)
+
+    class ActionRequested(Message):
+        """The user asked for ``action`` on block ``number`` (or the plan)."""
+
+        def __init__(self, action: str, number: int | None) -> None:
+            super().__init__()
+            self.action = action
+            self.number = number
+
+    def compose(self) -> ComposeResult:
+        yield EmptyState(EMPTY_TEXT)
+        yield VerticalScroll(id="block-list", can_focus=False)
+        with VerticalScroll(id="block-diff", can_focus=False):
+            yield Static(id="block-reason")
+            yield Static(id="block-diff-text")
+
+    def on_mount(self) -> None:
+        self.add_class("-empty")
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._show_selected())
+
+    @property
+    def current(self) -> BlockView | None:
+        if not self.blocks:
+            return None
+        return self.blocks[min(self.selected, len(self.blocks) - 1)]
+
+    @property
+    def current_number(self) -> int | None:
+        """The selected block's number, if a plan is shown."""
+        view = self.current
+        return view.number if view else None
+
+    def show(self, blocks: tuple[BlockView, ...] | None) -> None:
+        """Show a review's blocks (``None``: no plan under review)."""
+        keep = self.current.number if self.current else None
+        self.blocks = blocks or ()
+        numbers = [b.number for b in self.blocks]
+        self.selected = numbers.index(keep) if keep in numbers else 0
+
+    async def watch_blocks(self, blocks: tuple[BlockView, ...]) -> None:
+        self.set_class(not blocks, "-empty")
+        listing = self.query_one("#block-list", VerticalScroll)
+        await listing.remove_children()
+        await listing.mount_all(
+            BlockRow(row_text(b), classes=f"-{b.state}", id=f"edit-{b.number}") for b in blocks
+        )
+        accepted = sum(b.state == "accepted" for b in blocks)
+        self.border_subtitle = f"{accepted}/{len(blocks)} accepted" if blocks else ""
+        self._show_selected()
+
+    def watch_selected(self) -> None:
+        self._show_selected()
+
+    def _show_selected(self) -> None:
+        rows = list(self.query(BlockRow))
+        for n, row in enumerate(rows):
+            row.set_class(n == self.selected, "-selected")
+        if rows and self.selected < len(rows):
+            self.query_one("#block-list", VerticalScroll).scroll_to_widget(rows[self.selected], animate=False)
+        view = self.current
+        reason = self.query_one("#block-reason", Static)
+        text = self.query_one("#block-diff-text", Static)
+        if view is None:
+            reason.update("")
+            text.update("")
+            return
+        reason.update(Text(view.reason) if view.reason else "")
+        reason.display = bool(view.reason)
+        if view.diff:
+            text.update(render_diff(view.diff, view.file, self.app.theme_variables, dark=self.app.current_theme.dark))
+        else:
+            text.update(Text("(no diff: this block does not apply to the current file)", style="dim"))
+
+    def action_move(self, step: int) -> None:
+        if self.blocks:
+            self.selected = max(0, min(len(self.blocks) - 1, self.selected + step))
+
+    def action_request(self, action: str) -> None:
+        view = self.current
+        self.post_message(self.ActionRequested(action, view.number if view else None))

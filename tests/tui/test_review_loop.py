@@ -1,0 +1,174 @@
+"""Request → plan → review → apply → undo, through real keys on a real repo."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from ljtui.tui.app import LjtuiApp
+from ljtui.tui.bridge import WATCH_GROUP
+from ljtui.tui.screens.confirm import ConfirmScreen
+from ljtui.tui.widgets.conversation import NoticeLine, ToolCallLine
+from tests.tui.conftest import AppFactory
+
+SIZE = (120, 40)
+ORIGINAL = "def greet(name):\n    return 'hello ' + name\n"
+PLAN_FILE = Path(__file__).parents[1] / "fixtures" / "scripts" / "plan_three_blocks.yaml"
+WATCH_WAIT_SECONDS = 10.0
+
+
+def notices(app: LjtuiApp) -> list[str]:
+    return [str(n.render()) for n in app.main_screen.query(NoticeLine)]
+
+
+def states(app: LjtuiApp) -> list[str]:
+    return [b.state for b in app.main_screen.diff_pane.blocks]
+
+
+async def settle(pilot) -> None:
+    """Wait for engine and review work (the file watcher runs on)."""
+    busy = [w for w in pilot.app.workers if w.group != WATCH_GROUP]
+    if busy:  # an empty list would mean "wait for every worker", the watcher too
+        await pilot.app.workers.wait_for_complete(busy)
+    await pilot.pause()
+
+
+async def plan_request(pilot) -> None:
+    await pilot.press(*"add a farewell", "enter")
+    await settle(pilot)
+    await settle(pilot)
+
+
+async def test_request_review_reject_apply_undo(make_app: AppFactory, git_repo: Path) -> None:
+    app = make_app("plan_three_blocks.yaml")
+    async with app.run_test(size=SIZE) as pilot:
+        await plan_request(pilot)
+        [tool_line] = app.main_screen.query(ToolCallLine)
+        assert str(tool_line.render()).startswith("▸ read_file app.py")
+        assert "Plan ready after 2 turn(s)." in notices(app)
+        assert any(n.startswith("The plan has 3 block(s) in 2 file(s).") for n in notices(app))
+        assert states(app) == ["accepted", "accepted", "accepted"]
+        await pilot.press("f4", "j", "space")
+        await settle(pilot)
+        assert states(app) == ["accepted", "rejected", "accepted"]
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert (git_repo / "app.py").read_text(encoding="utf-8") == ORIGINAL.replace("'hello '", "'hello, dear '")
+        assert (git_repo / "docs" / "usage.md").read_text(encoding="utf-8") == "# Usage\n\nCall `greet(name)`.\n"
+        assert any(n.startswith("Applied 2 block(s); wrote app.py, docs/usage.md") for n in notices(app))
+        assert "  syntax ✓ app.py (python)" in notices(app) or any("syntax ✓ app.py" in n for n in notices(app))
+        assert app.main_screen.diff_pane.blocks == ()
+        await pilot.press("f4", "u")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert (git_repo / "app.py").read_text(encoding="utf-8") == ORIGINAL
+        assert not (git_repo / "docs" / "usage.md").exists()
+        assert notices(app)[-1] == "Undone: restored app.py, docs/usage.md."
+
+
+async def test_escape_cancels_apply_with_nothing_written(make_app: AppFactory, git_repo: Path) -> None:
+    app = make_app("plan_three_blocks.yaml")
+    async with app.run_test(size=SIZE) as pilot:
+        await plan_request(pilot)
+        await pilot.press("f4", "a")
+        await pilot.pause()
+        await pilot.press("escape")
+        await settle(pilot)
+        assert notices(app)[-1] == "Apply cancelled: nothing was written."
+        assert (git_repo / "app.py").read_text(encoding="utf-8") == ORIGINAL
+        assert states(app) == ["accepted"] * 3
+
+
+async def test_reject_all_then_apply_says_nothing_accepted(make_app: AppFactory) -> None:
+    app = make_app("plan_three_blocks.yaml")
+    async with app.run_test(size=SIZE) as pilot:
+        await plan_request(pilot)
+        await pilot.press("f4", "R")
+        await settle(pilot)
+        assert states(app) == ["rejected"] * 3
+        await pilot.press("a")
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert notices(app)[-1].startswith("No block is accepted")
+        await pilot.press("A")
+        await settle(pilot)
+        assert states(app) == ["accepted"] * 3
+
+
+async def test_a_target_changed_on_disk_turns_stale_and_apply_refuses(
+    make_app: AppFactory, git_repo: Path
+) -> None:
+    app = make_app("plan_three_blocks.yaml", watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await plan_request(pilot)
+        await asyncio.sleep(0.5)
+        (git_repo / "app.py").write_text(ORIGINAL + "# edited\n", encoding="utf-8")
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + WATCH_WAIT_SECONDS
+        while states(app)[0] != "stale" and loop.time() < deadline:
+            await asyncio.sleep(0.1)
+        assert states(app) == ["stale", "stale", "accepted"]
+        assert any("app.py changed on disk" in n for n in notices(app))
+        await pilot.press("f4", "a")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert notices(app)[-1].startswith("Apply refused — stale: app.py changed on disk")
+        assert (git_repo / "app.py").read_text(encoding="utf-8") == ORIGINAL + "# edited\n"
+        assert not (git_repo / "docs").exists()
+
+
+async def test_planner_abort_is_a_failure_not_a_plan(make_app: AppFactory) -> None:
+    app = make_app("plan_fabricates.yaml")
+    async with app.run_test(size=SIZE) as pilot:
+        await plan_request(pilot)
+        assert notices(app)[-1].startswith("Planner aborted (fabrication)")
+        assert app.main_screen.diff_pane.blocks == ()
+
+
+async def test_open_a_plan_file_and_export(make_app: AppFactory, git_repo: Path) -> None:
+    plan = git_repo / "plan.md"
+    plan.write_text(_plan_text(), encoding="utf-8")
+    app = make_app(script=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"/open plan.md", "enter")
+        await settle(pilot)
+        assert states(app) == ["accepted", "accepted", "accepted"]
+        assert any(n.startswith("Opened plan.md: 3 block(s) in 2 file(s)") for n in notices(app))
+        await pilot.press("f4", "space", "e")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+        [exported] = (git_repo / ".agent" / "plans").glob("plan-*.md")
+        assert exported.read_text(encoding="utf-8").count("### EDIT") == 2
+        assert notices(app)[-1].startswith("Exported 2 accepted block(s) to .agent/plans/plan-")
+
+
+async def test_bad_plan_files_are_clear_errors(make_app: AppFactory, git_repo: Path) -> None:
+    (git_repo / "broken.md").write_text("### EDIT 1\n\n- file: `app.py`\n\n```old\nx\n", encoding="utf-8")
+    app = make_app(script=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"/open missing.md", "enter")
+        await settle(pilot)
+        assert notices(app)[-1].endswith("missing.md: no such file")
+        await pilot.press(*"/open broken.md", "enter")
+        await settle(pilot)
+        assert "broken.md is not a valid EDIT plan" in notices(app)[-1]
+        await pilot.press(*"/apply", "enter")
+        await pilot.pause()
+        assert notices(app)[-1].startswith("No plan is under review")
+        await pilot.press(*"/undo", "enter")
+        await pilot.pause()
+        assert notices(app)[-1].startswith("Nothing to undo")
+
+
+def _plan_text() -> str:
+    import yaml
+
+    script = yaml.safe_load(PLAN_FILE.read_text(encoding="utf-8"))
+    return script["turns"][1]["text"]
