@@ -89,6 +89,7 @@ class LjtuiApp(App[int]):
         self._calls: dict[str, str] = {}
         for theme in self.theme_set.themes.values():
             self.register_theme(theme)
+        self.theme = self._initial_theme
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return domain_variable_defaults(self.theme_set)
@@ -126,7 +127,6 @@ class LjtuiApp(App[int]):
         return screen
 
     def on_mount(self) -> None:
-        self.theme = self._initial_theme
         if self._review_path is not None:
             self.bridge.open_plan(self._review_path)
 

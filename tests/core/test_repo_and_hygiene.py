@@ -58,3 +58,15 @@ def test_current_branch(git_repo: Path, tmp_path: Path) -> None:
     worktree = tmp_path / "wt"
     git(git_repo, "worktree", "add", "-q", str(worktree), "-b", "wt-branch")
     assert current_branch(worktree) == "wt-branch"
+
+
+def test_the_app_module_defers_engine_work_until_it_is_needed() -> None:
+    code = (
+        "import sys, ljtui.tui.app\n"
+        "heavy = ('anthropic', 'openai', 'markdown_it', 're2', 'pygments', 'watchfiles', "
+        "'ljtui.core.edits', 'ljtui.core.planner', 'ljtui.core.engine', 'ljtui.core.review')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(heavy)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

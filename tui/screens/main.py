@@ -53,6 +53,7 @@ class MainScreen(Screen):
     """One screen, four panes (UI-1)."""
 
     CSS_PATH = "main.tcss"
+    AUTO_FOCUS = "#prompt"
 
     BINDINGS = [
         Binding("f2", "focus_pane('conversation')", "Conv", id="focus.conversation",
@@ -91,7 +92,6 @@ class MainScreen(Screen):
         self.status.branch = self._startup.branch
         for message, level in self._startup.notices:
             self.conversation.add_notice(message, level)
-        self.query_one(PromptInput).focus()
 
     @property
     def conversation(self) -> Conversation:

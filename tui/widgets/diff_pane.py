@@ -7,6 +7,8 @@ the bridge, so no patching logic lives here.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -15,9 +17,10 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from ljtui.core.review.session import BlockView
-from ljtui.tui.widgets.diff_render import render_diff
 from ljtui.tui.widgets.empty_pane import EmptyState
+
+if TYPE_CHECKING:
+    from ljtui.core.review.session import BlockView
 
 EMPTY_TEXT = "No pending edits. Proposed changes appear here as diffs to accept or reject."
 STATE_MARKS = {"accepted": "✓", "rejected": "✗", "stale": "⟳", "failed": "!"}
@@ -146,6 +149,8 @@ class DiffPane(Vertical, can_focus=True):
         reason.update(Text(view.reason) if view.reason else "")
         reason.display = bool(view.reason)
         if view.diff:
+            from ljtui.tui.widgets.diff_render import render_diff
+
             text.update(render_diff(view.diff, view.file, self.app.theme_variables, dark=self.app.current_theme.dark))
         else:
             text.update(Text("(no diff: this block does not apply to the current file)", style="dim"))
