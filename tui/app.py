@@ -114,7 +114,7 @@ class LjtuiApp(App[int]):
             "/help lists commands, F1 shows keys.", "info",
         )]
         notices += [(w, "warning") for w in self.startup_warnings]
-        problem = provider_problem(self.config.provider, self._env)
+        problem = None if self._review_path else provider_problem(self.config.provider, self._env)
         if problem:
             notices.append((problem[0].upper() + problem[1:] + ".", "warning"))
         return StartupInfo(provider_label(self.config.provider), current_branch(self.repo_root), notices)
@@ -260,7 +260,7 @@ class LjtuiApp(App[int]):
         for binding in DiffPane.BINDINGS:
             action = binding.action.removeprefix("request('").removesuffix("')")
             if action in DIFF_ACTIONS:
-                yield SystemCommand(f"Diff: {binding.tooltip}", f"Key {binding.key} in the Diff pane",
+                yield SystemCommand(binding.tooltip, f"Key {binding.key} in the Diff pane",
                                     lambda a=action: self.reviews.request(a, main.diff_pane.current_number))
         for name in self.theme_set.themes:
             yield SystemCommand(f"Theme: {name}", f"Switch to the {name} theme",

@@ -36,7 +36,7 @@ def describe_planner_call(name: str, arguments: dict[str, Any]) -> str:
     start, end = arguments.get("start_line"), arguments.get("end_line")
     rest = {k: v for k, v in arguments.items() if k not in ("start_line", "end_line")}
     if name == "grep" and isinstance(rest.get("pattern"), str):
-        rest["pattern"] = repr(rest["pattern"])
+        rest["pattern"] = f"'{rest['pattern']}'"
     line = describe_call(name, rest)
     if start is not None or end is not None:
         line += f" {start if start is not None else 1}–{end if end is not None else 'end'}"

@@ -67,6 +67,16 @@ class ReviewActions:
         if not chosen:
             self._conv.add_notice("No block is accepted: press space on a block, or A to accept all.", "warning")
             return
+        shown = self.app.main_screen.diff_pane.blocks
+        for state, advice in (("failed", "they do not apply to the current files: reject them (space) "
+                                         "or fix the plan"),
+                              ("stale", "their files changed on disk: check the new diff and press space "
+                                        "to accept it again")):
+            numbers = [str(b.number) for b in shown if b.state == state]
+            if numbers:
+                self._conv.add_notice(f"Cannot apply EDIT {', '.join(numbers)}: {advice}. Nothing was written.",
+                                      "error")
+                return
         lines = [f"Write {len(review.files)} file(s) with {len(chosen)} block(s):", ""]
         for key in review.files:
             numbers = ", ".join(str(rb.number) for rb in chosen if rb.key == key)

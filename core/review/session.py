@@ -81,6 +81,18 @@ class BlockView:
     state: BlockState
     diff: str
     reason: str | None
+    candidates: tuple[str, ...] = ()
+    """Nearest matches of a failed anchor: ``file:line (score) excerpt``."""
+
+
+MAX_CANDIDATES_SHOWN = 4
+
+
+def _candidate_lines(error: E.EditError | None) -> tuple[str, ...]:
+    if error is None:
+        return ()
+    return tuple(f"{c.file}:{c.line} ({c.score:.2f}) {c.excerpt.strip()}"
+                 for c in error.candidates[:MAX_CANDIDATES_SHOWN])
 
 
 @dataclass
@@ -143,7 +155,8 @@ class Review:
         """Every block as it should be shown now."""
         return tuple(
             BlockView(rb.number, rb.key, rb.block.where, rb.state, rb.diff,
-                      f"{rb.error.kind}: {rb.error.message}" if rb.error is not None else None)
+                      f"{rb.error.kind}: {rb.error.message}" if rb.error is not None else None,
+                      _candidate_lines(rb.error))
             for rb in self.blocks
         )
 

@@ -116,11 +116,45 @@ async def test_a_target_changed_on_disk_turns_stale_and_apply_refuses(
         assert any("app.py changed on disk" in n for n in notices(app))
         await pilot.press("f4", "a")
         await pilot.pause()
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert notices(app)[-1].startswith("Cannot apply EDIT 1, 2: their files changed on disk")
+        assert (git_repo / "app.py").read_text(encoding="utf-8") == ORIGINAL + "# edited\n"
+        assert not (git_repo / "docs").exists()
+
+
+async def test_a_change_after_confirmation_is_caught_at_apply(make_app: AppFactory, git_repo: Path) -> None:
+    app = make_app("plan_three_blocks.yaml")
+    async with app.run_test(size=SIZE) as pilot:
+        await plan_request(pilot)
+        await pilot.press("f4", "a")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        (git_repo / "app.py").write_text(ORIGINAL + "# raced\n", encoding="utf-8")
         await pilot.press("enter")
         await settle(pilot)
         assert notices(app)[-1].startswith("Apply refused — stale: app.py changed on disk")
-        assert (git_repo / "app.py").read_text(encoding="utf-8") == ORIGINAL + "# edited\n"
+        assert states(app) == ["stale", "stale", "accepted"]
+        assert (git_repo / "app.py").read_text(encoding="utf-8") == ORIGINAL + "# raced\n"
         assert not (git_repo / "docs").exists()
+
+
+async def test_failed_blocks_are_refused_before_the_dialog(make_app: AppFactory, git_repo: Path) -> None:
+    plan = git_repo / "plan.md"
+    plan.write_text(_plan_text().replace("    return 'hello ' + name", "    return 'hi ' + name"), encoding="utf-8")
+    app = make_app(script=None, review_path=plan)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert states(app) == ["failed", "accepted", "accepted"]
+        view = app.main_screen.diff_pane.blocks[0]
+        assert view.reason.startswith("AnchorNotFound: `old` does not occur in app.py")
+        assert view.candidates and view.candidates[0].startswith("app.py:2 (")
+        await pilot.press("a")
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert notices(app)[-1].startswith("Cannot apply EDIT 1: they do not apply to the current files")
+        await pilot.press("space", "a")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
 
 
 async def test_planner_abort_is_a_failure_not_a_plan(make_app: AppFactory) -> None:

@@ -58,7 +58,8 @@ class DiffPane(Vertical, can_focus=True):
 
     DEFAULT_CSS = """
     DiffPane #block-list { height: auto; max-height: 40%; }
-    DiffPane #block-diff { height: 1fr; border-top: solid $border-blurred; }
+    DiffPane #block-diff { height: 1fr; border-top: solid $border-blurred; overflow-x: auto; }
+    DiffPane #block-diff-text { width: auto; text-wrap: nowrap; }
     DiffPane #block-reason { color: $error; padding: 0 1; }
     DiffPane.-empty #block-list, DiffPane.-empty #block-diff { display: none; }
     DiffPane EmptyState { display: none; }
@@ -66,16 +67,16 @@ class DiffPane(Vertical, can_focus=True):
     """
 
     BINDINGS = [
-        Binding("j,down", "move(1)", "Next", id="diff.next", tooltip="Select the next block"),
-        Binding("k,up", "move(-1)", "Prev", id="diff.prev", tooltip="Select the previous block"),
+        Binding("j,down", "move(1)", "Next", id="diff.next", tooltip="Diff pane: select the next block"),
+        Binding("k,up", "move(-1)", "Prev", id="diff.prev", tooltip="Diff pane: select the previous block"),
         Binding("space", "request('toggle')", "Accept/reject", id="diff.toggle",
-                tooltip="Accept or reject the selected block"),
-        Binding("A", "request('accept_all')", "All", id="diff.accept_all", tooltip="Accept every block"),
-        Binding("R", "request('reject_all')", "None", id="diff.reject_all", tooltip="Reject every block"),
-        Binding("a", "request('apply')", "Apply", id="diff.apply", tooltip="Apply the accepted blocks"),
-        Binding("u", "request('undo')", "Undo", id="diff.undo", tooltip="Undo the last apply"),
+                tooltip="Diff pane: accept or reject the selected block"),
+        Binding("A", "request('accept_all')", "All", id="diff.accept_all", tooltip="Diff pane: accept every block"),
+        Binding("R", "request('reject_all')", "None", id="diff.reject_all", tooltip="Diff pane: reject every block"),
+        Binding("a", "request('apply')", "Apply", id="diff.apply", tooltip="Diff pane: apply the accepted blocks"),
+        Binding("u", "request('undo')", "Undo", id="diff.undo", tooltip="Diff pane: undo the last apply"),
         Binding("e", "request('export')", "Export", id="diff.export",
-                tooltip="Export the accepted blocks to a plan file"),
+                tooltip="Diff pane: export the accepted blocks to a plan file"),
     ]
 
     blocks: reactive[tuple[BlockView, ...]] = reactive((), always_update=True, init=False)
@@ -146,7 +147,8 @@ class DiffPane(Vertical, can_focus=True):
             reason.update("")
             text.update("")
             return
-        reason.update(Text(view.reason) if view.reason else "")
+        lines = [view.reason, *(f"  nearest: {c}" for c in view.candidates)] if view.reason else []
+        reason.update(Text("\n".join(lines)))
         reason.display = bool(view.reason)
         if view.diff:
             from ljtui.tui.widgets.diff_render import render_diff
