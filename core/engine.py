@@ -146,6 +146,7 @@ class Engine:
             result = await run_planner(
                 client, self.repo_root, request, handbook_dir=handbook_dir, sink=self.sink,
                 max_tokens=self.config.provider.max_tokens,
+                retry=RetryPolicy.from_config(self.config.provider), sleep=self._sleep,
             )
         except ValueError as exc:
             self.sink.emit(TurnFailed(turn, "config", str(exc), None))

@@ -14,10 +14,10 @@ import asyncio
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Awaitable, Callable, Literal
 
 from ljtui.core.edits.plan_format import Declarations
-from ljtui.core.events import Event, Usage
+from ljtui.core.events import Event, ModelCallRetried, Usage
 from ljtui.core.planner import prompts as P
 from ljtui.core.planner.check import PlanCheck, PlanChecker, check_plan
 from ljtui.core.planner.events import (
@@ -28,7 +28,8 @@ from ljtui.core.planner.protocol import (
 )
 from ljtui.core.planner.tools import ReadOnlyTools
 from ljtui.core.ports import EventSink
-from ljtui.core.providers.base import ChatClient, ChatRequest, Message, TextDelta, UsageDelta
+from ljtui.core.providers.base import ChatClient, ChatRequest, Message, ProviderError, TextDelta, UsageDelta
+from ljtui.core.providers.retry import RetryPolicy, retry_call
 
 DEFAULT_MAX_TURNS = 30
 """Model calls one planner run may make."""
@@ -37,6 +38,9 @@ FABRICATION_LIMIT = 3
 MAX_REPAIR_ROUNDS = 3
 """Times a failing plan goes back to the model before it is returned with its errors."""
 DEFAULT_MAX_TOKENS = 8192
+NO_RETRIES = RetryPolicy(max_retries=0, base_delay=0.0, max_delay=0.0)
+"""The default: a reply that fails mid-stream fails the run."""
+Sleep = Callable[[float], Awaitable[None]]
 """Tokens the model may write in one reply."""
 
 AbortReason = Literal["fabrication", "turn-limit", "no-plan"]
@@ -93,6 +97,8 @@ async def run_planner(
     checker: PlanChecker = check_plan,
     max_tokens: int = DEFAULT_MAX_TOKENS,
     grep_engine: str = "auto",
+    retry: RetryPolicy = NO_RETRIES,
+    sleep: Sleep = asyncio.sleep,
 ) -> PlannerResult:
     """Plan ``request`` against the repository at ``source_root``, reading only.
 
@@ -107,6 +113,10 @@ async def run_planner(
         checker: validates a plan text against the root.
         max_tokens: tokens the model may write per reply.
         grep_engine: ``auto``, ``rg`` or ``re2``.
+        retry: how a reply that fails mid-stream with a retryable error (an
+            ``overloaded_error``) is asked for again; each retry is announced
+            as a :class:`~ljtui.core.events.ModelCallRetried` event.
+        sleep: waits between retries (inject a fake in tests).
 
     Returns:
         The result; callers must treat any ``aborted`` or ``errors`` as failure.
@@ -122,6 +132,7 @@ async def run_planner(
     tools = ReadOnlyTools(source_root, handbook_dir, grep_engine=grep_engine)
     run = _Run(client, tools, request, max_turns, sink, checker, max_tokens,
                P.build_planner_system_prompt(prompt_vars, handbook=handbook_dir is not None))
+    run.retry, run.sleep = retry, sleep
     result = await run.play()
     run.emit(PlannerFinished(result.turns, result.ok, result.aborted, result.errors))
     return result
@@ -144,6 +155,8 @@ class _Run:
         self.repair_rounds = 0
         self.failing: tuple[str, PlanCheck, bool] | None = None
         """The latest plan that failed its check: text, verdict, fence repaired."""
+        self.retry: RetryPolicy = NO_RETRIES
+        self.sleep: Sleep = asyncio.sleep
 
     def emit(self, event: Event) -> None:
         if self.sink is not None:
@@ -162,13 +175,23 @@ class _Run:
 
     async def _ask(self, prompt: str) -> str:
         request = ChatRequest(system=self.system, messages=(Message.user(prompt),), max_tokens=self.max_tokens)
-        parts: list[str] = []
-        async for delta in self.client.stream(request):
-            if isinstance(delta, TextDelta):
-                parts.append(delta.text)
-            elif isinstance(delta, UsageDelta):
-                self.usage = self.usage + delta.usage
-        return "".join(parts)
+
+        async def attempt() -> tuple[str, Usage]:
+            parts: list[str] = []
+            usage = Usage()
+            async for delta in self.client.stream(request):
+                if isinstance(delta, TextDelta):
+                    parts.append(delta.text)
+                elif isinstance(delta, UsageDelta):
+                    usage = usage + delta.usage
+            return "".join(parts), usage
+
+        def announce(retry: int, exc: ProviderError, delay: float) -> None:
+            self.emit(ModelCallRetried(self.turn, retry, self.retry.max_retries, exc.kind, exc.message, delay))
+
+        text, usage = await retry_call(attempt, self.retry, on_retry=announce, sleep=self.sleep)
+        self.usage = self.usage + usage
+        return text
 
     async def _handle(self, text: str, reply: Reply) -> PlannerResult | None:
         if reply.kind == "fabricated":
