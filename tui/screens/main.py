@@ -73,7 +73,7 @@ class MainScreen(Screen):
         host: ScreenHost = self.app  # type: ignore[assignment]
         self._startup = host.startup_info()
         with Horizontal(id="body"):
-            yield Conversation(host.clock.monotonic, id="conversation")
+            yield Conversation(host.clock.monotonic, self._startup.notices, id="conversation")
             with Vertical(id="side"):
                 yield PlanPane(id="plan")
                 yield DiffPane(id="diff")
@@ -90,8 +90,6 @@ class MainScreen(Screen):
             self.query_one(f"#{pane_id}").border_title = f"{title} · {key.upper()}"
         self.status.provider = self._startup.provider
         self.status.branch = self._startup.branch
-        for message, level in self._startup.notices:
-            self.conversation.add_notice(message, level)
 
     @property
     def conversation(self) -> Conversation:

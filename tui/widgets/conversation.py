@@ -85,14 +85,26 @@ class NoticeLine(Static):
     """
 
 
+def _notice(message: str, level: str) -> NoticeLine:
+    return NoticeLine(Text(message), classes=f"-{level if level in NOTICE_LEVELS else 'info'}")
+
+
 class Conversation(VerticalScroll):
     """Scrolling log of the session; new output keeps it pinned to the end."""
 
     BORDER_TITLE = "Conversation"
     ALLOW_MAXIMIZE = True
 
-    def __init__(self, monotonic: Callable[[], float], **kwargs: object) -> None:
+    def __init__(
+        self, monotonic: Callable[[], float], notices: list[tuple[str, str]] | None = None, **kwargs: object
+    ) -> None:
+        """
+        Args:
+            monotonic: clock for the thinking spinner's elapsed time.
+            notices: ``(message, level)`` lines shown from the first frame.
+        """
         super().__init__(**kwargs)
+        self._initial = notices or []
         self._monotonic = monotonic
         self._reply: Markdown | None = None
         self._stream: MarkdownStream | None = None
@@ -105,10 +117,12 @@ class Conversation(VerticalScroll):
     def add_user(self, text: str) -> None:
         self.mount(UserMessage(Text(f"› {text}")))
 
+    def compose(self):  # type: ignore[override]
+        for message, level in self._initial:
+            yield _notice(message, level)
+
     def add_notice(self, message: str, level: str = "info") -> None:
-        if level not in NOTICE_LEVELS:
-            level = "info"
-        self.mount(NoticeLine(Text(message), classes=f"-{level}"))
+        self.mount(_notice(message, level))
 
     def show_thinking(self, label: str = "thinking…") -> None:
         self.hide_thinking()
