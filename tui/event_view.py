@@ -17,6 +17,8 @@ from ljtui.tui.screens.main import MainScreen
 ARG_PREVIEW_CHARS = 60
 """Longest argument text shown on a folded tool-call line."""
 MAX_ERRORS_SHOWN = 5
+FABRICATION_SHOWN = ("the model wrote a '## Tool result' of its own, so the file contents in it were invented; "
+                     "the whole reply was discarded and the model told why.")
 
 
 def describe_call(name: str, arguments: dict[str, Any]) -> str:
@@ -95,7 +97,8 @@ async def _show_planner_event(screen: MainScreen, event: Event) -> None:
             conv.tool_finished(f"plan-{id(event)}", line if ok else f"{line} — {summary}", ok)
         case PlannerReplyRejected(reason=reason, message=message):
             conv.hide_thinking()
-            conv.add_notice(f"Reply rejected ({reason}): {message}", "warning")
+            shown = FABRICATION_SHOWN if reason == "fabrication" else message
+            conv.add_notice(f"Reply rejected ({reason}): {shown}", "warning")
         case PlannerPlanChecked(ok=False, errors=errors, repair_round=n):
             conv.hide_thinking()
             shown = "; ".join(errors[:MAX_ERRORS_SHOWN])

@@ -84,7 +84,8 @@ def test_diff_pane_accepted_rejected_stale(snap_compare, make_app: AppFactory, g
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
-def test_apply_confirmation(snap_compare, make_app: AppFactory) -> None:
+@pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "120x40"])
+def test_apply_confirmation(snap_compare, make_app: AppFactory, size) -> None:
     async def run_before(pilot) -> None:
         await pilot.press(*"add a farewell", "enter")
         await _settle(pilot)
@@ -93,10 +94,11 @@ def test_apply_confirmation(snap_compare, make_app: AppFactory) -> None:
         await pilot.press("a")
         await pilot.pause()
 
-    assert snap_compare(make_app(PLAN_SCRIPT), terminal_size=LARGE, run_before=run_before)
+    assert snap_compare(make_app(PLAN_SCRIPT), terminal_size=size, run_before=run_before)
 
 
-def test_result_after_apply(snap_compare, make_app: AppFactory) -> None:
+@pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "120x40"])
+def test_result_after_apply(snap_compare, make_app: AppFactory, size) -> None:
     async def run_before(pilot) -> None:
         await pilot.press(*"add a farewell", "enter")
         await _settle(pilot)
@@ -105,12 +107,13 @@ def test_result_after_apply(snap_compare, make_app: AppFactory) -> None:
         await pilot.press("enter")
         await _settle(pilot)
 
-    assert snap_compare(make_app(PLAN_SCRIPT), terminal_size=LARGE, run_before=run_before)
+    assert snap_compare(make_app(PLAN_SCRIPT), terminal_size=size, run_before=run_before)
 
 
-def test_planner_abort(snap_compare, make_app: AppFactory) -> None:
+@pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "120x40"])
+def test_planner_abort(snap_compare, make_app: AppFactory, size) -> None:
     async def run_before(pilot) -> None:
         await pilot.press(*"add a farewell", "enter")
         await _settle(pilot)
 
-    assert snap_compare(make_app("plan_fabricates.yaml"), terminal_size=SMALL, run_before=run_before)
+    assert snap_compare(make_app("plan_fabricates.yaml"), terminal_size=size, run_before=run_before)
