@@ -19,6 +19,7 @@ from ljtui.core.repo import current_branch
 from ljtui.tui.bridge import Bridge
 from ljtui.tui.messages import (
     ApplyFinished, ApplyProgressed, EngineEventPosted, PlanExported, ReviewChanged, ReviewFailed, UndoFinished,
+    UndoPreviewed,
 )
 from ljtui.tui.review_actions import ReviewActions
 from ljtui.tui.screens.main import PANES, MainScreen, StartupInfo
@@ -226,6 +227,9 @@ class LjtuiApp(App[int]):
 
     def on_apply_finished(self, message: ApplyFinished) -> None:
         self.reviews.apply_finished(message)
+
+    def on_undo_previewed(self, message: UndoPreviewed) -> None:
+        self.reviews.undo_previewed(message)
 
     def on_undo_finished(self, message: UndoFinished) -> None:
         self.reviews.undo_finished(message)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Callable
 from ljtui.core.events import Event
 from ljtui.tui.messages import (
     ApplyFinished, ApplyProgressed, EngineEventPosted, PlanExported, ReviewChanged, ReviewFailed, UndoFinished,
+    UndoPreviewed,
 )
 
 if TYPE_CHECKING:
@@ -159,6 +160,13 @@ class Bridge:
             self.app.post_message(ReviewChanged(snapshot, []))
 
         return self._thread(work, "apply")
+
+    def preview_undo(self) -> Worker:
+        """Find which files the last apply wrote (what undo would restore)."""
+        from ljtui.core.review.session import last_applied_files
+
+        return self._thread(lambda: self.app.post_message(UndoPreviewed(last_applied_files(self.root))),
+                            "preview_undo")
 
     def undo(self) -> Worker:
         """Revert the last apply."""

@@ -62,6 +62,14 @@ class ApplyFinished(Message):
         self.outcome = outcome
 
 
+class UndoPreviewed(Message):
+    """What undo would restore: the files of the last apply (``None``: nothing kept)."""
+
+    def __init__(self, files: list[str] | None) -> None:
+        super().__init__()
+        self.files = files
+
+
 class UndoFinished(Message):
     """An undo ended: the files reverted, or why nothing was written."""
 

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from ljtui.core.review.session import Review
     from ljtui.tui.app import LjtuiApp
     from ljtui.tui.messages import (
-        ApplyFinished, ApplyProgressed, PlanExported, ReviewChanged, ReviewFailed, UndoFinished,
+        ApplyFinished, ApplyProgressed, PlanExported, ReviewChanged, ReviewFailed, UndoFinished, UndoPreviewed,
     )
 
 EXPORT_DIR = ".agent/plans"
@@ -95,9 +95,11 @@ class ReviewActions:
             self._conv.add_notice("Apply cancelled: nothing was written.")
 
     def confirm_undo(self) -> None:
-        from ljtui.core.review.session import last_applied_files
+        """Ask the bridge what undo would restore; the dialog follows."""
+        self.app.bridge.preview_undo()
 
-        files = last_applied_files(self.app.repo_root)
+    def undo_previewed(self, message: UndoPreviewed) -> None:
+        files = message.files
         if files is None:
             self._conv.add_notice("Nothing to undo: no applied plan is kept in .agent/journal.", "warning")
             return

@@ -62,7 +62,7 @@ async def test_request_review_reject_apply_undo(make_app: AppFactory, git_repo: 
         assert "  syntax ✓ app.py (python)" in notices(app) or any("syntax ✓ app.py" in n for n in notices(app))
         assert app.main_screen.diff_pane.blocks == ()
         await pilot.press("f4", "u")
-        await pilot.pause()
+        await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("enter")
         await settle(pilot)
@@ -197,7 +197,7 @@ async def test_bad_plan_files_are_clear_errors(make_app: AppFactory, git_repo: P
         await pilot.pause()
         assert notices(app)[-1].startswith("No plan is under review")
         await pilot.press(*"/undo", "enter")
-        await pilot.pause()
+        await settle(pilot)
         assert notices(app)[-1].startswith("Nothing to undo")
 
 
