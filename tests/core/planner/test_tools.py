@@ -14,7 +14,12 @@ from ljtui.core.planner.tools import READ_MAX_CHARS, ReadOnlyTools
 from ljtui.core.regex_guard import compile_pattern
 from tests.core.planner.helpers import HANDBOOK
 
-ENGINES = ["re2", pytest.param("rg", marks=pytest.mark.skipif(find_rg() is None, reason="no rg binary"))]
+ENGINES = ["re2", "rg"]
+"""Both engines always run: the ripgrep wheel is a dependency, so a missing rg is a failure."""
+
+
+def test_the_rg_binary_is_installed() -> None:
+    assert find_rg() is not None, "the ripgrep dependency's rg binary was not found"
 
 
 @pytest.fixture(params=ENGINES)
