@@ -124,8 +124,8 @@ class Bridge:
             snapshot = review.snapshot()
         self.app.post_message(ReviewChanged(snapshot, [], origin))
 
-    def change_review(self, change: Callable[[Review], list[str]]) -> Worker | None:
-        """Apply a choice (accept, reject …) to the review, off the event loop."""
+    def _review_work(self, name: str, locked: Callable[[Review], Callable[[], None]]) -> Worker | None:
+        """In a thread: run ``locked`` on the review under the lock, then what it returns, unlocked."""
         if self.review is None:
             return None
 
@@ -133,33 +133,40 @@ class Bridge:
             with self._lock:
                 if self.review is None:
                     return
-                notes = change(self.review)
-                snapshot = self.review.snapshot()
-            self.app.post_message(ReviewChanged(snapshot, notes))
+                after = locked(self.review)
+            after()
 
-        return self._thread(work, "change_review")
+        return self._thread(work, name)
+
+    def change_review(self, change: Callable[[Review], list[str]]) -> Worker | None:
+        """Apply a choice (accept, reject …) to the review, off the event loop."""
+
+        def locked(review: Review) -> Callable[[], None]:
+            notes = change(review)
+            snapshot = review.snapshot()
+            return lambda: self.app.post_message(ReviewChanged(snapshot, notes))
+
+        return self._review_work("change_review", locked)
 
     def apply(self) -> Worker | None:
         """Apply the accepted blocks; the review closes when they are written."""
-        if self.review is None:
-            return None
 
-        def work() -> None:
+        def locked(review: Review) -> Callable[[], None]:
             from ljtui.core.edits.apply import ApplyReport
 
-            with self._lock:
-                if self.review is None:
-                    return
-                outcome = self.review.apply(clock=self.clock,
-                                            say=lambda line: self.app.post_message(ApplyProgressed(line)))
-                written = isinstance(outcome, ApplyReport) and bool(outcome.result.files)
-                snapshot = None if written else self.review.snapshot()
-                if written:
-                    self.review = None
-            self.app.post_message(ApplyFinished(outcome))
-            self.app.post_message(ReviewChanged(snapshot, []))
+            outcome = review.apply(clock=self.clock, say=lambda line: self.app.post_message(ApplyProgressed(line)))
+            written = isinstance(outcome, ApplyReport) and bool(outcome.result.files)
+            snapshot = None if written else review.snapshot()
+            if written:
+                self.review = None
 
-        return self._thread(work, "apply")
+            def after() -> None:
+                self.app.post_message(ApplyFinished(outcome))
+                self.app.post_message(ReviewChanged(snapshot, []))
+
+            return after
+
+        return self._review_work("apply", locked)
 
     def preview_undo(self) -> Worker:
         """Find which files the last apply wrote (what undo would restore)."""
@@ -176,30 +183,22 @@ class Bridge:
 
     def export(self, path: Path) -> Worker | None:
         """Write the accepted blocks as a plan file."""
-        if self.review is None:
-            return None
 
-        def work() -> None:
-            with self._lock:
-                if self.review is None:
-                    return
-                text, count = self.review.export_text(), len(self.review.accepted)
-            target = path if path.is_absolute() else self.root / path
-            try:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(text, encoding="utf-8")
-            except OSError as exc:
-                self.app.post_message(PlanExported(str(path), count, exc.strerror or str(exc)))
-                return
-            self.app.post_message(PlanExported(str(path), count))
+        def locked(review: Review) -> Callable[[], None]:
+            text, count = review.export_text(), len(review.accepted)
+            return lambda: self._write_export(path, text, count)
 
-        return self._thread(work, "export")
+        return self._review_work("export", locked)
 
-    def close_review(self) -> None:
-        """Drop the plan under review (nothing is written)."""
-        with self._lock:
-            self.review = None
-        self.app.post_message(ReviewChanged(None, []))
+    def _write_export(self, path: Path, text: str, count: int) -> None:
+        target = path if path.is_absolute() else self.root / path
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            self.app.post_message(PlanExported(str(path), count, exc.strerror or str(exc)))
+            return
+        self.app.post_message(PlanExported(str(path), count))
 
     # --- staleness ----------------------------------------------------------------
 

@@ -206,3 +206,22 @@ def _plan_text() -> str:
 
     script = yaml.safe_load(PLAN_FILE.read_text(encoding="utf-8"))
     return script["turns"][1]["text"]
+
+
+async def test_export_to_an_impossible_path_says_why(make_app: AppFactory, git_repo: Path) -> None:
+    plan = git_repo / "plan.md"
+    plan.write_text(_plan_text(), encoding="utf-8")
+    app = make_app(script=None, review_path=plan)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await pilot.pause()
+        app.screen.query_one("#export-path").value = "app.py/plan.md"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert notices(app)[-1] == "Export to app.py/plan.md failed: File exists"
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not (git_repo / ".agent" / "plans").exists()
