@@ -90,6 +90,10 @@ class DiffPane(Vertical, can_focus=True):
             self.action = action
             self.number = number
 
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self.add_class("-empty")
+
     def compose(self) -> ComposeResult:
         yield EmptyState(EMPTY_TEXT)
         yield VerticalScroll(id="block-list", can_focus=False)
@@ -98,7 +102,6 @@ class DiffPane(Vertical, can_focus=True):
             yield Static(id="block-diff-text")
 
     def on_mount(self) -> None:
-        self.add_class("-empty")
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._show_selected())
 
     @property
