@@ -7,7 +7,7 @@ Retries: the SDK retries 408/409/429/5xx and connection errors before the
 stream starts (``provider.max_retries``, honouring ``retry-after``, paced by
 our :class:`~ljtui.core.providers.retry.RetryPolicy`); each retry is yielded
 as a :class:`~ljtui.core.providers.retry.RetryScheduled` delta while waiting. An ``overloaded_error``
-inside a 200 stream is raised as a retryable :class:`ProviderCallError` and
+inside a 200 stream is raised as a retryable :class:`ProviderError` and
 retried by the engine, which can discard the partial reply it already showed.
 """
 
@@ -28,7 +28,7 @@ from ljtui.core.providers.base import (
     ChatRequest, Delta, ProviderError, StreamEnd, TextDelta, ToolCall, UsageDelta,
 )
 from ljtui.core.providers.errors import (
-    ProviderCallError, broken_stream, connection_error, midstream_error, retries_made, scheduled,
+    broken_stream, connection_error, midstream_error, retries_made, scheduled,
     status_error, timeout_error,
 )
 from ljtui.core.providers.retry import OpeningWithRetries, PolicyRetries, RetryPolicy, parse_retry_after
@@ -137,7 +137,7 @@ class AnthropicClient:
                 async for _ in iterator:
                     pass
 
-    def _status_error(self, exc: anthropic.APIStatusError) -> ProviderCallError:
+    def _status_error(self, exc: anthropic.APIStatusError) -> ProviderError:
         if exc.status_code == HTTPStatus.OK:
             return midstream_error(PROVIDER, exc.type, self._secrets)
         error = status_error(

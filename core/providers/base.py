@@ -125,12 +125,15 @@ class ProviderError(Exception):
         *,
         status: int | None = None,
         retryable: bool = False,
+        retry_after: float | None = None,
     ) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
         self.status = status
         self.retryable = retryable
+        self.retry_after = retry_after
+        """Seconds the server asked us to wait before retrying, if it said."""
 
 
 class ChatClient(Protocol):

@@ -38,22 +38,6 @@ MIDSTREAM_KINDS: dict[str, ErrorKind] = {"overloaded_error": "overloaded", "api_
 """Error types that may arrive inside a 200 stream and are worth retrying."""
 
 
-class ProviderCallError(ProviderError):
-    """A failed model call, with the server's requested wait when it gave one."""
-
-    def __init__(
-        self,
-        kind: ErrorKind,
-        message: str,
-        *,
-        status: int | None = None,
-        retryable: bool = False,
-        retry_after: float | None = None,
-    ) -> None:
-        super().__init__(kind, message, status=status, retryable=retryable)
-        self.retry_after = retry_after
-
-
 def kind_for_status(status: int) -> ErrorKind:
     """The error kind of an HTTP status."""
     if status in STATUS_KINDS:
@@ -86,7 +70,7 @@ def status_error(
     key_var: str,
     model: str,
     secrets: tuple[str, ...],
-) -> ProviderCallError:
+) -> ProviderError:
     """The error for an HTTP error status the SDK gave up on.
 
     Args:
@@ -112,41 +96,41 @@ def status_error(
         msg = f"{title} timed out the request (HTTP {status}){retried_suffix(retries)}"
     else:
         msg = f"{title} refused the request (HTTP {status}){detail}"
-    return ProviderCallError(kind, redact(msg, secrets), status=status)
+    return ProviderError(kind, redact(msg, secrets), status=status)
 
 
-def midstream_error(provider: str, error_type: str | None, secrets: tuple[str, ...]) -> ProviderCallError:
+def midstream_error(provider: str, error_type: str | None, secrets: tuple[str, ...]) -> ProviderError:
     """An error event inside a 200 stream; overloaded and api errors are retryable."""
     title = TITLES.get(provider, provider)
     kind = MIDSTREAM_KINDS.get(error_type or "")
     if kind is None:
-        return ProviderCallError(
+        return ProviderError(
             "bad_stream", redact(f"{title} sent an error in the middle of the reply ({error_type or 'unknown'})", secrets)
         )
     what = "became overloaded" if kind == "overloaded" else "had a server error"
-    return ProviderCallError(kind, f"{title} {what} in the middle of the reply ({error_type})", retryable=True)
+    return ProviderError(kind, f"{title} {what} in the middle of the reply ({error_type})", retryable=True)
 
 
-def connection_error(provider: str, base_url: str | None, retries: int) -> ProviderCallError:
+def connection_error(provider: str, base_url: str | None, retries: int) -> ProviderError:
     """The server could not be reached (refused, reset, DNS …)."""
     title = TITLES.get(provider, provider)
-    return ProviderCallError(
+    return ProviderError(
         "connection", f"cannot reach {title} at {safe_endpoint(base_url)}{retried_suffix(retries)}"
     )
 
 
-def timeout_error(provider: str, seconds: float, retries: int = 0) -> ProviderCallError:
+def timeout_error(provider: str, seconds: float, retries: int = 0) -> ProviderError:
     """No data arrived within ``provider.timeout``."""
     title = TITLES.get(provider, provider)
-    return ProviderCallError(
+    return ProviderError(
         "timeout", f"{title} sent nothing for {seconds:g}s (provider.timeout){retried_suffix(retries)}"
     )
 
 
-def broken_stream(provider: str, detail: str) -> ProviderCallError:
+def broken_stream(provider: str, detail: str) -> ProviderError:
     """The stream was cut off or malformed."""
     title = TITLES.get(provider, provider)
-    return ProviderCallError("bad_stream", f"{title} stream broke off: {detail}")
+    return ProviderError("bad_stream", f"{title} stream broke off: {detail}")
 
 
 RETRY_REASONS: dict[str, str] = {

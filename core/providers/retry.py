@@ -96,7 +96,7 @@ async def retry_call(
                 exc.message += retried_suffix(retry)
                 raise
             retry += 1
-            delay = policy.delay(retry, getattr(exc, "retry_after", None))
+            delay = policy.delay(retry, exc.retry_after)
             on_retry(retry, exc, delay)
             await sleep(delay)
 

@@ -143,7 +143,6 @@ def test_api_key_is_not_in_the_config_repr() -> None:
 
 async def test_retry_call_retries_only_retryable_errors_then_gives_up_clearly() -> None:
     from ljtui.core.providers.base import ProviderError
-    from ljtui.core.providers.errors import ProviderCallError
     from ljtui.core.providers.retry import retry_call
 
     policy = RetryPolicy(max_retries=2, base_delay=1.0, max_delay=4.0)
@@ -160,8 +159,8 @@ async def test_retry_call_retries_only_retryable_errors_then_gives_up_clearly() 
             return "ok"
         return call
 
-    busy = [ProviderCallError("overloaded", "busy", retryable=True, retry_after=3.0),
-            ProviderCallError("overloaded", "busy", retryable=True)]
+    busy = [ProviderError("overloaded", "busy", retryable=True, retry_after=3.0),
+            ProviderError("overloaded", "busy", retryable=True)]
     assert await retry_call(failing(busy), policy, on_retry=lambda *a: seen.append((a[0], a[1].kind, a[2])),
                             sleep=sleep) == "ok"
     assert seen == [(1, "overloaded", 3.0), (2, "overloaded", 2.0)] and waits == [3.0, 2.0]
