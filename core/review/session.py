@@ -168,22 +168,23 @@ class Review:
         Accepted blocks chain; a rejected block is shown against the state
         the accepted blocks before it leave.
         """
-        validator = Validator(self.root, reader=self.reader)
+        read = _read_once(self.reader)
+        validator = Validator(self.root, reader=read)
         for rb in self.blocks:
             target = resolve_target(self.root, rb.block.file, rb.number)
             refused = isinstance(target, E.EditError)
             rb.key = rb.block.file if refused else target.key
             rb.real = None if refused else target.real
-            before = self._current(validator, rb)
+            before = self._current(validator, rb, read)
             if rb.accepted:
                 [outcome] = validator.check([Entry(f"edit-{rb.number}", (rb.block,))])
                 rb.error = outcome.errors[0] if outcome.errors else None
-                after = self._current(validator, rb) if rb.error is None else None
+                after = self._current(validator, rb, read) if rb.error is None else None
             else:
-                rb.error, after = self._trial(validator, rb, before)
+                rb.error, after = self._trial(rb, before, read)
             rb.diff = self._diff(rb, before, after)
 
-    def _current(self, validator: Validator, rb: ReviewBlock) -> bytes | None:
+    def _current(self, validator: Validator, rb: ReviewBlock, read: Reader) -> bytes | None:
         """The target's bytes as the accepted blocks so far leave them."""
         change = validator.changes().get(rb.key)
         if change is not None:
@@ -191,13 +192,13 @@ class Review:
         if rb.real is None:
             return None
         try:
-            return self.reader(rb.real)
+            return read(rb.real)
         except OSError:
             return None
 
-    def _trial(self, validator: Validator, rb: ReviewBlock, before: bytes | None) -> tuple[E.EditError | None, bytes | None]:
+    def _trial(self, rb: ReviewBlock, before: bytes | None, read: Reader) -> tuple[E.EditError | None, bytes | None]:
         """Validate a rejected block without letting it change the chain."""
-        trial = Validator(self.root, reader=lambda p: before if p == rb.real else self.reader(p))
+        trial = Validator(self.root, reader=lambda p: before if p == rb.real else read(p))
         [outcome] = trial.check([Entry("trial", (rb.block,))])
         if outcome.errors:
             return outcome.errors[0], None
@@ -341,6 +342,18 @@ class Review:
         if refused is not None:
             return refused
         return apply_plan(self.selected_plan(), self.root, clock=clock, say=say)
+
+
+def _read_once(reader: Reader) -> Reader:
+    """``reader`` remembering each file it read, for one validation pass."""
+    seen: dict[Path, bytes | None] = {}
+
+    def read(path: Path) -> bytes | None:
+        if path not in seen:
+            seen[path] = reader(path)
+        return seen[path]
+
+    return read
 
 
 def undo(root: Path, *, clock: Clock | None = None) -> UndoOutcome:
