@@ -55,8 +55,11 @@ class ProviderConfig:
     """Seconds between streamed chunks of the ``scripted`` provider."""
     max_tokens: int = 8192
     """Upper bound on tokens the model may write in one reply."""
-    timeout: float = 120.0
-    """Seconds a model call may go without receiving data before it is an error."""
+    timeout: float = 60.0
+    """Seconds a model call may wait for its first byte, or between two bytes, before it fails.
+    A silent server is retried once at most."""
+    call_timeout: float = 600.0
+    """Seconds one whole model call may take, however steadily the server trickles data."""
     max_retries: int = 4
     """Retries of a failed call (429, 529, 5xx, connection errors, overloaded mid-reply)."""
     retry_delay: float = 0.5
@@ -86,12 +89,31 @@ class AgentConfig:
 
 
 @dataclass
+class PlannerConfig:
+    """Limits of the read-only planner."""
+
+    prompt_budget_tokens: int = 100_000
+    """Estimated tokens one planner prompt may reach; older tool results are elided above it."""
+
+
+@dataclass
+class SecurityConfig:
+    """What agents may read. Only the user's own config file can widen it."""
+
+    allow_secret_files: list[str] = field(default_factory=list)
+    """Glob patterns (repo-relative) of secret-looking files agents may read anyway,
+    e.g. ``[".env.example"]``."""
+
+
+@dataclass
 class Config:
     """The whole configuration."""
 
     provider: ProviderConfig = field(default_factory=ProviderConfig)
     ui: UIConfig = field(default_factory=UIConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)
+    planner: PlannerConfig = field(default_factory=PlannerConfig)
+    security: SecurityConfig = field(default_factory=SecurityConfig)
 
 
 ENV_KEYS: dict[str, str] = {
@@ -242,6 +264,11 @@ def _coerce(value: Any, hint: Any) -> Any:
         if value is None:
             return None
         return _coerce(value, args[0])
+    if origin is list:
+        if not isinstance(value, list):
+            raise ValueError(f"must be a list, got {type(value).__name__}")
+        (item_hint,) = get_args(hint)
+        return [_coerce(v, item_hint) for v in value]
     if origin is dict:
         if not isinstance(value, dict):
             raise ValueError(f"must be a mapping, got {type(value).__name__}")

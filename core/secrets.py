@@ -14,6 +14,7 @@ import dataclasses
 import os
 from typing import Any, Mapping
 
+from ljtui.core.childenv import SECRET_ENV_VARS
 from ljtui.core.config import ProviderConfig
 from ljtui.core.events import Event
 from ljtui.core.ports import EventSink
@@ -22,8 +23,6 @@ from ljtui.core.providers.base import Message, TextBlock, ToolResultBlock, ToolU
 REDACTED = "[redacted]"
 """What a secret is replaced with."""
 
-SECRET_ENV_VARS: tuple[str, ...] = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY")
-"""Environment variables whose values are secrets."""
 
 MIN_SECRET_LENGTH = 8
 """Shorter values (``none``, ``x`` for keyless local servers) are not treated as secrets."""

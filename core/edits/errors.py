@@ -134,6 +134,10 @@ class EntrySplit(EditError):
     """An entry's blocks are not contiguous."""
 
 
+class MalformedField(EditError):
+    """A ``- file:`` or ``- entry:`` value is not exactly one name (empty, several, or spaces unquoted)."""
+
+
 # --- validation against the repository ---------------------------------------
 
 class PathEscape(EditError):
@@ -141,7 +145,15 @@ class PathEscape(EditError):
 
 
 class PathForbidden(EditError):
-    """A path points into ``.git`` or ljtui's own journal."""
+    """A path is empty or holds a character no plan path may hold (NUL, backslash)."""
+
+
+class PathProtected(EditError):
+    """A path lies in ``.agent/`` or has a ``.git`` component (any depth, any case)."""
+
+
+class ReadOnlyTarget(EditError):
+    """A target file has no write permission; ljtui never overwrites it."""
 
 
 class NotAFile(EditError):
