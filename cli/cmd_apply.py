@@ -67,7 +67,11 @@ def _confirm(preview: Preview) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     """Apply (or preview) the plan; exit 0 done, 1 partial, 2 error."""
-    root = find_repo_root(getattr(args, "repo", None) or Path.cwd())
+    start = getattr(args, "repo", None) or Path.cwd()
+    if not start.is_dir():
+        return _finish(ApplyResult(ERROR, message=f"--repo {start}: not a directory; nothing was written"),
+                       None, args.json)
+    root = find_repo_root(start)
     try:
         text = args.plan.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ljtui.core.edits.paths import find_repo_root
+from ljtui.cli.main import repo_root_arg
 from ljtui.core.edits.recovery import recover_journal
 
 EXIT_OK = 0
@@ -21,7 +21,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Recover every leftover journal; exit 0 when none is left."""
-    report = recover_journal(find_repo_root(getattr(args, "repo", None) or Path.cwd()))
+    root = repo_root_arg(args, "ljtui recover")
+    if root is None:
+        return EXIT_FAILED
+    report = recover_journal(root)
     lines = report.summary()
     print("\n".join(lines) if lines else "nothing to recover")
     return EXIT_FAILED if report.errors or report.skipped else EXIT_OK

@@ -35,6 +35,9 @@ def run(args: argparse.Namespace) -> int:
     if not repo.is_dir():
         print(f"ljtui review: --repo {repo}: not a directory", file=sys.stderr)
         return EXIT_USAGE
+    from ljtui.core.edits.paths import find_repo_root
+
+    repo = find_repo_root(repo)
     from ljtui.tui.app import LjtuiApp
 
     overrides = model_overrides(args)

@@ -21,6 +21,7 @@ from typing import TextIO
 
 from ljtui.cli.main import add_model_flags, model_overrides
 from ljtui.core.config import Config, load_config
+from ljtui.core.edits.paths import find_repo_root
 from ljtui.core.engine import Engine
 from ljtui.core.events import (
     Event, ModelCallRetried, ToolCallFinished, ToolCallStarted, TurnFailed, TurnFinished, Usage,
@@ -105,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
     if not repo.is_dir():
         print(f"{PROG}: --repo {repo} is not a directory", file=sys.stderr)
         return EXIT_USAGE
+    repo = find_repo_root(repo)
     loaded = load_config(repo_root=repo, overrides=model_overrides(args))
     for warning in loaded.warnings:
         print(f"{PROG}: {warning}", file=sys.stderr)

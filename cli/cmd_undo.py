@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ljtui.core.edits.paths import find_repo_root
+from ljtui.cli.main import repo_root_arg
 from ljtui.core.edits.recovery import undo_last
 
 EXIT_OK = 0
@@ -22,7 +22,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Undo; refuse (exit 2, nothing written) when the files changed since."""
-    outcome = undo_last(find_repo_root(getattr(args, "repo", None) or Path.cwd()))
+    root = repo_root_arg(args, "ljtui undo")
+    if root is None:
+        return EXIT_REFUSED
+    outcome = undo_last(root)
     if outcome.error is not None:
         print(f"ljtui undo: {outcome.error.message}", file=sys.stderr)
         return EXIT_REFUSED

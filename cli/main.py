@@ -66,6 +66,7 @@ COMMANDS: dict[str, str] = {
     "recover": "restore files of an unfinished apply to their pre-apply bytes",
     "review": "open an EDIT plan in the Diff pane to accept, reject and apply its blocks",
     "run": "run one request through the engine with no UI",
+    "trust": "trust a repository's own settings (endpoints, commands), or revoke that",
     "undo": "revert the last applied plan",
 }
 """Sub-commands and their one-line help. Each lives in ``cmd_<name>.py``,
@@ -111,11 +112,27 @@ def run_app(args: argparse.Namespace) -> int:
     """Open the full-screen app."""
     from ljtui.tui.app import LjtuiApp
 
+    root = repo_root_arg(args, "ljtui")
+    if root is None:
+        return 2
     overrides = model_overrides(args)
     overrides["ui.theme"] = args.theme
-    app = LjtuiApp(repo_root=(args.repo or Path.cwd()).resolve(), overrides=overrides)
+    app = LjtuiApp(repo_root=root, overrides=overrides)
     app.run()
     return app.return_code or 0
+
+
+def repo_root_arg(args: argparse.Namespace, prog: str) -> Path | None:
+    """The repository a command works in: ``--repo`` or the current directory, up to
+    the nearest folder holding ``.git``. ``None`` (with the reason on stderr) when
+    the folder does not exist: a typo never creates a tree."""
+    start = getattr(args, "repo", None) or Path.cwd()
+    if not start.is_dir():
+        print(f"{prog}: --repo {start}: not a directory", file=sys.stderr)
+        return None
+    from ljtui.core.edits.paths import find_repo_root
+
+    return find_repo_root(start)
 
 
 def recover_leftover_journal(args: argparse.Namespace) -> None:
@@ -126,9 +143,13 @@ def recover_leftover_journal(args: argparse.Namespace) -> None:
     if getattr(args, "skip_auto_recover", False):
         return
     from ljtui.core.edits.journal import journal_dir
+
+    start = getattr(args, "repo", None) or Path.cwd()
+    if not start.is_dir():
+        return
     from ljtui.core.edits.paths import find_repo_root
 
-    root = find_repo_root(getattr(args, "repo", None) or Path.cwd())
+    root = find_repo_root(start)
     if not journal_dir(root).is_dir():
         return
     from ljtui.core.edits.recovery import recover_journal

@@ -5,8 +5,16 @@ Layers, later wins:
 1. the user file, ``$XDG_CONFIG_HOME/ljtui/config.yaml`` (platformdirs), or
    the file named by ``LJTUI_CONFIG``;
 2. the repository's ``.agent/config.yaml``;
-3. environment variables (:data:`ENV_KEYS`);
+3. environment variables (:data:`ENV_KEYS`, and the provider's own
+   ``ANTHROPIC_BASE_URL`` / ``OPENAI_BASE_URL`` over any file);
 4. command-line flags.
+
+The repository is untrusted input. Each key has a scope (field metadata):
+``repo`` keys may come from any layer; ``trusted`` keys (endpoints,
+scripts, anything that can run a command or send the key elsewhere) come
+from the repository's file only once the user trusts the repository
+(:mod:`ljtui.core.trust`); ``user`` keys never come from the repository.
+A setting that is not allowed is ignored with a one-line notice naming it.
 
 A bad file or value never stops the program: it becomes a one-line warning
 naming the file and key, and the default is kept.
@@ -16,15 +24,18 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import types
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Union, get_args, get_origin, get_type_hints
+from typing import Any, Callable, Mapping, get_type_hints
 
-import yaml
+from ljtui.core.config_values import PRICE_KEYS, coerce, prices_problem, range_problem, read_yaml
+from ljtui.core.userdirs import APP_NAME, CONFIG_ENV, user_config_dir, user_config_path
 
-APP_NAME = "ljtui"
-CONFIG_ENV = "LJTUI_CONFIG"
+__all__ = [
+    "APP_NAME", "CONFIG_ENV", "PRICE_KEYS", "PROVIDER_NAMES", "Config", "LoadedConfig", "load_config",
+    "user_config_dir", "user_config_path",
+]
+
 REPO_CONFIG = Path(".agent") / "config.yaml"
 
 PROVIDER_NAMES: tuple[str, ...] = ("anthropic", "openai-compatible", "scripted")
@@ -33,40 +44,61 @@ PROVIDER_NAMES: tuple[str, ...] = ("anthropic", "openai-compatible", "scripted")
 CHOICES: dict[str, tuple[str, ...]] = {"provider.name": PROVIDER_NAMES}
 """Keys whose value must be one of a fixed set."""
 
-PRICE_KEYS: tuple[str, ...] = ("input", "output", "cache_read", "cache_write")
-"""The rates a ``provider.prices`` entry may set (USD per million tokens)."""
+REPO = "repo"
+"""Scope of a key any layer may set, an untrusted repository's file included."""
+TRUSTED = "trusted"
+"""Scope of a key a repository's file may set only once the user trusts the repository."""
+USER = "user"
+"""Scope of a key only the user's config file, the environment or a flag may set."""
+
+PROVIDER_BASE_URL_ENV: dict[str, str] = {"anthropic": "ANTHROPIC_BASE_URL", "openai-compatible": "OPENAI_BASE_URL"}
+"""Each provider's own endpoint variable; it beats every config file."""
+
+FROM_USER_FILE = "user config"
+FROM_REPO_FILE = "repository config"
+FROM_ENV = "environment"
+FROM_FLAGS = "command line"
+
+
+def opt(default: Any = dataclasses.MISSING, *, factory: Callable[[], Any] | None = None, scope: str = TRUSTED,
+        minimum: float | None = None, maximum: float | None = None, repr: bool = True) -> Any:
+    """A config field with its scope and numeric range."""
+    meta = {"scope": scope, "min": minimum, "max": maximum}
+    if factory is not None:
+        return field(default_factory=factory, metadata=meta, repr=repr)
+    return field(default=default, metadata=meta, repr=repr)
 
 
 @dataclass
 class ProviderConfig:
     """Which model answers, and how to reach it."""
 
-    name: str = "anthropic"
+    name: str = opt("anthropic")
     """Provider: ``anthropic``, ``openai-compatible`` or ``scripted``."""
-    model: str = "claude-sonnet-5-5"
+    model: str = opt("claude-sonnet-5-5", scope=REPO)
     """Model name sent to the provider."""
-    base_url: str | None = None
+    base_url: str | None = opt(None)
     """Endpoint override (``ANTHROPIC_BASE_URL`` / ``OPENAI_BASE_URL``)."""
-    api_key: str | None = field(default=None, repr=False)
+    api_key: str | None = opt(None, scope=USER, repr=False)
     """API key; prefer the provider's environment variable. Never shown."""
-    script: str | None = None
+    script: str | None = opt(None)
     """Path of the YAML script replayed by the ``scripted`` provider."""
-    chunk_delay: float = 0.0
+    chunk_delay: float = opt(0.0, minimum=0, maximum=10)
     """Seconds between streamed chunks of the ``scripted`` provider."""
-    max_tokens: int = 8192
+    max_tokens: int = opt(8192, scope=REPO, minimum=1, maximum=1_000_000)
     """Upper bound on tokens the model may write in one reply."""
-    timeout: float = 60.0
+    timeout: float = opt(60.0, minimum=0.001, maximum=3600)
     """Seconds a model call may wait for its first byte, or between two bytes, before it fails.
     A silent server is retried once at most."""
-    call_timeout: float = 600.0
+    call_timeout: float = opt(600.0, minimum=0.001, maximum=86_400)
     """Seconds one whole model call may take, however steadily the server trickles data."""
-    max_retries: int = 4
+    max_retries: int = opt(4, minimum=0, maximum=20)
     """Retries of a failed call (429, 529, 5xx, connection errors, overloaded mid-reply)."""
-    retry_delay: float = 0.5
+    retry_delay: float = opt(0.5, minimum=0, maximum=600)
     """Seconds before the first retry; each further retry waits twice as long."""
-    retry_max_delay: float = 8.0
+    retry_max_delay: float = opt(8.0, minimum=0, maximum=3600)
     """Longest computed wait between retries (a server's ``retry-after`` is honoured)."""
-    prices: dict[str, dict[str, float]] = field(default_factory=dict)
+    prices: dict[str, dict[str, float]] = opt(factory=dict, scope=REPO)
     """USD per million tokens by model name, for cost estimates, e.g.
     ``{claude-sonnet-4-5: {input: 3, output: 15, cache_read: 0.3, cache_write: 3.75}}``.
     ``cache_read`` and ``cache_write`` default to the ``input`` price."""
@@ -76,7 +108,7 @@ class ProviderConfig:
 class UIConfig:
     """How the full-screen app looks."""
 
-    theme: str = "dark"
+    theme: str = opt("dark", scope=REPO)
     """Theme name: a bundled theme or a YAML file in the user themes dir."""
 
 
@@ -84,7 +116,7 @@ class UIConfig:
 class AgentConfig:
     """Limits of the conversation loop."""
 
-    max_iterations: int = 10
+    max_iterations: int = opt(10, scope=REPO, minimum=1, maximum=1000)
     """Model calls per user message before the loop stops (AGENT-1)."""
 
 
@@ -92,7 +124,7 @@ class AgentConfig:
 class PlannerConfig:
     """Limits of the read-only planner."""
 
-    prompt_budget_tokens: int = 100_000
+    prompt_budget_tokens: int = opt(100_000, scope=REPO, minimum=1000, maximum=10_000_000)
     """Estimated tokens one planner prompt may reach; older tool results are elided above it."""
 
 
@@ -100,7 +132,7 @@ class PlannerConfig:
 class SecurityConfig:
     """What agents may read. Only the user's own config file can widen it."""
 
-    allow_secret_files: list[str] = field(default_factory=list)
+    allow_secret_files: list[str] = opt(factory=list, scope=USER)
     """Glob patterns (repo-relative) of secret-looking files agents may read anyway,
     e.g. ``[".env.example"]``."""
 
@@ -127,36 +159,33 @@ ENV_KEYS: dict[str, str] = {
 
 @dataclass
 class LoadedConfig:
-    """A configuration plus what happened while reading it."""
+    """A configuration plus what happened while reading it.
+
+    Attributes:
+        config: the merged configuration.
+        warnings: one line per problem or ignored setting.
+        sources: the files that were read.
+        origins: for each key that was set, the layer that set it last.
+        ignored: repository settings left out because of their scope,
+            as ``(dotted key, value)``; what ``ljtui trust`` would enable.
+        trusted: whether the repository's settings were all taken.
+    """
 
     config: Config
     warnings: list[str] = field(default_factory=list)
     sources: list[Path] = field(default_factory=list)
-
-
-def user_config_path(env: Mapping[str, str] | None = None) -> Path:
-    """The user config file: ``LJTUI_CONFIG`` or the platform's config dir."""
-    env = os.environ if env is None else env
-    if env.get(CONFIG_ENV):
-        return Path(env[CONFIG_ENV]).expanduser()
-    return user_config_dir(env) / "config.yaml"
-
-
-def user_config_dir(env: Mapping[str, str] | None = None) -> Path:
-    """The user's ljtui config directory (themes live in ``themes/`` below)."""
-    env = os.environ if env is None else env
-    xdg = env.get("XDG_CONFIG_HOME")
-    if xdg:
-        return Path(xdg) / APP_NAME
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+    origins: dict[str, str] = field(default_factory=dict)
+    ignored: list[tuple[str, Any]] = field(default_factory=list)
+    trusted: bool = False
+    user_file: Path | None = None
 
 
 def load_config(
     repo_root: Path | None = None,
     env: Mapping[str, str] | None = None,
     overrides: Mapping[str, Any] | None = None,
+    *,
+    trusted: bool | None = None,
 ) -> LoadedConfig:
     """Read every layer and merge it into one :class:`Config`.
 
@@ -165,70 +194,74 @@ def load_config(
         env: environment variables (defaults to ``os.environ``).
         overrides: dotted keys from command-line flags, e.g.
             ``{"provider.name": "scripted"}``; ``None`` values are ignored.
+        trusted: whether the repository's ``trusted``-scope settings apply;
+            ``None`` asks the user's trust store (:mod:`ljtui.core.trust`).
     """
     env = os.environ if env is None else env
     loaded = LoadedConfig(Config())
-    files = [user_config_path(env)]
+    user_file = loaded.user_file = user_config_path(env)
+    data = read_yaml(user_file, loaded.warnings)
+    if data is not None:
+        loaded.sources.append(user_file)
+        _apply_tree(loaded, data, str(user_file), FROM_USER_FILE)
     if repo_root is not None:
-        files.append(repo_root / REPO_CONFIG)
-    for path in files:
-        data = _read_yaml(path, loaded.warnings)
+        if trusted is None:
+            from ljtui.core.trust import TrustStore
+
+            trusted = TrustStore.for_env(env).is_trusted(repo_root)
+        loaded.trusted = trusted
+        repo_file = repo_root / REPO_CONFIG
+        data = read_yaml(repo_file, loaded.warnings, inside=repo_root)
         if data is not None:
-            loaded.sources.append(path)
-            _apply_tree(loaded.config, data, str(path), loaded.warnings)
+            loaded.sources.append(repo_file)
+            _apply_tree(loaded, data, str(repo_file), FROM_REPO_FILE)
     for var, key in ENV_KEYS.items():
         if env.get(var):
-            _apply_key(loaded.config, key, env[var], f"${var}", loaded.warnings)
+            _apply_key(loaded, key, env[var], f"${var}", FROM_ENV)
     for key, value in (overrides or {}).items():
         if value is not None:
-            _apply_key(loaded.config, key, value, "command line", loaded.warnings)
+            _apply_key(loaded, key, value, FROM_FLAGS, FROM_FLAGS)
+    _provider_env_beats_files(loaded, env)
     return loaded
 
 
-def _read_yaml(path: Path, warnings: list[str]) -> dict[str, Any] | None:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        warnings.append(f"config {path}: cannot read ({_reason(exc)}); ignored")
-        return None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "invalid YAML"
-        warnings.append(f"config {path}:{where}: {problem}; file ignored")
-        return None
-    if data is None:
-        return None
-    if not isinstance(data, dict):
-        warnings.append(
-            f"config {path}: expected a mapping of sections, got {type(data).__name__}; file ignored"
-        )
-        return None
-    return data
+def _provider_env_beats_files(loaded: LoadedConfig, env: Mapping[str, str]) -> None:
+    """``ANTHROPIC_BASE_URL`` / ``OPENAI_BASE_URL`` win over any file; a flag wins over them."""
+    var = PROVIDER_BASE_URL_ENV.get(loaded.config.provider.name)
+    if var and env.get(var) and loaded.origins.get("provider.base_url") in (FROM_USER_FILE, FROM_REPO_FILE):
+        loaded.config.provider.base_url = env[var]
+        loaded.origins["provider.base_url"] = FROM_ENV
 
 
-def _apply_tree(config: Config, data: dict[str, Any], origin: str, warnings: list[str]) -> None:
-    sections = {f.name for f in dataclasses.fields(config)}
+def _apply_tree(loaded: LoadedConfig, data: dict[str, Any], origin: str, layer: str) -> None:
+    sections = {f.name for f in dataclasses.fields(loaded.config)}
     for name, body in data.items():
         if name not in sections:
-            warnings.append(
+            loaded.warnings.append(
                 f"config {origin}: unknown section '{name}' (expected one of: {', '.join(sorted(sections))})"
             )
             continue
         if not isinstance(body, dict):
-            warnings.append(f"config {origin}: section '{name}' must be a mapping")
+            loaded.warnings.append(f"config {origin}: section '{name}' must be a mapping")
             continue
         for key, value in body.items():
-            _apply_key(config, f"{name}.{key}", value, origin, warnings)
+            _apply_key(loaded, f"{name}.{key}", value, origin, layer)
 
 
-def _apply_key(config: Config, dotted: str, value: Any, origin: str, warnings: list[str]) -> None:
+def key_scope(dotted: str) -> str | None:
+    """The scope of a dotted key (``repo``, ``trusted`` or ``user``), or None if unknown."""
     section_name, _, key = dotted.partition(".")
-    section = getattr(config, section_name, None)
+    section = next((f for f in dataclasses.fields(Config) if f.name == section_name), None)
+    if section is None:
+        return None
+    fields = {f.name: f for f in dataclasses.fields(section.default_factory)}  # type: ignore[arg-type, misc]
+    return fields[key].metadata.get("scope", TRUSTED) if key in fields else None
+
+
+def _apply_key(loaded: LoadedConfig, dotted: str, value: Any, origin: str, layer: str) -> None:
+    warnings = loaded.warnings
+    section_name, _, key = dotted.partition(".")
+    section = getattr(loaded.config, section_name, None)
     if section is None or not dataclasses.is_dataclass(section):
         warnings.append(f"config {origin}: unknown key '{dotted}'")
         return
@@ -237,13 +270,16 @@ def _apply_key(config: Config, dotted: str, value: Any, origin: str, warnings: l
         known = ", ".join(f.name for f in dataclasses.fields(section))
         warnings.append(f"config {origin}: unknown key '{dotted}' (known: {known})")
         return
+    meta = next(f.metadata for f in dataclasses.fields(section) if f.name == key)
+    if layer == FROM_REPO_FILE and not _repo_may_set(loaded, dotted, value, meta.get("scope", TRUSTED), origin):
+        return
     try:
-        coerced = _coerce(value, hints[key])
+        coerced = coerce(value, hints[key])
     except ValueError as exc:
         warnings.append(f"config {origin}: '{dotted}' {exc}; default kept")
         return
     check = CHECKS.get(dotted)
-    problem = check(coerced) if check else None
+    problem = (check(coerced) if check else None) or range_problem(coerced, meta.get("min"), meta.get("max"))
     if problem:
         warnings.append(f"config {origin}: '{dotted}' {problem}; default kept")
         return
@@ -254,67 +290,21 @@ def _apply_key(config: Config, dotted: str, value: Any, origin: str, warnings: l
         )
         return
     setattr(section, key, coerced)
+    loaded.origins[dotted] = layer
 
 
-def _coerce(value: Any, hint: Any) -> Any:
-    """Check (and for strings from the environment, convert) one value."""
-    origin = get_origin(hint)
-    if origin in (Union, types.UnionType):
-        args = [a for a in get_args(hint) if a is not type(None)]
-        if value is None:
-            return None
-        return _coerce(value, args[0])
-    if origin is list:
-        if not isinstance(value, list):
-            raise ValueError(f"must be a list, got {type(value).__name__}")
-        (item_hint,) = get_args(hint)
-        return [_coerce(v, item_hint) for v in value]
-    if origin is dict:
-        if not isinstance(value, dict):
-            raise ValueError(f"must be a mapping, got {type(value).__name__}")
-        key_hint, value_hint = get_args(hint)
-        return {_coerce(k, key_hint): _coerce(v, value_hint) for k, v in value.items()}
-    if hint is bool:
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, str) and value.lower() in ("1", "true", "yes", "on", "0", "false", "no", "off"):
-            return value.lower() in ("1", "true", "yes", "on")
-        raise ValueError(f"must be true or false, got {value!r}")
-    if hint in (int, float):
-        if isinstance(value, bool):
-            raise ValueError(f"must be a number, got {value!r}")
-        if isinstance(value, (int, float)) and (hint is float or isinstance(value, int)):
-            return hint(value)
-        if isinstance(value, str):
-            try:
-                return hint(value)
-            except ValueError:
-                pass
-        kind = "a whole number" if hint is int else "a number"
-        raise ValueError(f"must be {kind}, got {value!r}")
-    if hint is str:
-        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
-            return str(value)
-        raise ValueError(f"must be text, got {type(value).__name__}")
-    return value
+def _repo_may_set(loaded: LoadedConfig, dotted: str, value: Any, scope: str, origin: str) -> bool:
+    if scope == REPO or (scope == TRUSTED and loaded.trusted):
+        return True
+    loaded.ignored.append((dotted, value))
+    if scope == USER:
+        loaded.warnings.append(f"config {origin}: '{dotted}' can only be set in your own config file "
+                               f"({loaded.user_file}); ignored")
+    else:
+        loaded.warnings.append(f"config {origin}: '{dotted}' ignored: this repository is not trusted "
+                               "(`ljtui trust` lists its settings and asks)")
+    return False
 
 
-def _check_prices(prices: dict[str, dict[str, float]]) -> str | None:
-    """Why a ``provider.prices`` table is unusable, or None."""
-    for model, rates in prices.items():
-        unknown = set(rates) - set(PRICE_KEYS)
-        if unknown:
-            return f"model '{model}': unknown rate(s) {', '.join(sorted(unknown))} (known: {', '.join(PRICE_KEYS)})"
-        if "input" not in rates or "output" not in rates:
-            return f"model '{model}': needs both 'input' and 'output' (USD per million tokens)"
-        if any(v < 0 for v in rates.values()):
-            return f"model '{model}': rates must not be negative"
-    return None
-
-
-CHECKS: dict[str, Callable[[Any], str | None]] = {"provider.prices": _check_prices}
+CHECKS: dict[str, Callable[[Any], str | None]] = {"provider.prices": prices_problem}
 """Keys with a further check after type coercion; each returns a problem or None."""
-
-
-def _reason(exc: BaseException) -> str:
-    return getattr(exc, "strerror", None) or type(exc).__name__

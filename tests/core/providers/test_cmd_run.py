@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from ljtui.cli.main import main
+from ljtui.core.trust import TrustStore
 from tests.fakes import anthropic_api as api
 from tests.fakes import openai_api as oapi
 from tests.fakes.fixtures import FAKE_KEY
@@ -140,6 +141,7 @@ def test_openai_compatible_configured_by_the_repo_config_file(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    TrustStore.for_env().trust(tmp_path, now=0.0)
     (tmp_path / ".agent").mkdir()
     (tmp_path / ".agent" / "config.yaml").write_text(
         f"provider:\n  name: openai-compatible\n  model: llama\n  base_url: {fake_openai.url}/v1\n"
