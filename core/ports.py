@@ -2,16 +2,22 @@
 
 Adapters live at the edges: the TUI implements :class:`EventSink` with its
 bridge and :class:`Approver` with modal screens; the CLI with stdout and
-flags; tests with lists and scripted answers.
+flags; tests with lists and scripted answers. The approval types live in
+:mod:`ljtui.core.approval` and are re-exported here.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from ljtui.core.approval import ApprovalRequest, Approver, Choice, Decision, DenyAll, ScriptedApprover
 from ljtui.core.events import Event
+
+__all__ = [
+    "ApprovalRequest", "Approver", "Choice", "Clock", "Decision", "DenyAll", "EventSink", "FixedClock", "ListSink",
+    "ScriptedApprover", "SystemClock",
+]
 
 
 @runtime_checkable
@@ -20,23 +26,6 @@ class EventSink(Protocol):
 
     def emit(self, event: Event) -> None:
         """Take one event. Must not block."""
-
-
-@dataclass(frozen=True)
-class ApprovalRequest:
-    """A question the engine needs a human to answer."""
-
-    kind: str
-    title: str
-    detail: str = ""
-
-
-@runtime_checkable
-class Approver(Protocol):
-    """Answers the engine's questions (permission, plan approval, gates)."""
-
-    async def approve(self, request: ApprovalRequest) -> bool:
-        """True when the human allows the action."""
 
 
 @runtime_checkable
@@ -84,10 +73,3 @@ class ListSink:
 
     def emit(self, event: Event) -> None:
         self.events.append(event)
-
-
-class DenyAll:
-    """An Approver that refuses everything: the safe headless default."""
-
-    async def approve(self, request: ApprovalRequest) -> bool:
-        return False

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Callable
 
 from ljtui.core.edits import errors as E
 from ljtui.core.edits.apply import ApplyReport, apply_plan
@@ -24,8 +24,8 @@ from ljtui.core.edits.recovery import UndoOutcome, undo_last
 from ljtui.core.edits.validate import FileChange, Reader, Validator, read_bytes
 from ljtui.core.ports import Clock
 from ljtui.core.review.render import render_plan
+from ljtui.core.review.views import BlockState, BlockView
 
-BlockState = Literal["accepted", "rejected", "stale", "failed"]
 REVIEW_ENTRY_ID = DEFAULT_ENTRY_ID
 """Accepted blocks are applied as one all-or-nothing entry."""
 
@@ -69,20 +69,6 @@ class ReviewBlock:
         if self.error is not None:
             return "failed"
         return "stale" if self.stale else "accepted"
-
-
-@dataclass(frozen=True)
-class BlockView:
-    """An immutable picture of one block, for display."""
-
-    number: int
-    file: str
-    where: str | None
-    state: BlockState
-    diff: str
-    reason: str | None
-    candidates: tuple[str, ...] = ()
-    """Nearest matches of a failed anchor: ``file:line (score) excerpt``."""
 
 
 MAX_CANDIDATES_SHOWN = 4
@@ -147,9 +133,13 @@ class Review:
         blocks = tuple(replace(rb.block, entry=REVIEW_ENTRY_ID) for rb in self.accepted)
         return EditPlan(blocks, self.plan.declarations)
 
+    def exportable(self) -> list[ReviewBlock]:
+        """Accepted blocks that apply to the current files (not failed, not stale)."""
+        return [rb for rb in self.blocks if rb.state == "accepted"]
+
     def export_text(self) -> str:
-        """The accepted blocks as plan text (numbers kept as written)."""
-        return render_plan((rb.block for rb in self.accepted), self.plan.declarations)
+        """The exportable blocks as plan text (numbers kept as written)."""
+        return render_plan((rb.block for rb in self.exportable()), self.plan.declarations)
 
     def snapshot(self) -> tuple[BlockView, ...]:
         """Every block as it should be shown now."""

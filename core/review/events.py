@@ -1,0 +1,103 @@
+"""Events of the plan under review: opened, changed, applied, undone, exported.
+
+Every change to the review is one event carrying a fresh, immutable
+picture, numbered by ``seq`` in the order the changes happened, so a UI
+that receives two pictures out of order keeps the newer one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ljtui.core.events import Event
+from ljtui.core.review.views import BlockView
+
+
+@dataclass(frozen=True)
+class PlanOpened(Event):
+    """A plan is now under review; ``origin`` is a file name or ``planner``."""
+
+    origin: str
+    seq: int
+    blocks: tuple[BlockView, ...]
+
+    @property
+    def files(self) -> int:
+        """How many distinct files the blocks touch."""
+        return len({b.file for b in self.blocks})
+
+
+@dataclass(frozen=True)
+class PlanOpenFailed(Event):
+    """A plan could not be opened (unreadable, not an EDIT plan)."""
+
+    origin: str
+    message: str
+
+
+@dataclass(frozen=True)
+class ReviewChanged(Event):
+    """The review changed (a choice, a re-check, a file changed on disk).
+
+    ``blocks`` is ``None`` when no plan is under review any more; ``notes``
+    say why other blocks changed with the chosen one, or which became stale.
+    """
+
+    seq: int
+    blocks: tuple[BlockView, ...] | None
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ApplyRefused(Event):
+    """Apply wrote nothing; ``message`` says why and what to do."""
+
+    message: str
+    blocks: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class ApplyProgressed(Event):
+    """A progress line of a running apply (validating, writing, chunk n of m)."""
+
+    line: str
+
+
+@dataclass(frozen=True)
+class ApplyFinished(Event):
+    """An apply ended; ``result`` is the EDIT-6 result contract."""
+
+    result: dict[str, Any]
+    blocks: int = 0
+    """How many blocks were applied."""
+
+    @property
+    def status(self) -> str:
+        return str(self.result.get("status"))
+
+
+@dataclass(frozen=True)
+class UndoFinished(Event):
+    """An undo ended: ``files`` restored, or ``error`` and nothing written."""
+
+    files: tuple[str, ...] = ()
+    error: str | None = None
+    removed: tuple[str, ...] = field(default=())
+    """Files the undone apply had created, now removed."""
+
+
+@dataclass(frozen=True)
+class ExportWritten(Event):
+    """The accepted blocks were written as a plan file at ``path`` (repo-relative)."""
+
+    path: str
+    count: int
+
+
+@dataclass(frozen=True)
+class ExportFailed(Event):
+    """An export wrote nothing; ``message`` says why."""
+
+    path: str
+    message: str

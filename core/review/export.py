@@ -1,0 +1,76 @@
+"""Where an exported plan may be written, and writing it atomically.
+
+An export is a file ljtui writes on the user's word, so it follows the same
+rules as every other write: inside the repository (after resolving
+symlinks), never into ``.git``, and inside ``.agent/`` only under
+``.agent/plans/`` when no part of that folder is a symlink.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path, PurePosixPath
+
+EXPORT_DIR = ".agent/plans"
+"""Default folder of exported plans, relative to the repository root."""
+EXPORT_FILE_MODE = 0o644
+
+
+class ExportRefused(ValueError):
+    """The export path breaks a rule; ``str(exc)`` says which."""
+
+
+def export_target(root: Path, typed: str) -> Path:
+    """The absolute path ``typed`` (relative to ``root``, or absolute inside it) names.
+
+    Raises:
+        ExportRefused: empty, outside the repository, into ``.git``, into
+            ``.agent`` outside ``.agent/plans``, through a symlinked state
+            folder, or a directory.
+    """
+    if not typed or "\0" in typed:
+        raise ExportRefused("the path is empty or holds a NUL character")
+    if "\\" in typed:
+        raise ExportRefused(f"{typed} holds a backslash; use / between folders")
+    root_real = Path(os.path.realpath(root))
+    given = Path(typed)
+    candidate = given if given.is_absolute() else root_real / given
+    real = Path(os.path.realpath(candidate))
+    if real == root_real or root_real not in real.parents:
+        raise ExportRefused(f"{typed} is outside the repository; exports stay inside it")
+    rel = PurePosixPath(real.relative_to(root_real).as_posix())
+    folded = [part.casefold() for part in rel.parts]
+    if ".git" in folded:
+        raise ExportRefused(f"{typed} is inside .git, which ljtui never writes")
+    if folded[0] == ".agent":
+        if len(folded) < 3 or folded[1] != "plans":
+            raise ExportRefused(f"{typed} is inside .agent/ but not in .agent/plans/")
+        for part in (root_real / ".agent", root_real / ".agent" / "plans"):
+            if part.is_symlink() or (part.exists() and not part.is_dir()):
+                raise ExportRefused(f"{part.relative_to(root_real)} is not a plain folder; nothing is written there")
+    if real.is_dir():
+        raise ExportRefused(f"{typed} is a directory")
+    return real
+
+
+def write_export(root: Path, target: Path, text: str) -> None:
+    """Write ``text`` to ``target`` via a temp file and a rename (folders made as needed).
+
+    Raises:
+        OSError: when the file cannot be written (nothing half-written is left).
+        ExportRefused: when a folder on the way turned into a symlink out of the repository.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if export_target(root, str(target)) != target:
+        raise ExportRefused(f"{target} moved while it was being written")
+    temp = target.with_name(f".{target.name[:64]}.{os.getpid()}.export-tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, EXPORT_FILE_MODE)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(text.encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(temp, target)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise

@@ -1,0 +1,187 @@
+"""The review façade: every change an event in order, every write asked first."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from ljtui.core.approval import Decision, ScriptedApprover
+from ljtui.core.events import Notice
+from ljtui.core.ports import FixedClock, ListSink
+from ljtui.core.review import events as R
+from ljtui.core.review.service import APPLY_CANCELLED, EXPORT_CANCELLED, ReviewService
+
+APP = "def greet(name):\n    return 'hello ' + name\n"
+PLAN = """### EDIT 1
+
+- file: `app.py`
+
+```old
+    return 'hello ' + name
+```
+
+```new
+    return 'hi ' + name
+```
+
+### EDIT 2
+
+- file: `notes.txt`
+
+```old
+```
+
+```new
+created
+```
+"""
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "app.py").write_text(APP, encoding="utf-8")
+    return root
+
+
+def service(repo: Path, approver: ScriptedApprover) -> tuple[ReviewService, ListSink]:
+    sink = ListSink()
+    return ReviewService(repo, sink, approver.decide, FixedClock()), sink
+
+
+def of(sink: ListSink, kind: type) -> list:
+    return [e for e in sink.events if isinstance(e, kind)]
+
+
+async def test_apply_asks_with_core_written_lines_then_writes_and_closes(repo: Path) -> None:
+    approver = ScriptedApprover({"apply": ["yes"]})
+    svc, sink = service(repo, approver)
+    assert svc.open_text(PLAN, "plan.md")
+    await svc.apply()
+    [asked] = approver.asked
+    assert asked.lines[0] == "Write 2 file(s) with 2 block(s):" and "  app.py   EDIT 1" in asked.lines
+    [finished] = of(sink, R.ApplyFinished)
+    assert finished.status == "done" and finished.blocks == 2
+    assert (repo / "app.py").read_text() == "def greet(name):\n    return 'hi ' + name\n"
+    assert of(sink, R.ReviewChanged)[-1].blocks is None and not svc.active
+
+
+async def test_declined_apply_writes_nothing_and_says_so(repo: Path) -> None:
+    svc, sink = service(repo, ScriptedApprover())
+    svc.open_text(PLAN, "plan.md")
+    await svc.apply()
+    assert (repo / "app.py").read_text() == APP and not (repo / "notes.txt").exists()
+    assert of(sink, Notice)[-1].message == APPLY_CANCELLED and svc.active
+
+
+async def test_a_choice_changed_after_asking_is_refused(repo: Path) -> None:
+    svc, sink = service(repo, ScriptedApprover({"apply": ["yes"]}))
+    svc.open_text(PLAN, "plan.md")
+    original = svc._ask
+
+    async def ask_then_toggle(request):  # the user rejects EDIT 2 while the dialog is up
+        svc.toggle(2)
+        return await original(request)
+
+    svc._ask = ask_then_toggle
+    await svc.apply()
+    [refused] = of(sink, R.ApplyRefused)
+    assert "changed while the dialog was open" in refused.message and (repo / "app.py").read_text() == APP
+
+
+def test_changes_are_numbered_in_order(repo: Path) -> None:
+    svc, sink = service(repo, ScriptedApprover())
+    svc.open_text(PLAN, "plan.md")
+    svc.toggle(1)
+    svc.toggle(1)
+    svc.set_all(False)
+    seqs = [e.seq for e in sink.events if isinstance(e, (R.PlanOpened, R.ReviewChanged))]
+    assert seqs == sorted(seqs) and len(set(seqs)) == 4
+    assert [b.state for b in of(sink, R.ReviewChanged)[-1].blocks] == ["rejected", "rejected"]
+
+
+def test_unknown_block_and_no_review_are_notices(repo: Path) -> None:
+    svc, sink = service(repo, ScriptedApprover())
+    svc.toggle(1)
+    svc.open_text(PLAN, "plan.md")
+    svc.toggle(99)
+    assert [n.message for n in of(sink, Notice)][0].startswith("No plan is under review")
+    assert "no EDIT 99" in of(sink, Notice)[1].message
+
+
+def test_open_file_failures_are_events(repo: Path) -> None:
+    svc, sink = service(repo, ScriptedApprover())
+    assert not svc.open_file(Path("missing.md"))
+    (repo / "bad.md").write_bytes(b"\xff\xfe not utf-8")
+    assert not svc.open_file(Path("bad.md"))
+    assert not svc.open_file(Path("."))
+    messages = [e.message for e in of(sink, R.PlanOpenFailed)]
+    assert messages == ["cannot open missing.md: no such file", "cannot open bad.md: not UTF-8 text",
+                        "cannot open .: it is a directory"]
+
+
+async def test_undo_asks_with_the_files_and_restores(repo: Path) -> None:
+    approver = ScriptedApprover({"apply": ["yes"], "undo": ["yes"]})
+    svc, sink = service(repo, approver)
+    svc.open_text(PLAN, "plan.md")
+    await svc.apply()
+    await svc.undo()
+    assert approver.asked[-1].kind == "undo" and "  app.py" in approver.asked[-1].lines
+    [undone] = of(sink, R.UndoFinished)
+    assert undone.error is None and (repo / "app.py").read_text() == APP and not (repo / "notes.txt").exists()
+
+
+async def test_export_writes_only_blocks_that_apply_inside_the_repo(repo: Path) -> None:
+    approver = ScriptedApprover({"export": [Decision("yes", "out/plan.md")]})
+    svc, sink = service(repo, approver)
+    svc.open_text(PLAN, "plan.md")
+    (repo / "notes.txt").write_text("now exists\n")
+    svc.refresh()
+    await svc.export()
+    [written] = of(sink, R.ExportWritten)
+    assert written.path == "out/plan.md" and written.count == 1
+    text = (repo / "out" / "plan.md").read_text()
+    assert "app.py" in text and "notes.txt" not in text
+
+
+@pytest.mark.parametrize("typed", ["../outside.md", "/etc/ljtui-export.md", ".git/x.md", ".agent/journal/x.md",
+                                   "sub\\x.md"])
+async def test_export_refuses_paths_outside_the_repo_or_in_state(repo: Path, typed: str) -> None:
+    svc, sink = service(repo, ScriptedApprover({"export": [Decision("yes", typed)]}))
+    svc.open_text(PLAN, "plan.md")
+    await svc.export()
+    [failed] = of(sink, R.ExportFailed)
+    assert failed.path == typed and failed.message
+    assert not of(sink, R.ExportWritten)
+
+
+async def test_export_through_a_symlinked_folder_out_of_the_repo_is_refused(repo: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    os.symlink(outside, repo / "link")
+    svc, sink = service(repo, ScriptedApprover({"export": [Decision("yes", "link/plan.md")]}))
+    svc.open_text(PLAN, "plan.md")
+    await svc.export()
+    assert of(sink, R.ExportFailed) and list(outside.iterdir()) == []
+
+
+async def test_export_asks_before_overwriting(repo: Path) -> None:
+    (repo / "plan-out.md").write_text("keep me\n")
+    approver = ScriptedApprover({"export": [Decision("yes", "plan-out.md")]})
+    svc, sink = service(repo, approver)
+    svc.open_text(PLAN, "plan.md")
+    await svc.export()
+    assert approver.asked[-1].kind == "overwrite"
+    assert (repo / "plan-out.md").read_text() == "keep me\n" and of(sink, Notice)[-1].message == EXPORT_CANCELLED
+
+
+async def test_export_with_nothing_that_applies_writes_nothing(repo: Path) -> None:
+    approver = ScriptedApprover({"export": [Decision("yes", "x.md")]})
+    svc, sink = service(repo, approver)
+    svc.open_text(PLAN, "plan.md")
+    svc.set_all(False)
+    await svc.export()
+    assert approver.asked == [] and "nothing to export" in of(sink, R.ExportFailed)[0].message
