@@ -76,7 +76,7 @@ class Decision:
 
 
 def confirm(kind: str, title: str, lines: Sequence[str], confirm_label: str,
-            cancel_label: str = "Cancel: nothing is written", *, subject: str = "",
+            cancel_label: str = "cancel, nothing is written", *, subject: str = "",
             text: str | None = None) -> ApprovalRequest:
     """A yes/no request: Enter confirms, Escape cancels (the safe answer)."""
     return ApprovalRequest(kind, title, tuple(lines),

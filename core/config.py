@@ -110,6 +110,8 @@ class UIConfig:
 
     theme: str = opt("dark", scope=REPO)
     """Theme name: a bundled theme or a YAML file in the user themes dir."""
+    keymap: dict[str, str] = opt(factory=dict, scope=USER)
+    """Key overrides by action id, e.g. ``{review.apply: "ctrl+a"}`` (F1 lists the ids)."""
 
 
 @dataclass

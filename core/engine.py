@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING, Awaitable, Callable
 
 from ljtui.core.config import Config, ProviderConfig
 from ljtui.core.events import (
-    ConversationCleared, ModelCallRetried, ModelCallStarted, TokenDelta, ToolCallFinished, ToolCallStarted,
+    ApprovalDecided, ApprovalRequested, ConversationCleared, ModelCallRetried, ModelCallStarted, TokenDelta, ToolCallFinished, ToolCallStarted,
     TurnFailed, TurnFinished, TurnStarted, Usage, UsageRecorded,
 )
+from ljtui.core.approval import ApprovalRequest, Approver, Decision, DenyAll
 from ljtui.core.ports import Clock, EventSink, SystemClock
 from ljtui.core.prompts import build_system_prompt
 from ljtui.core.providers import make_client, provider_label
@@ -40,6 +41,7 @@ from ljtui.core.tools import ToolRegistry
 
 if TYPE_CHECKING:
     from ljtui.core.planner.loop import PlannerResult
+    from ljtui.core.review.service import ReviewService
 
 ClientFactory = Callable[[ProviderConfig], ChatClient]
 Sleep = Callable[[float], Awaitable[None]]
@@ -82,6 +84,7 @@ class Engine:
         client_factory: ClientFactory | None = None,
         tools: ToolRegistry | None = None,
         sleep: Sleep | None = None,
+        approver: Approver | None = None,
     ) -> None:
         self.config = config
         self._secrets = known_secrets(config.provider)
@@ -97,6 +100,26 @@ class Engine:
         self._client_factory = client_factory or make_client
         self._client: ChatClient | None = None
         self._system = build_system_prompt(repo_root.name)
+        self.approver: Approver = approver or DenyAll()
+        self._review: ReviewService | None = None
+
+    @property
+    def review(self) -> ReviewService:
+        """The plan under review and every operation on it (built on first use)."""
+        if self._review is None:
+            from ljtui.core.review.service import ReviewService
+
+            self._review = ReviewService(self.repo_root, self.sink, self.ask, self.clock)
+        return self._review
+
+    async def ask(self, request: ApprovalRequest) -> Decision:
+        """Ask a human through the Approver port; an answer the request does not offer counts as its safe one."""
+        self.sink.emit(ApprovalRequested(request.kind, request.title, request.subject))
+        decision = await self.approver.decide(request)
+        if request.choice(decision.choice) is None:
+            decision = Decision(request.safe)
+        self.sink.emit(ApprovalDecided(request.kind, decision.choice, request.subject))
+        return decision
 
     @property
     def provider_label(self) -> str:
@@ -157,6 +180,17 @@ class Engine:
             return None
         self._record_usage(turn, client, result.usage, _TurnTally())
         return result
+
+    async def plan_and_review(self, request: str) -> bool:
+        """Run the read-only planner; a plan that passes its check opens for review.
+
+        Returns:
+            Whether a plan is now under review.
+        """
+        result = await self.plan(request)
+        if result is None or not result.ok:
+            return False
+        return await asyncio.to_thread(self.review.open_text, result.plan, "planner")
 
     async def _loop(self, turn: int) -> TurnResult:
         client = self._get_client()

@@ -156,6 +156,24 @@ class Notice(Event):
 
 
 @dataclass(frozen=True)
+class ApprovalRequested(Event):
+    """The engine asked a human to decide (``request``: apply, undo, export, trust …)."""
+
+    request: str
+    title: str
+    subject: str = ""
+
+
+@dataclass(frozen=True)
+class ApprovalDecided(Event):
+    """The human's answer: ``choice`` is one of the request's choice ids."""
+
+    request: str
+    choice: str
+    subject: str = ""
+
+
+@dataclass(frozen=True)
 class ConversationCleared(Event):
     """The conversation history was dropped (``/clear``)."""
 

@@ -6,9 +6,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-from textual import on
+from textual import events, on
 from textual.app import App, SystemCommand
-from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Input
 
@@ -16,16 +15,15 @@ from ljtui.core.config import load_config, user_config_dir
 from ljtui.core.ports import Clock, SystemClock
 from ljtui.core.providers import provider_label, provider_problem
 from ljtui.core.repo import current_branch
+from ljtui.tui.actions import APP, NONE, REQUIRED
+from ljtui.tui.approver import DialogApprover
 from ljtui.tui.bridge import Bridge
-from ljtui.tui.messages import (
-    ApplyFinished, ApplyProgressed, EngineEventPosted, PlanExported, ReviewChanged, ReviewFailed, UndoFinished,
-    UndoPreviewed,
-)
-from ljtui.tui.review_actions import ReviewActions
-from ljtui.tui.screens.main import PANES, MainScreen, StartupInfo
-from ljtui.tui.slash import SlashCommand, UnknownSlashCommand, parse_slash, unescape_message
+from ljtui.tui.commands import ACTIONS
+from ljtui.tui.messages import EngineEventPosted
+from ljtui.tui.screens.dialog import Dialog
+from ljtui.tui.screens.main import MainScreen, StartupInfo
+from ljtui.tui.slash import UnknownSlashCommand, parse_slash, unescape_message
 from ljtui.tui.themes import DEFAULT_THEME, domain_variable_defaults, load_themes
-from ljtui.tui.widgets.diff_pane import DIFF_ACTIONS, DiffPane
 from ljtui.tui.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
@@ -39,14 +37,7 @@ class LjtuiApp(App[int]):
     TITLE = "ljtui"
     MODES = {"main": MainScreen}
     DEFAULT_MODE = "main"
-
-    BINDINGS = [
-        Binding("f1", "help", "Help", id="app.help", tooltip="Show keys and commands"),
-        Binding("question_mark", "help", "Help", show=False, id="app.help_alt",
-                tooltip="Show keys and commands (when the input is not focused)"),
-        Binding("ctrl+l", "clear", "Clear", id="app.clear", tooltip="Forget the conversation", show=False),
-        Binding("ctrl+q", "quit", "Quit", id="app.quit", tooltip="Quit ljtui", priority=True),
-    ]
+    BINDINGS = ACTIONS.bindings(APP)
 
     def __init__(
         self,
@@ -81,8 +72,9 @@ class LjtuiApp(App[int]):
         self.startup_warnings += self.theme_set.warnings
         self._initial_theme = self._resolve_theme(self.config.ui.theme)
         super().__init__()
-        self.bridge = Bridge(self, lambda: self.engine, self.repo_root, self.clock)
-        self.reviews = ReviewActions(self, watch=watch)
+        self.bridge = Bridge(self)
+        self.approver = DialogApprover(self)
+        self._watch = watch
         self._review_path = review_path
         self.cursor_blink = cursor_blink
         self._client_factory = client_factory
@@ -91,6 +83,15 @@ class LjtuiApp(App[int]):
         for theme in self.theme_set.themes.values():
             self.register_theme(theme)
         self.theme = self._initial_theme
+        self._apply_keymap(self.config.ui.keymap)
+
+    def _apply_keymap(self, keymap: dict[str, str]) -> None:
+        """The user's key overrides (``ui.keymap``: action id → keys); unknown ids are reported."""
+        unknown = sorted(k for k in keymap if ACTIONS.get(k) is None)
+        if unknown:
+            self.startup_warnings.append(f"ui.keymap: unknown action id(s) {', '.join(unknown)}; ignored. "
+                                         "F1 lists the actions.")
+        self.set_keymap({k: v for k, v in keymap.items() if k not in unknown})
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return domain_variable_defaults(self.theme_set)
@@ -104,7 +105,7 @@ class LjtuiApp(App[int]):
 
             self._engine = Engine(
                 self.config, self.bridge, repo_root=self.repo_root, clock=self.clock,
-                client_factory=self._client_factory,
+                client_factory=self._client_factory, approver=self.approver,
             )
         return self._engine
 
@@ -129,7 +130,15 @@ class LjtuiApp(App[int]):
 
     def on_mount(self) -> None:
         if self._review_path is not None:
-            self.bridge.open_plan(self._review_path)
+            path = self._review_path
+            self.bridge.thread(lambda: self.engine.review.open_file(path), "open_plan")
+        if self._watch:
+            self.bridge.watch(self.engine)
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and isinstance(self.screen, Dialog) and event.time < self.screen.opened_at:
+            return  # typed before the dialog opened: not an answer to it
+        await super().on_event(event)
 
     def _resolve_theme(self, name: str) -> str:
         if name in self.theme_set.themes:
@@ -140,15 +149,23 @@ class LjtuiApp(App[int]):
         )
         return DEFAULT_THEME
 
-    def apply_theme(self, name: str) -> bool:
-        """Switch to theme ``name``; an unknown name is an error notice."""
-        if name in self.theme_set.themes:
+    def choose_theme(self, name: str) -> None:
+        """Switch to theme ``name``, or list the themes when ``name`` is empty."""
+        conv = self.main_screen.conversation
+        available = ", ".join(self.theme_set.themes)
+        if not name:
+            conv.add_notice(f"Theme: {self.theme}. Available: {available}.")
+        elif name in self.theme_set.themes:
             self.theme = name
-            return True
-        self.main_screen.conversation.add_notice(
-            f"Unknown theme '{name}'. Available: {', '.join(self.theme_set.themes)}.", "error"
-        )
-        return False
+            conv.add_notice(f"Theme: {name}")
+        else:
+            conv.add_notice(f"Unknown theme '{name}'. Available: {available}.", "error")
+
+    def action_run_action(self, action_id: str) -> None:
+        """Run a registry action (every key binding lands here)."""
+        action = ACTIONS.get(action_id)
+        if action is not None:
+            action.run(self, "")
 
     @on(Input.Submitted, "PromptInput")
     async def _on_prompt(self, event: Input.Submitted) -> None:
@@ -156,16 +173,24 @@ class LjtuiApp(App[int]):
         prompt = self.main_screen.query_one(PromptInput)
         if not text.strip():
             return
+        conv = self.main_screen.conversation
         try:
-            command = parse_slash(text)
+            command = parse_slash(text, (a.slash for a in ACTIONS.slash_commands()))
         except UnknownSlashCommand as exc:
-            self.main_screen.conversation.add_notice(str(exc), "error")
+            conv.add_notice(str(exc), "error")
             return
         prompt.clear()
-        if command is not None:
-            await self.run_slash(command)
+        if command is None:
+            self.ask(unescape_message(text), plan=True)
             return
-        self.ask(unescape_message(text), plan=True)
+        action = ACTIONS.slash(command.name)
+        assert action is not None
+        if action.args == REQUIRED and not command.args:
+            conv.add_notice(f"Usage: {action.usage}", "error")
+        elif action.args == NONE and command.args:
+            conv.add_notice(f"/{command.name} takes no argument. Usage: {action.usage}", "error")
+        else:
+            action.run(self, command.args)
 
     def ask(self, text: str, *, plan: bool) -> None:
         """Send a request to the planner (``plan``) or a message to the chat."""
@@ -177,95 +202,29 @@ class LjtuiApp(App[int]):
             prompt.value = text if plan else f"/chat {text}"
             return
         self.main_screen.conversation.add_user(text)
-        if plan:
-            self.bridge.request_plan(text)
-        else:
-            self.bridge.send(text)
-
-    async def run_slash(self, command: SlashCommand) -> None:
-        conv = self.main_screen.conversation
-        if command.name == "chat":
-            if command.args:
-                self.ask(command.args, plan=False)
-            else:
-                conv.add_notice("Usage: /chat MESSAGE", "error")
-        elif command.name == "open":
-            if command.args:
-                path = Path(command.args).expanduser()
-                self.bridge.open_plan(path if path.is_absolute() else self.repo_root / path)
-            else:
-                conv.add_notice("Usage: /open PLAN.md", "error")
-        elif command.name in ("apply", "undo"):
-            self.reviews.request(command.name)
-        elif command.name == "help":
-            self.action_help()
-        elif command.name == "clear":
-            self.action_clear()
-        elif command.name == "theme":
-            if command.args:
-                if self.apply_theme(command.args):
-                    conv.add_notice(f"Theme: {command.args}")
-            else:
-                conv.add_notice(f"Theme: {self.theme}. Available: {', '.join(self.theme_set.themes)}.")
+        engine = self.engine
+        self.bridge.run(engine.plan_and_review(text) if plan else engine.run_turn(text), "plan" if plan else "chat")
 
     async def on_engine_event_posted(self, message: EngineEventPosted) -> None:
         from ljtui.tui.event_view import show_event
 
         await show_event(self.main_screen, message.event, self._calls)
 
-    def on_diff_pane_action_requested(self, message: DiffPane.ActionRequested) -> None:
-        self.reviews.request(message.action, message.number)
-
-    def on_review_changed(self, message: ReviewChanged) -> None:
-        self.reviews.review_changed(message)
-
-    def on_review_failed(self, message: ReviewFailed) -> None:
-        self.reviews.review_failed(message)
-
-    def on_apply_progressed(self, message: ApplyProgressed) -> None:
-        self.reviews.apply_progressed(message)
-
-    def on_apply_finished(self, message: ApplyFinished) -> None:
-        self.reviews.apply_finished(message)
-
-    def on_undo_previewed(self, message: UndoPreviewed) -> None:
-        self.reviews.undo_previewed(message)
-
-    def on_undo_finished(self, message: UndoFinished) -> None:
-        self.reviews.undo_finished(message)
-
-    def on_plan_exported(self, message: PlanExported) -> None:
-        self.reviews.plan_exported(message)
-
     def action_help(self) -> None:
         from ljtui.tui.screens.help import HelpScreen
 
         if isinstance(self.screen, HelpScreen):
+            self.screen.dismiss(None)
             return
-        bindings = [*self.BINDINGS, *MainScreen.BINDINGS, *DiffPane.BINDINGS]
-        self.push_screen(HelpScreen([b for b in bindings if isinstance(b, Binding)]))
-
-    def action_clear(self) -> None:
-        self.engine.clear()
+        self.push_screen(HelpScreen(ACTIONS, self.config.ui.keymap))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         for command in super().get_system_commands(screen):
-            if command.title != "Theme":
+            if command.title not in ("Theme", "Keys", "Quit"):
                 yield command
-        yield SystemCommand("Help", "Show keys and commands", self.action_help)
-        yield SystemCommand("Clear conversation", "Forget the conversation", self.action_clear)
-        main = self.main_screen
-        for pane_id, title in PANES.items():
-            yield SystemCommand(f"Focus {title}", f"Move focus to the {title} pane",
-                                lambda p=pane_id: main.action_focus_pane(p))
-        yield SystemCommand("Maximise or restore pane", "Toggle the focused pane full screen",
-                            main.action_toggle_maximize)
-        yield SystemCommand("Hide or show side panes", "Toggle Plan, Diff and Gates", main.action_toggle_side)
-        for binding in DiffPane.BINDINGS:
-            action = binding.action.removeprefix("request('").removesuffix("')")
-            if action in DIFF_ACTIONS:
-                yield SystemCommand(binding.tooltip, f"Key {binding.key} in the Diff pane",
-                                    lambda a=action: self.reviews.request(a, main.diff_pane.current_number))
+        for action in ACTIONS.actions:
+            if action.palette:
+                yield SystemCommand(action.title, f"Key: {action.keys}" if action.keys else action.title,
+                                    lambda a=action: a.run(self, ""))
         for name in self.theme_set.themes:
-            yield SystemCommand(f"Theme: {name}", f"Switch to the {name} theme",
-                                lambda n=name: self.apply_theme(n))
+            yield SystemCommand(f"Theme: {name}", f"Switch to the {name} theme", lambda n=name: self.choose_theme(n))

@@ -11,7 +11,8 @@ from ljtui.core.events import (
 from ljtui.core.planner.events import (
     PlannerFinished, PlannerPlanChecked, PlannerReplyRejected, PlannerToolCalled, PlannerTurnStarted,
 )
-from ljtui.tui.result_view import abort_line
+from ljtui.core.review import events as R
+from ljtui.tui.result_view import abort_line, apply_lines, undo_lines
 from ljtui.tui.screens.main import MainScreen
 
 ARG_PREVIEW_CHARS = 60
@@ -83,7 +84,52 @@ async def show_event(screen: MainScreen, event: Event, calls: dict[str, str]) ->
         case ConversationCleared():
             await conv.clear()
         case _:
-            await _show_planner_event(screen, event)
+            if not _show_review_event(screen, event):
+                await _show_planner_event(screen, event)
+
+
+REVIEW_KEYS = "In the Diff pane (F4): space accepts/rejects, a applies, e exports."
+
+
+def _show_review_event(screen: MainScreen, event: Event) -> bool:
+    """Render a review event; False when ``event`` is not one."""
+    conv = screen.conversation
+    match event:
+        case R.PlanOpened(origin=origin, blocks=blocks, seq=seq):
+            screen.diff_pane.show(blocks, seq)
+            screen.set_class(True, "-reviewing")
+            what = f"{len(blocks)} block(s) in {event.files} file(s)"
+            if origin == "planner":
+                conv.add_notice(f"The plan has {what}. {REVIEW_KEYS}")
+            else:
+                conv.add_notice(f"Opened {origin}: {what}. {REVIEW_KEYS}")
+                screen.action_focus_pane("diff")
+        case R.ReviewChanged(blocks=blocks, seq=seq, notes=notes):
+            if screen.diff_pane.show(blocks, seq):
+                screen.set_class(bool(blocks), "-reviewing")
+            for note in notes:
+                conv.add_notice(note, "warning")
+        case R.PlanOpenFailed(message=message):
+            conv.add_notice(message, "error")
+        case R.ApplyRefused(message=message):
+            conv.hide_thinking()
+            conv.add_notice(f"Apply refused — {message}", "error")
+        case R.ApplyProgressed(line=line):
+            conv.show_thinking(f"applying: {line}")
+        case R.ApplyFinished(result=result, blocks=blocks):
+            conv.hide_thinking()
+            for message, level in apply_lines(result, blocks):
+                conv.add_notice(message, level)
+        case R.UndoFinished(files=files, error=error):
+            for message, level in undo_lines(files, error):
+                conv.add_notice(message, level)
+        case R.ExportWritten(path=path, count=count):
+            conv.add_notice(f"Exported {count} accepted block(s) to {path}.")
+        case R.ExportFailed(path=path, message=message):
+            conv.add_notice(f"Export to {path} failed: {message}" if path else f"Export failed: {message}", "error")
+        case _:
+            return False
+    return True
 
 
 async def _show_planner_event(screen: MainScreen, event: Event) -> None:

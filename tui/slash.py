@@ -1,11 +1,12 @@
-"""Slash commands typed in the input: parsing and the command table.
+"""Parsing slash commands typed in the input (pure: no Textual).
 
-Parsing is pure (no Textual); the app maps each command name to an action.
+The commands themselves are actions in the registry (:mod:`ljtui.tui.commands`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterable
 
 
 @dataclass(frozen=True)
@@ -16,51 +17,32 @@ class SlashCommand:
     args: str
 
 
-@dataclass(frozen=True)
-class SlashSpec:
-    """A command the input understands, for help and error messages."""
-
-    name: str
-    usage: str
-    description: str
-
-
-SLASH_COMMANDS: tuple[SlashSpec, ...] = (
-    SlashSpec("apply", "/apply", "Apply the accepted blocks of the plan under review"),
-    SlashSpec("chat", "/chat MESSAGE", "Talk with the model without planning edits"),
-    SlashSpec("clear", "/clear", "Forget the conversation and clear the Conversation pane"),
-    SlashSpec("help", "/help", "Show keys and commands"),
-    SlashSpec("open", "/open PLAN.md", "Open an EDIT plan file for review in the Diff pane"),
-    SlashSpec("theme", "/theme [NAME]", "Switch theme, or list the themes"),
-    SlashSpec("undo", "/undo", "Undo the last apply"),
-)
-
-
 class UnknownSlashCommand(ValueError):
     """A ``/word`` that is not a command; the message lists the real ones."""
 
-    def __init__(self, name: str) -> None:
-        available = ", ".join(f"/{s.name}" for s in SLASH_COMMANDS)
+    def __init__(self, name: str, available: Iterable[str]) -> None:
+        listed = ", ".join(f"/{n}" for n in sorted(available))
         shown = f"/{name}" if name else "/"
-        super().__init__(f"Unknown command {shown}. Available: {available}")
+        super().__init__(f"Unknown command {shown}. Available: {listed}")
         self.name = name
 
 
-def parse_slash(text: str) -> SlashCommand | None:
+def parse_slash(text: str, names: Iterable[str]) -> SlashCommand | None:
     """Parse ``text`` as a slash command, or ``None`` when it is a message.
 
     A line starting with ``//`` is a message that starts with ``/``.
 
     Raises:
-        UnknownSlashCommand: when the name is not in :data:`SLASH_COMMANDS`.
+        UnknownSlashCommand: when the name is not one of ``names``.
     """
     stripped = text.strip()
     if not stripped.startswith("/") or stripped.startswith("//"):
         return None
+    known = set(names)
     name, _, args = stripped[1:].partition(" ")
     name = name.lower()
-    if name not in {s.name for s in SLASH_COMMANDS}:
-        raise UnknownSlashCommand(name)
+    if name not in known:
+        raise UnknownSlashCommand(name, known)
     return SlashCommand(name, args.strip())
 
 

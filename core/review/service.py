@@ -111,9 +111,9 @@ class ReviewService:
 
     # --- choices ---------------------------------------------------------------
 
-    def toggle(self, number: int) -> None:
-        """Accept or reject block ``number`` (a stale block is accepted again)."""
-        self._change(lambda review: review.toggle(number))
+    def toggle(self, number: int | None) -> None:
+        """Accept or reject block ``number`` (a stale block is accepted again); ``None``: no block shown."""
+        self._change(lambda review: review.toggle(number) if number is not None else [])
 
     def set_all(self, accepted: bool) -> None:
         """Accept or reject every block."""
@@ -240,7 +240,7 @@ class ReviewService:
         default = path or f"{EXPORT_DIR}/plan-{stamp}.md"
         request = confirm("export", "Export the accepted blocks",
                           [f"{count} accepted block(s) that apply will be written as an EDIT plan.",
-                           "Plan file (relative to the repository root):"], "write the file", "Cancel", text=default)
+                           "Plan file (relative to the repository root):"], "write the file", "cancel", text=default)
         decision = await self._ask(request)
         chosen = (decision.text or "").strip()
         if decision.choice != YES or not chosen:

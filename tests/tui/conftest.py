@@ -31,3 +31,49 @@ def make_app(git_repo: Path) -> AppFactory:
         return app
 
     return factory
+
+
+WAIT_SECONDS = 20.0
+"""Longest a test waits for the app to reach a state (CI runs tests in parallel on 2 CPUs)."""
+POLL_SECONDS = 0.01
+
+
+async def until(pilot, condition: Callable[[], bool], what: str) -> None:
+    """Let the app run until ``condition()`` holds; fail naming ``what`` after :data:`WAIT_SECONDS`."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT_SECONDS
+    await pilot.pause()
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(POLL_SECONDS)
+        await pilot.pause()
+
+
+def _quiet(app: LjtuiApp) -> bool:
+    from ljtui.tui.bridge import WATCH_GROUP
+    from ljtui.tui.screens.dialog import Dialog
+
+    if isinstance(app.screen, Dialog):
+        return True
+    return not any(w.is_running and w.group != WATCH_GROUP for w in app.workers) and not app._message_queue.qsize()
+
+
+async def settle(pilot) -> None:
+    """Let engine work finish, or stop at the dialog it opened (the file watcher runs on)."""
+    await until(pilot, lambda: _quiet(pilot.app), "engine work to finish or a dialog to open")
+    await pilot.pause()
+
+
+def notices(app: LjtuiApp) -> list[str]:
+    """Every notice line in the Conversation pane, oldest first."""
+    from ljtui.tui.widgets.conversation import NoticeLine
+
+    return [str(n.render()) for n in app.main_screen.query(NoticeLine)]
+
+
+def states(app: LjtuiApp) -> list[str]:
+    """The Diff pane's block states."""
+    return [b.state for b in app.main_screen.diff_pane.blocks]

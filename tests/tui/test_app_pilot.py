@@ -71,7 +71,7 @@ async def test_unknown_slash_command_lists_available(make_app: AppFactory) -> No
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "/frobnicate now")
         assert notices(app)[-1] == (
-            "Unknown command /frobnicate. Available: /apply, /chat, /clear, /help, /open, /theme, /undo"
+            "Unknown command /frobnicate. Available: /apply, /chat, /clear, /export, /help, /open, /theme, /undo"
         )
         assert app.main_screen.query_one(PromptInput).value == "/frobnicate now"
         assert not app.main_screen.query(UserMessage)

@@ -2,35 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from ljtui.tui.app import LjtuiApp
-from ljtui.tui.bridge import WATCH_GROUP
-from ljtui.tui.screens.confirm import ConfirmScreen
-from ljtui.tui.widgets.conversation import NoticeLine, ToolCallLine
-from tests.tui.conftest import AppFactory
+from ljtui.tui.screens.dialog import ApprovalDialog
+from ljtui.tui.widgets.conversation import ToolCallLine
+from tests.tui.conftest import AppFactory, notices, settle, states, until
 
 SIZE = (120, 40)
 ORIGINAL = "def greet(name):\n    return 'hello ' + name\n"
 PLAN_FILE = Path(__file__).parents[1] / "fixtures" / "scripts" / "plan_three_blocks.yaml"
-WATCH_WAIT_SECONDS = 10.0
-
-
-def notices(app: LjtuiApp) -> list[str]:
-    return [str(n.render()) for n in app.main_screen.query(NoticeLine)]
-
-
-def states(app: LjtuiApp) -> list[str]:
-    return [b.state for b in app.main_screen.diff_pane.blocks]
-
-
-async def settle(pilot) -> None:
-    """Wait for engine and review work (the file watcher runs on)."""
-    busy = [w for w in pilot.app.workers if w.group != WATCH_GROUP]
-    if busy:  # an empty list would mean "wait for every worker", the watcher too
-        await pilot.app.workers.wait_for_complete(busy)
-    await pilot.pause()
 
 
 async def plan_request(pilot) -> None:
@@ -52,8 +33,8 @@ async def test_request_review_reject_apply_undo(make_app: AppFactory, git_repo: 
         await settle(pilot)
         assert states(app) == ["accepted", "rejected", "accepted"]
         await pilot.press("a")
-        await pilot.pause()
-        assert isinstance(app.screen, ConfirmScreen)
+        await settle(pilot)
+        assert isinstance(app.screen, ApprovalDialog)
         await pilot.press("enter")
         await settle(pilot)
         assert (git_repo / "app.py").read_text(encoding="utf-8") == ORIGINAL.replace("'hello '", "'hello, dear '")
@@ -63,7 +44,7 @@ async def test_request_review_reject_apply_undo(make_app: AppFactory, git_repo: 
         assert app.main_screen.diff_pane.blocks == ()
         await pilot.press("f4", "u")
         await settle(pilot)
-        assert isinstance(app.screen, ConfirmScreen)
+        assert isinstance(app.screen, ApprovalDialog)
         await pilot.press("enter")
         await settle(pilot)
         assert (git_repo / "app.py").read_text(encoding="utf-8") == ORIGINAL
@@ -76,7 +57,7 @@ async def test_escape_cancels_apply_with_nothing_written(make_app: AppFactory, g
     async with app.run_test(size=SIZE) as pilot:
         await plan_request(pilot)
         await pilot.press("f4", "a")
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("escape")
         await settle(pilot)
         assert notices(app)[-1] == "Apply cancelled: nothing was written."
@@ -92,9 +73,9 @@ async def test_reject_all_then_apply_says_nothing_accepted(make_app: AppFactory)
         await settle(pilot)
         assert states(app) == ["rejected"] * 3
         await pilot.press("a")
-        await pilot.pause()
-        assert not isinstance(app.screen, ConfirmScreen)
-        assert notices(app)[-1].startswith("No block is accepted")
+        await settle(pilot)
+        assert not isinstance(app.screen, ApprovalDialog)
+        assert notices(app)[-1].startswith("Apply refused — no block is accepted")
         await pilot.press("A")
         await settle(pilot)
         assert states(app) == ["accepted"] * 3
@@ -106,18 +87,18 @@ async def test_a_target_changed_on_disk_turns_stale_and_apply_refuses(
     app = make_app("plan_three_blocks.yaml", watch=True)
     async with app.run_test(size=SIZE) as pilot:
         await plan_request(pilot)
-        await asyncio.sleep(0.5)
-        (git_repo / "app.py").write_text(ORIGINAL + "# edited\n", encoding="utf-8")
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + WATCH_WAIT_SECONDS
-        while states(app)[0] != "stale" and loop.time() < deadline:
-            await asyncio.sleep(0.1)
+
+        def edited_and_stale() -> bool:  # rewritten until the watcher, which starts in the background, sees it
+            (git_repo / "app.py").write_text(ORIGINAL + "# edited\n", encoding="utf-8")
+            return states(app)[0] == "stale"
+
+        await until(pilot, edited_and_stale, "the watcher to mark app.py stale")
         assert states(app) == ["stale", "stale", "accepted"]
         assert any("app.py changed on disk" in n for n in notices(app))
         await pilot.press("f4", "a")
-        await pilot.pause()
-        assert not isinstance(app.screen, ConfirmScreen)
-        assert notices(app)[-1].startswith("Cannot apply EDIT 1, 2: their files changed on disk")
+        await settle(pilot)
+        assert not isinstance(app.screen, ApprovalDialog)
+        assert notices(app)[-1].startswith("Apply refused — stale: app.py changed on disk since review (EDIT 1, 2)")
         assert (git_repo / "app.py").read_text(encoding="utf-8") == ORIGINAL + "# edited\n"
         assert not (git_repo / "docs").exists()
 
@@ -127,8 +108,8 @@ async def test_a_change_after_confirmation_is_caught_at_apply(make_app: AppFacto
     async with app.run_test(size=SIZE) as pilot:
         await plan_request(pilot)
         await pilot.press("f4", "a")
-        await pilot.pause()
-        assert isinstance(app.screen, ConfirmScreen)
+        await settle(pilot)
+        assert isinstance(app.screen, ApprovalDialog)
         (git_repo / "app.py").write_text(ORIGINAL + "# raced\n", encoding="utf-8")
         await pilot.press("enter")
         await settle(pilot)
@@ -149,12 +130,12 @@ async def test_failed_blocks_are_refused_before_the_dialog(make_app: AppFactory,
         assert view.reason.startswith("AnchorNotFound: `old` does not occur in app.py")
         assert view.candidates and view.candidates[0].startswith("app.py:2 (")
         await pilot.press("a")
-        await pilot.pause()
-        assert not isinstance(app.screen, ConfirmScreen)
-        assert notices(app)[-1].startswith("Cannot apply EDIT 1: they do not apply to the current files")
+        await settle(pilot)
+        assert not isinstance(app.screen, ApprovalDialog)
+        assert notices(app)[-1].startswith("Apply refused — these blocks do not apply: EDIT 1: AnchorNotFound")
         await pilot.press("space", "a")
         await settle(pilot)
-        assert isinstance(app.screen, ConfirmScreen)
+        assert isinstance(app.screen, ApprovalDialog)
 
 
 async def test_planner_abort_is_a_failure_not_a_plan(make_app: AppFactory) -> None:
@@ -175,7 +156,7 @@ async def test_open_a_plan_file_and_export(make_app: AppFactory, git_repo: Path)
         assert states(app) == ["accepted", "accepted", "accepted"]
         assert any(n.startswith("Opened plan.md: 3 block(s) in 2 file(s)") for n in notices(app))
         await pilot.press("f4", "space", "e")
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("enter")
         await settle(pilot)
         [exported] = (git_repo / ".agent" / "plans").glob("plan-*.md")
@@ -194,7 +175,7 @@ async def test_bad_plan_files_are_clear_errors(make_app: AppFactory, git_repo: P
         await settle(pilot)
         assert "broken.md is not a valid EDIT plan" in notices(app)[-1]
         await pilot.press(*"/apply", "enter")
-        await pilot.pause()
+        await settle(pilot)
         assert notices(app)[-1].startswith("No plan is under review")
         await pilot.press(*"/undo", "enter")
         await settle(pilot)
@@ -215,13 +196,13 @@ async def test_export_to_an_impossible_path_says_why(make_app: AppFactory, git_r
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("e")
-        await pilot.pause()
-        app.screen.query_one("#export-path").value = "app.py/plan.md"
+        await settle(pilot)
+        app.screen.query_one("#dialog-text").value = "app.py/plan.md"
         await pilot.press("enter")
         await settle(pilot)
         assert notices(app)[-1] == "Export to app.py/plan.md failed: File exists"
         await pilot.press("e")
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("escape")
         await settle(pilot)
         assert not (git_repo / ".agent" / "plans").exists()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.tui.conftest import AppFactory
+from tests.tui.conftest import AppFactory, settle
 
 SMALL = (80, 24)
 LARGE = (120, 40)
@@ -54,8 +54,6 @@ def _plan_file(repo) -> object:
 
 
 async def _settle(pilot) -> None:
-    from tests.tui.test_review_loop import settle
-
     await settle(pilot)
     await settle(pilot)
 
@@ -77,7 +75,7 @@ def test_diff_pane_accepted_rejected_stale(snap_compare, make_app: AppFactory, g
         await pilot.press("j", "space")
         await _settle(pilot)
         (git_repo / "app.py").write_text("def greet(name):\n    return 'hello ' + name\n# edited\n", encoding="utf-8")
-        await asyncio.to_thread(pilot.app.bridge.refresh_review, {"app.py"})
+        await asyncio.to_thread(pilot.app.engine.review.refresh, {"app.py"})
         await _settle(pilot)
         await pilot.press("k")
 
@@ -92,7 +90,7 @@ def test_apply_confirmation(snap_compare, make_app: AppFactory, size) -> None:
         await pilot.press("f4", "j", "space")
         await _settle(pilot)
         await pilot.press("a")
-        await pilot.pause()
+        await _settle(pilot)
 
     assert snap_compare(make_app(PLAN_SCRIPT), terminal_size=size, run_before=run_before)
 
@@ -103,7 +101,7 @@ def test_result_after_apply(snap_compare, make_app: AppFactory, size) -> None:
         await pilot.press(*"add a farewell", "enter")
         await _settle(pilot)
         await pilot.press("f4", "a")
-        await pilot.pause()
+        await _settle(pilot)
         await pilot.press("enter")
         await _settle(pilot)
 

@@ -1,49 +1,69 @@
-"""The help screen: every key binding and slash command, generated from the
-bindings themselves so it can never drift from what the keys do."""
+"""The help screen: every key and slash command, generated from the action
+registry so it can never drift from what the keys do."""
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import TYPE_CHECKING
 
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ljtui.tui.slash import SLASH_COMMANDS
+from ljtui.tui.screens.dialog import Dialog
+
+if TYPE_CHECKING:
+    from ljtui.tui.actions import Registry
+
+KEY_WORDS = {"question_mark": "?", "space": "Space", "down": "↓", "up": "↑"}
 
 
-def _key_label(binding: Binding) -> str:
-    return ", ".join(k.strip().replace("question_mark", "?").upper() if len(k.strip()) > 1 else k.strip()
-                     for k in binding.key.split(","))
+def key_label(keys: str) -> str:
+    """``F1``, ``J, ↓``, ``Ctrl+L``: keys as a user reads them."""
+    shown = []
+    for key in (k.strip() for k in keys.split(",")):
+        if key in KEY_WORDS:
+            shown.append(KEY_WORDS[key])
+        elif len(key) > 1:
+            shown.append("+".join(part.capitalize() if len(part) > 2 else part.upper() for part in key.split("+")))
+        else:
+            shown.append(key)
+    return ", ".join(shown)
 
 
-def bindings_table(bindings: Iterable[Binding]) -> Table:
+def _table(first: str, second: str) -> Table:
     table = Table(box=None, show_header=True, header_style="bold", expand=True, padding=(0, 2, 0, 0))
-    table.add_column("Key", no_wrap=True)
+    table.add_column(first, no_wrap=True)
+    table.add_column(second)
+    return table
+
+
+SCOPE_WORDS = {"app": "anywhere", "main": "main screen", "diff": "Diff pane"}
+
+
+def bindings_table(registry: Registry, keymap: dict[str, str]) -> Table:
+    """Every action with a key: the keys in use (after the user's keymap), where, and what it does."""
+    table = _table("Key", "Where")
     table.add_column("Action")
-    seen: set[str] = set()
-    for b in bindings:
-        if not b.description or b.key in seen:
-            continue
-        seen.add(b.key)
-        table.add_row(_key_label(b), b.tooltip or b.description)
+    for action in registry.actions:
+        keys = keymap.get(action.id, action.keys)
+        if keys:
+            what = action.title.removeprefix("Diff pane: ")
+            table.add_row(key_label(keys), SCOPE_WORDS.get(action.scope, action.scope), what[:1].upper() + what[1:])
     return table
 
 
-def slash_table() -> Table:
-    table = Table(box=None, show_header=True, header_style="bold", expand=True, padding=(0, 2, 0, 0))
-    table.add_column("Command", no_wrap=True)
-    table.add_column("What it does")
-    for spec in SLASH_COMMANDS:
-        table.add_row(spec.usage, spec.description)
+def slash_table(registry: Registry) -> Table:
+    """Every slash command with its usage."""
+    table = _table("Command", "What it does")
+    for action in registry.slash_commands():
+        table.add_row(action.usage, action.title)
     return table
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(Dialog[None]):
     """Keys and commands; Escape, Q or F1 closes it."""
 
     DEFAULT_CSS = """
@@ -69,18 +89,19 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,f1", "dismiss_help", "Close help", id="help.close", tooltip="Close this screen"),
     ]
 
-    def __init__(self, bindings: list[Binding]) -> None:
+    def __init__(self, registry: Registry, keymap: dict[str, str]) -> None:
         super().__init__()
-        self._listed = bindings
+        self._registry = registry
+        self._keymap = keymap
 
     def compose(self) -> ComposeResult:
         with VerticalScroll() as scroll:
             scroll.border_title = "ljtui help"
             scroll.border_subtitle = "Esc to close"
             yield Static(Text("Keys"), classes="section")
-            yield Static(bindings_table(self._listed))
+            yield Static(bindings_table(self._registry, self._keymap))
             yield Static(Text("Slash commands (type in the input box)"), classes="section")
-            yield Static(slash_table())
+            yield Static(slash_table(self._registry))
             yield Static(Text("The command palette (Ctrl+P) lists every action too."), classes="section")
 
     def action_dismiss_help(self) -> None:

@@ -6,13 +6,13 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
 
 from ljtui.core.ports import Clock
+from ljtui.tui.commands import ACTIONS, MAIN
 from ljtui.tui.widgets.conversation import Conversation
 from ljtui.tui.widgets.diff_pane import DiffPane
 from ljtui.tui.widgets.gates_pane import GatesPane
@@ -55,19 +55,7 @@ class MainScreen(Screen):
     CSS_PATH = "main.tcss"
     AUTO_FOCUS = "#prompt"
 
-    BINDINGS = [
-        Binding("f2", "focus_pane('conversation')", "Conv", id="focus.conversation",
-                tooltip="Focus the Conversation pane"),
-        Binding("f3", "focus_pane('plan')", "Plan", id="focus.plan", tooltip="Focus the Plan pane"),
-        Binding("f4", "focus_pane('diff')", "Diff", id="focus.diff", tooltip="Focus the Diff pane"),
-        Binding("f5", "focus_pane('gates')", "Gates", id="focus.gates", tooltip="Focus the Gates pane"),
-        Binding("f6", "focus_pane('prompt')", "Input", id="focus.prompt", tooltip="Focus the input box",
-                show=False),
-        Binding("f8", "toggle_maximize", "Max", id="pane.maximize",
-                tooltip="Maximise the focused pane, or restore the layout"),
-        Binding("f9", "toggle_side", "Side", id="pane.side", show=False,
-                tooltip="Hide or show the Plan, Diff and Gates panes"),
-    ]
+    BINDINGS = ACTIONS.bindings(MAIN)
 
     def compose(self) -> ComposeResult:
         host: ScreenHost = self.app  # type: ignore[assignment]
@@ -86,7 +74,8 @@ class MainScreen(Screen):
         for pane_id, title in PANES.items():
             if pane_id == "prompt":
                 continue
-            key = next(b.key for b in self.BINDINGS if b.id == f"focus.{pane_id}")
+            action = ACTIONS.get(f"focus.{pane_id}")
+            key = action.keys if action is not None else ""
             self.query_one(f"#{pane_id}").border_title = f"{title} · {key.upper()}"
         self.status.provider = self._startup.provider
         self.status.branch = self._startup.branch

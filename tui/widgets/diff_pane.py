@@ -1,8 +1,7 @@
 """The Diff pane: the EDIT blocks of the plan under review, one diff at a time.
 
-The pane shows what the review in core says; every choice is sent up as an
-:class:`DiffPane.ActionRequested` message for the app to carry out through
-the bridge, so no patching logic lives here.
+The pane shows the pictures core sends (newest sequence number wins); its
+keys are actions of the registry, carried out by the engine's review.
 """
 
 from __future__ import annotations
@@ -11,20 +10,18 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from ljtui.tui.commands import ACTIONS, DIFF
 from ljtui.tui.widgets.empty_pane import EmptyState
 
 if TYPE_CHECKING:
-    from ljtui.core.review.session import BlockView
+    from ljtui.core.review.views import BlockView
 
 EMPTY_TEXT = "No pending edits. Proposed changes appear here as diffs to accept or reject."
 STATE_MARKS = {"accepted": "✓", "rejected": "✗", "stale": "⟳", "failed": "!"}
-DIFF_ACTIONS = ("toggle", "accept_all", "reject_all", "apply", "undo", "export")
 
 
 class BlockRow(Static):
@@ -66,33 +63,15 @@ class DiffPane(Vertical, can_focus=True):
     DiffPane.-empty EmptyState { display: block; }
     """
 
-    BINDINGS = [
-        Binding("j,down", "move(1)", "Next", id="diff.next", tooltip="Diff pane: select the next block"),
-        Binding("k,up", "move(-1)", "Prev", id="diff.prev", tooltip="Diff pane: select the previous block"),
-        Binding("space", "request('toggle')", "Accept/reject", id="diff.toggle",
-                tooltip="Diff pane: accept or reject the selected block"),
-        Binding("A", "request('accept_all')", "All", id="diff.accept_all", tooltip="Diff pane: accept every block"),
-        Binding("R", "request('reject_all')", "None", id="diff.reject_all", tooltip="Diff pane: reject every block"),
-        Binding("a", "request('apply')", "Apply", id="diff.apply", tooltip="Diff pane: apply the accepted blocks"),
-        Binding("u", "request('undo')", "Undo", id="diff.undo", tooltip="Diff pane: undo the last apply"),
-        Binding("e", "request('export')", "Export", id="diff.export",
-                tooltip="Diff pane: export the accepted blocks to a plan file"),
-    ]
+    BINDINGS = ACTIONS.bindings(DIFF)
 
     blocks: reactive[tuple[BlockView, ...]] = reactive((), always_update=True, init=False)
     selected: reactive[int] = reactive(0, init=False)
 
-    class ActionRequested(Message):
-        """The user asked for ``action`` on block ``number`` (or the plan)."""
-
-        def __init__(self, action: str, number: int | None) -> None:
-            super().__init__()
-            self.action = action
-            self.number = number
-
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
         self.add_class("-empty")
+        self._seq = 0
 
     def compose(self) -> ComposeResult:
         yield EmptyState(EMPTY_TEXT)
@@ -116,12 +95,22 @@ class DiffPane(Vertical, can_focus=True):
         view = self.current
         return view.number if view else None
 
-    def show(self, blocks: tuple[BlockView, ...] | None) -> None:
-        """Show a review's blocks (``None``: no plan under review)."""
+    def show(self, blocks: tuple[BlockView, ...] | None, seq: int) -> bool:
+        """Show a review's blocks (``None``: no plan under review).
+
+        A picture older than the one shown (a lower ``seq``) is ignored.
+
+        Returns:
+            Whether the picture was shown.
+        """
+        if seq < self._seq:
+            return False
+        self._seq = seq
         keep = self.current.number if self.current else None
         self.blocks = blocks or ()
         numbers = [b.number for b in self.blocks]
         self.selected = numbers.index(keep) if keep in numbers else 0
+        return True
 
     async def watch_blocks(self, blocks: tuple[BlockView, ...]) -> None:
         self.set_class(not blocks, "-empty")
@@ -163,7 +152,3 @@ class DiffPane(Vertical, can_focus=True):
     def action_move(self, step: int) -> None:
         if self.blocks:
             self.selected = max(0, min(len(self.blocks) - 1, self.selected + step))
-
-    def action_request(self, action: str) -> None:
-        view = self.current
-        self.post_message(self.ActionRequested(action, view.number if view else None))

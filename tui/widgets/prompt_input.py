@@ -20,3 +20,9 @@ class PromptInput(Input):
     def __init__(self, *, blink: bool = True, **kwargs: object) -> None:
         super().__init__(placeholder=PLACEHOLDER, **kwargs)
         self.cursor_blink = blink
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        """A ``?`` typed into an empty input opens help instead of being typed."""
+        if character == "?" and not self.value:
+            return False
+        return super().check_consume_key(key, character)

@@ -1,0 +1,127 @@
+"""The actions of ljtui: what each key, slash command and palette entry does.
+
+Each handler only starts work: engine operations run in workers through
+the bridge and report back as events; UI-only actions (focus, selection,
+layout) act on widgets directly.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ljtui.tui.actions import APP, DIFF, MAIN, OPTIONAL, REQUIRED, Action, Registry
+
+if TYPE_CHECKING:
+    from ljtui.tui.app import LjtuiApp
+
+
+def _help(app: LjtuiApp, _: str) -> None:
+    app.action_help()
+
+
+def _clear(app: LjtuiApp, _: str) -> None:
+    app.engine.clear()
+
+
+def _quit(app: LjtuiApp, _: str) -> None:
+    app.exit(0)
+
+
+def _focus(pane: str):
+    def run(app: LjtuiApp, _: str) -> None:
+        app.main_screen.action_focus_pane(pane)
+    return run
+
+
+def _maximize(app: LjtuiApp, _: str) -> None:
+    app.main_screen.action_toggle_maximize()
+
+
+def _side(app: LjtuiApp, _: str) -> None:
+    app.main_screen.action_toggle_side()
+
+
+def _move(step: int):
+    def run(app: LjtuiApp, _: str) -> None:
+        app.main_screen.diff_pane.action_move(step)
+    return run
+
+
+def _toggle(app: LjtuiApp, _: str) -> None:
+    number = app.main_screen.diff_pane.current_number
+    app.bridge.thread(lambda: app.engine.review.toggle(number), "toggle")
+
+
+def _set_all(accepted: bool):
+    def run(app: LjtuiApp, _: str) -> None:
+        app.bridge.thread(lambda: app.engine.review.set_all(accepted), "set_all")
+    return run
+
+
+def _apply(app: LjtuiApp, _: str) -> None:
+    app.bridge.run(app.engine.review.apply(), "apply")
+
+
+def _undo(app: LjtuiApp, _: str) -> None:
+    app.bridge.run(app.engine.review.undo(), "undo")
+
+
+def _export(app: LjtuiApp, args: str) -> None:
+    app.bridge.run(app.engine.review.export(args or None), "export")
+
+
+def _open(app: LjtuiApp, args: str) -> None:
+    path = Path(args).expanduser()
+    app.bridge.thread(lambda: app.engine.review.open_file(path), "open_plan")
+
+
+def _chat(app: LjtuiApp, args: str) -> None:
+    app.ask(args, plan=False)
+
+
+def _theme(app: LjtuiApp, args: str) -> None:
+    app.choose_theme(args)
+
+
+ACTIONS = Registry((
+    Action("app.help", "Show keys and commands", _help, keys="f1,question_mark", label="Help", slash="help",
+           usage="/help", priority=True),
+    Action("app.clear", "Forget the conversation and clear the Conversation pane", _clear, keys="ctrl+l",
+           slash="clear", usage="/clear"),
+    Action("app.quit", "Quit ljtui", _quit, keys="ctrl+q", label="Quit", priority=True),
+    Action("focus.conversation", "Focus the Conversation pane", _focus("conversation"), keys="f2", label="Conv",
+           scope=MAIN),
+    Action("focus.plan", "Focus the Plan pane", _focus("plan"), keys="f3", label="Plan", scope=MAIN),
+    Action("focus.diff", "Focus the Diff pane", _focus("diff"), keys="f4", label="Diff", scope=MAIN),
+    Action("focus.gates", "Focus the Gates pane", _focus("gates"), keys="f5", label="Gates", scope=MAIN),
+    Action("focus.prompt", "Focus the input box", _focus("prompt"), keys="f6", scope=MAIN),
+    Action("pane.maximize", "Maximise the focused pane, or restore the layout", _maximize, keys="f8", label="Max",
+           scope=MAIN),
+    Action("pane.side", "Hide or show the Plan, Diff and Gates panes", _side, keys="f9", scope=MAIN),
+    Action("review.next", "Diff pane: select the next block", _move(1), keys="j,down", label="Next", scope=DIFF,
+           palette=False),
+    Action("review.prev", "Diff pane: select the previous block", _move(-1), keys="k,up", label="Prev",
+           scope=DIFF, palette=False),
+    Action("review.toggle", "Diff pane: accept or reject the selected block", _toggle, keys="space",
+           label="Accept/reject", scope=DIFF),
+    Action("review.accept_all", "Diff pane: accept every block", _set_all(True), keys="A", label="All",
+           scope=DIFF),
+    Action("review.reject_all", "Diff pane: reject every block", _set_all(False), keys="R", label="None",
+           scope=DIFF),
+    Action("review.apply", "Apply the accepted blocks (asks first)", _apply, keys="a", label="Apply", scope=DIFF,
+           slash="apply", usage="/apply"),
+    Action("review.undo", "Undo the last apply (asks first)", _undo, keys="u", label="Undo", scope=DIFF,
+           slash="undo", usage="/undo"),
+    Action("review.export", "Export the accepted blocks to a plan file", _export, keys="e", label="Export",
+           scope=DIFF, slash="export", usage="/export [PATH]", args=OPTIONAL),
+    Action("review.open", "Open an EDIT plan file for review in the Diff pane", _open, slash="open",
+           usage="/open PLAN.md", args=REQUIRED, palette=False),
+    Action("chat", "Talk with the model without planning edits", _chat, slash="chat", usage="/chat MESSAGE",
+           args=REQUIRED, palette=False),
+    Action("theme", "Switch theme, or list the themes", _theme, slash="theme", usage="/theme [NAME]",
+           args=OPTIONAL, palette=False),
+))
+"""Every action of the app."""
+
+__all__ = ["ACTIONS", "APP", "DIFF", "MAIN"]
