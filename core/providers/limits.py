@@ -7,9 +7,9 @@ SDKs' socket timeout, so it measures silence only: a server that trickles a
 byte or a ping every second never trips it.
 
 A call that meets that silence is sent again once at most (when
-``provider.max_retries`` allows any retry): a server that said nothing for a
-whole timeout rarely answers the third time, and the user should not sit
-through ``max_retries`` timeouts to learn it. That retry budget stays for
+``provider.max_retries`` allows any retry): a server that stayed silent
+through two whole timeouts rarely answers a third, and the user should not
+sit through ``max_retries`` timeouts to learn it. That retry budget stays for
 429, 529, 5xx and refused connections, which the SDKs retry themselves;
 silence is taken out of their hands. Silence after part of the reply has
 streamed fails at once: the caller has already shown that part.
@@ -38,6 +38,8 @@ SILENCE_RETRIES = 1
 """Most times a call that met ``provider.timeout`` of silence is sent again."""
 
 Streamed = Union[Delta, RetryScheduled]
+"""What a provider's stream yields: the reply, and notices of retries while it waits."""
+
 Attempt = Callable[[CallDeadline], AsyncIterator[Streamed]]
 """Starts one attempt of a call, bounded by the call's deadline."""
 
