@@ -9,6 +9,8 @@ our :class:`~ljtui.core.providers.retry.RetryPolicy`); each retry is yielded
 as a :class:`~ljtui.core.providers.retry.RetryScheduled` delta while waiting. An ``overloaded_error``
 inside a 200 stream is raised as a retryable :class:`ProviderError` and
 retried by the engine, which can discard the partial reply it already showed.
+Silence and the whole-call bound are :mod:`ljtui.core.providers.limits`' job:
+the SDK does not retry a timeout.
 """
 
 from __future__ import annotations
@@ -27,11 +29,12 @@ from ljtui.core.providers.anthropic_wire import build_params
 from ljtui.core.providers.base import (
     ChatRequest, Delta, ProviderError, StreamEnd, TextDelta, ToolCall, UsageDelta,
 )
+from ljtui.core.providers.deadline import CallDeadline
 from ljtui.core.providers.errors import (
-    broken_stream, connection_error, midstream_error, retries_made, scheduled,
-    status_error, timeout_error,
+    broken_stream, connection_error, midstream_error, retries_made, scheduled, status_error,
 )
-from ljtui.core.providers.retry import OpeningWithRetries, PolicyRetries, RetryPolicy, parse_retry_after
+from ljtui.core.providers.limits import CallLimits, ServerSilent, Streamed, bounded_call
+from ljtui.core.providers.retry import OpeningWithRetries, PolicyRetries, parse_retry_after
 
 PROVIDER = "anthropic"
 KEY_VAR = "ANTHROPIC_API_KEY"
@@ -39,9 +42,17 @@ KEY_VAR = "ANTHROPIC_API_KEY"
 DRAIN_TIMEOUT = 1.0
 """Seconds we wait for the end of the body after ``message_stop`` (normally it is immediate)."""
 
+_END = object()
+"""Marks the end of the event stream."""
+
 
 class _SDKClient(PolicyRetries, anthropic.AsyncAnthropic):
     """The SDK's async client with retry pacing from our policy."""
+
+    def _should_retry_exception(self, err: BaseException) -> tuple[bool, Any]:
+        if isinstance(err, anthropic.APITimeoutError):
+            return False, None  # silence is retried once, by bounded_call, not max_retries times
+        return super()._should_retry_exception(err)
 
 
 class AnthropicClient:
@@ -58,44 +69,47 @@ class AnthropicClient:
             base_url: endpoint override (``ANTHROPIC_BASE_URL``), else the SDK default.
         """
         self.model = cfg.model
-        self._timeout = cfg.timeout
+        self._limits = CallLimits.from_config(cfg)
         self._base_url = base_url
         self._secrets = (api_key,) if api_key else ()
-        self._retries = max(0, cfg.max_retries)
+        self._retries = self._limits.retry.max_retries
         self._client = _SDKClient(
-            api_key=api_key or "", base_url=base_url, timeout=cfg.timeout, max_retries=self._retries
+            api_key=api_key or "", base_url=base_url, timeout=self._limits.idle, max_retries=self._retries
         )
-        self._client.retry_policy = RetryPolicy.from_config(cfg)
+        self._client.retry_policy = self._limits.retry
 
-    async def stream(self, request: ChatRequest) -> AsyncIterator[Delta]:
-        """Send ``request`` and yield text, tool calls, usage and the stop reason.
+    def stream(self, request: ChatRequest) -> AsyncIterator[Streamed]:
+        """Send ``request`` and yield text, tool calls, usage and the stop reason,
+        within ``provider.timeout`` of silence and ``provider.call_timeout`` in all.
 
         Raises:
             ProviderError: every failure, classified, with a message fit to show.
         """
         params = build_params(request, self.model)
+        return bounded_call(PROVIDER, lambda deadline: self._attempt(params, deadline), self._limits)
+
+    async def _attempt(self, params: dict[str, Any], deadline: CallDeadline) -> AsyncIterator[Streamed]:
+        """One request, the SDK's retries included, streamed to its end."""
         opening: OpeningWithRetries[Any] | None = None
         try:
             manager = self._client.messages.stream(**params)
             opening = OpeningWithRetries(manager.__aenter__())
-            async for notice in opening.notices():
+            async for notice in opening.notices(deadline):
                 yield scheduled(PROVIDER, notice)
             events = opening.result()
             try:
-                async for delta in self._deltas(events):
+                async for delta in self._deltas(events, deadline):
                     yield delta
             finally:
                 await manager.__aexit__(None, None, None)
-        except ProviderError:
+        except (ProviderError, ServerSilent):
             raise
         except anthropic.APIStatusError as exc:
             raise self._status_error(exc) from None
-        except anthropic.APITimeoutError:
-            raise timeout_error(PROVIDER, self._timeout, self._retries) from None
+        except (anthropic.APITimeoutError, httpx2.TimeoutException):
+            raise ServerSilent() from None
         except anthropic.APIConnectionError:
             raise connection_error(PROVIDER, self._base_url, self._retries) from None
-        except httpx2.TimeoutException:
-            raise timeout_error(PROVIDER, self._timeout) from None
         except httpx2.TransportError as exc:
             raise broken_stream(PROVIDER, f"the connection closed mid-reply ({type(exc).__name__})") from None
         except (ValueError, TypeError, KeyError, RuntimeError, AssertionError) as exc:
@@ -104,16 +118,12 @@ class AnthropicClient:
             if opening is not None:
                 opening.cancel()
 
-    async def _deltas(self, events: Any) -> AsyncIterator[Delta]:
+    async def _deltas(self, events: Any, deadline: CallDeadline) -> AsyncIterator[Delta]:
         iterator = events.__aiter__()
         while True:
-            try:
-                async with asyncio.timeout(self._timeout):
-                    event = await iterator.__anext__()
-            except StopAsyncIteration:
-                raise broken_stream(PROVIDER, "the stream ended before the reply was complete") from None
-            except TimeoutError:
-                raise timeout_error(PROVIDER, self._timeout) from None
+            event = await deadline.run(anext(iterator, _END))
+            if event is _END:
+                raise broken_stream(PROVIDER, "the stream ended before the reply was complete")
             kind = getattr(event, "type", None)
             if kind == "text":
                 yield TextDelta(event.text)
@@ -133,7 +143,7 @@ class AnthropicClient:
         """Read past ``message_stop`` to the end of the body, briefly, so the SDK's
         nested stream generators finish now instead of being left to the collector."""
         with contextlib.suppress(Exception):
-            async with asyncio.timeout(min(DRAIN_TIMEOUT, self._timeout)):
+            async with asyncio.timeout(min(DRAIN_TIMEOUT, self._limits.idle)):
                 async for _ in iterator:
                     pass
 

@@ -119,12 +119,35 @@ def connection_error(provider: str, base_url: str | None, retries: int) -> Provi
     )
 
 
-def timeout_error(provider: str, seconds: float, retries: int = 0) -> ProviderError:
-    """No data arrived within ``provider.timeout``."""
+def silence_error(provider: str, seconds: float, retries: int = 0) -> ProviderError:
+    """The server sent nothing for ``provider.timeout`` before the reply began."""
     title = TITLES.get(provider, provider)
     return ProviderError(
         "timeout", f"{title} sent nothing for {seconds:g}s (provider.timeout){retried_suffix(retries)}"
     )
+
+
+def silence_mid_reply_error(provider: str, seconds: float) -> ProviderError:
+    """The server stopped sending for ``provider.timeout`` after part of the reply had arrived."""
+    title = TITLES.get(provider, provider)
+    return ProviderError(
+        "timeout", f"{title} stopped sending for {seconds:g}s in the middle of the reply (provider.timeout)"
+    )
+
+
+def call_timeout_error(provider: str, seconds: float) -> ProviderError:
+    """The whole call took longer than ``provider.call_timeout``, however steadily data came."""
+    title = TITLES.get(provider, provider)
+    return ProviderError(
+        "timeout", f"{title} did not finish the reply within {seconds:g}s (provider.call_timeout)"
+    )
+
+
+def silence_retry(provider: str, seconds: float, retry: int, max_retries: int, delay: float) -> RetryScheduled:
+    """The delta announcing that a call that met silence is sent again."""
+    title = TITLES.get(provider, provider)
+    message = f"{title} sent nothing for {seconds:g}s (provider.timeout)"
+    return RetryScheduled(retry, max_retries, "timeout", message, delay)
 
 
 def broken_stream(provider: str, detail: str) -> ProviderError:
@@ -143,7 +166,7 @@ def retry_reason(provider: str, status: int | None) -> tuple[ErrorKind, str]:
     """Kind and wording of a failed attempt the SDK is about to retry."""
     title = TITLES.get(provider, provider)
     if status is None:
-        return "connection", f"the connection to {title} failed or timed out"
+        return "connection", f"the connection to {title} failed"
     kind = kind_for_status(status)
     return kind, f"{title} {RETRY_REASONS.get(kind, 'had a server error')} (HTTP {status})"
 

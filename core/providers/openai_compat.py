@@ -5,12 +5,12 @@ optional key, through the official ``openai`` SDK (imported here, and this
 module only when such a client is built). Text streams as it arrives; tool
 calls stream as fragments keyed by ``index`` and are yielded whole once the
 stream ends; usage comes from the final chunk
-(``stream_options.include_usage``).
+(``stream_options.include_usage``). Silence and the whole-call bound are
+:mod:`ljtui.core.providers.limits`' job: the SDK does not retry a timeout.
 """
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any, AsyncIterator
 
 import httpx2
@@ -19,14 +19,13 @@ import openai
 from ljtui.core.config import ProviderConfig
 from ljtui.core.events import Usage
 from ljtui.core.providers.base import ChatRequest, Delta, ProviderError, StreamEnd, TextDelta, UsageDelta
+from ljtui.core.providers.deadline import CallDeadline
 from ljtui.core.providers.errors import (
     broken_stream, connection_error, midstream_error, retries_made, scheduled, status_error,
-    timeout_error,
 )
+from ljtui.core.providers.limits import CallLimits, ServerSilent, Streamed, bounded_call
 from ljtui.core.providers.openai_wire import STOP_REASONS, ToolCallAssembler, build_params
-from ljtui.core.providers.retry import (
-    OpeningWithRetries, PolicyRetries, RetryPolicy, parse_retry_after,
-)
+from ljtui.core.providers.retry import OpeningWithRetries, PolicyRetries, parse_retry_after
 
 PROVIDER = "openai-compatible"
 KEY_VAR = "OPENAI_API_KEY"
@@ -37,9 +36,18 @@ KEYLESS_PLACEHOLDER = "no-key"
 OVERLOAD_CODES = frozenset({503, 529})
 """Codes in a mid-stream error chunk that mean the server is overloaded."""
 
+_END = object()
+"""Marks the end of the chunk stream."""
+
 
 class _SDKClient(PolicyRetries, openai.AsyncOpenAI):
     """The SDK's async client with retry pacing from our policy."""
+
+    async def _send_request(self, request: httpx2.Request, *, stream: bool, **kwargs: Any) -> httpx2.Response:
+        try:
+            return await super()._send_request(request, stream=stream, **kwargs)
+        except httpx2.TimeoutException:
+            raise ServerSilent() from None  # silence is retried once, by bounded_call, not max_retries times
 
 
 class OpenAICompatClient:
@@ -56,35 +64,40 @@ class OpenAICompatClient:
             base_url: the server's API root, e.g. ``http://127.0.0.1:11434/v1``.
         """
         self.model = cfg.model
-        self._timeout = cfg.timeout
+        self._limits = CallLimits.from_config(cfg)
         self._base_url = base_url
         self._secrets = (api_key,) if api_key else ()
-        self._retries = max(0, cfg.max_retries)
+        self._retries = self._limits.retry.max_retries
         self._client = _SDKClient(
-            api_key=api_key or KEYLESS_PLACEHOLDER, base_url=base_url, timeout=cfg.timeout,
+            api_key=api_key or KEYLESS_PLACEHOLDER, base_url=base_url, timeout=self._limits.idle,
             max_retries=self._retries,
         )
-        self._client.retry_policy = RetryPolicy.from_config(cfg)
+        self._client.retry_policy = self._limits.retry
 
-    async def stream(self, request: ChatRequest) -> AsyncIterator[Delta]:
-        """Send ``request`` and yield text, tool calls, usage and the stop reason.
+    def stream(self, request: ChatRequest) -> AsyncIterator[Streamed]:
+        """Send ``request`` and yield text, tool calls, usage and the stop reason,
+        within ``provider.timeout`` of silence and ``provider.call_timeout`` in all.
 
         Raises:
             ProviderError: every failure, classified, with a message fit to show.
         """
         params = build_params(request, self.model)
+        return bounded_call(PROVIDER, lambda deadline: self._attempt(params, deadline), self._limits)
+
+    async def _attempt(self, params: dict[str, Any], deadline: CallDeadline) -> AsyncIterator[Streamed]:
+        """One request, the SDK's retries included, streamed to its end."""
         started = False
         opening: OpeningWithRetries[Any] | None = None
         try:
             opening = OpeningWithRetries(self._client.chat.completions.create(**params))
-            async for notice in opening.notices():
+            async for notice in opening.notices(deadline):
                 yield scheduled(PROVIDER, notice)
             chunks = opening.result()
             started = True
             async with chunks:
-                async for delta in self._deltas(chunks):
+                async for delta in self._deltas(chunks, deadline):
                     yield delta
-        except ProviderError:
+        except (ProviderError, ServerSilent):
             raise
         except openai.APIStatusError as exc:
             error = status_error(
@@ -94,16 +107,14 @@ class OpenAICompatClient:
             )
             error.retry_after = parse_retry_after(exc.response.headers)
             raise error from None
-        except openai.APITimeoutError:
-            raise timeout_error(PROVIDER, self._timeout, 0 if started else self._retries) from None
+        except (openai.APITimeoutError, httpx2.TimeoutException):
+            raise ServerSilent() from None
         except openai.APIConnectionError:
             if started:
                 raise broken_stream(PROVIDER, "the connection closed mid-reply") from None
             raise connection_error(PROVIDER, self._base_url, self._retries) from None
         except openai.APIError as exc:
             raise midstream_error(PROVIDER, _midstream_type(exc.body), self._secrets) from None
-        except httpx2.TimeoutException:
-            raise timeout_error(PROVIDER, self._timeout) from None
         except httpx2.TransportError as exc:
             raise broken_stream(PROVIDER, f"the connection closed mid-reply ({type(exc).__name__})") from None
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
@@ -112,21 +123,20 @@ class OpenAICompatClient:
             if opening is not None:
                 opening.cancel()
 
-    async def _deltas(self, chunks: Any) -> AsyncIterator[Delta]:
+    async def _deltas(self, chunks: Any, deadline: CallDeadline) -> AsyncIterator[Delta]:
         iterator = chunks.__aiter__()
         tools = ToolCallAssembler()
         finish: str | None = None
         usage = Usage()
         while True:
             try:
-                async with asyncio.timeout(self._timeout):
-                    chunk = await iterator.__anext__()
-            except StopAsyncIteration:
-                break
-            except TimeoutError:
+                chunk = await deadline.run(anext(iterator, _END))
+            except (openai.APITimeoutError, httpx2.TimeoutException):
                 if finish is not None:
                     break  # the reply was complete; the server just never closed the stream
-                raise timeout_error(PROVIDER, self._timeout) from None
+                raise
+            if chunk is _END:
+                break
             if chunk.usage is not None:
                 usage = _usage(chunk.usage)
             for choice in chunk.choices[:1]:

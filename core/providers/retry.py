@@ -1,7 +1,8 @@
 """Backoff between retries of a failed model call, and telling the user about them.
 
-One policy serves both the SDKs' own retries (429, 529, 5xx, connection
-errors before the stream starts) and the engine's retries of errors that
+One policy serves the SDKs' own retries (429, 529, 5xx, connection errors
+before the stream starts), the one retry of a silent server
+(:mod:`ljtui.core.providers.limits`) and the engine's retries of errors that
 arrive mid-stream, so a single pair of config keys sets the pace. The SDK's
 retry sleeps are announced through a context variable, so a provider can
 yield them as :class:`RetryScheduled` deltas while the request is pending.
@@ -17,6 +18,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Coroutine, Generic, 
 
 from ljtui.core.config import ProviderConfig
 from ljtui.core.providers.base import ProviderError
+from ljtui.core.providers.deadline import CallDeadline
 
 T = TypeVar("T")
 
@@ -204,12 +206,18 @@ class OpeningWithRetries(Generic[T]):
         finally:
             RETRY_LISTENER.reset(token)
 
-    async def notices(self) -> AsyncIterator[SDKRetry]:
-        """Each retry notice, until the opening call has finished (either way)."""
+    async def notices(self, deadline: CallDeadline | None = None) -> AsyncIterator[SDKRetry]:
+        """Each retry notice, until the opening call has finished (either way).
+
+        Args:
+            deadline: the call's deadline; reaching it raises its error (the
+                caller cancels the opening).
+        """
         while not self._task.done():
             getter = asyncio.ensure_future(self._queue.get())
+            waiting = asyncio.wait({self._task, getter}, return_when=asyncio.FIRST_COMPLETED)
             try:
-                await asyncio.wait({self._task, getter}, return_when=asyncio.FIRST_COMPLETED)
+                await (waiting if deadline is None else deadline.run(waiting))
             finally:
                 if not getter.done():
                     getter.cancel()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.fakes.server import SSE, Reply
+from tests.fakes.server import KEEPALIVE, SSE, Reply
 
 FAST_RETRY_AFTER = "0.01"
 """``retry-after`` seconds the fault replies send, so SDK retries are quick."""
@@ -113,11 +113,28 @@ def truncated(text: str = "This reply just stops") -> Reply:
     return Reply(events=tuple(events[:-3]))
 
 
-def stalled(text: str = "Starts then goes quiet") -> Reply:
-    """A stream that sends a little and then nothing, keeping the connection open."""
-    return Reply(events=tuple(message_events(text)), stall_after=4)
+def stalled(text: str = "Starts then goes quiet", *, after: int = 4) -> Reply:
+    """A stream that sends ``after`` events and then nothing, keeping the connection open.
+
+    The first three events (message start, block start, ping) carry no text;
+    the fourth is the first piece of it.
+    """
+    return Reply(events=tuple(message_events(text)), stall_after=after)
 
 
 def never_answers() -> Reply:
     """A server that accepts the request and never responds."""
     return Reply(hang=True)
+
+
+def headers_then_silence() -> Reply:
+    """A server that sends the response headers of a stream, then nothing, keeping the connection."""
+    return Reply(events=tuple(message_events("never sent")), stall_after=0)
+
+
+def trickle_forever(every: float, *, text_before: str = "Thinking", ping: bool = True) -> Reply:
+    """A stream that starts a reply, then sends a ping event (or, with ``ping=False``,
+    one blank byte) every ``every`` seconds and never finishes."""
+    events = message_events(text_before)[:4]
+    keepalive = SSE({"type": "ping"}, event="ping").encode() if ping else KEEPALIVE
+    return Reply(events=tuple(events), trickle_every=every, trickle=keepalive)

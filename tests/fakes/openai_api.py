@@ -90,4 +90,24 @@ def truncated(text: str = "This reply just stops") -> Reply:
 
 
 def never_answers() -> Reply:
+    """A server that accepts the request and never responds."""
     return Reply(hang=True)
+
+
+def headers_then_silence() -> Reply:
+    """A server that sends the response headers of a stream, then nothing, keeping the connection."""
+    return Reply(events=tuple(completion_events("never sent")), stall_after=0)
+
+
+def stalled(text: str = "Starts then goes quiet", *, after: int = 2) -> Reply:
+    """A stream that sends ``after`` chunks and then nothing, keeping the connection open.
+
+    The first chunk (the role) carries no text; the second is the first piece of it.
+    """
+    return Reply(events=tuple(completion_events(text)), stall_after=after)
+
+
+def trickle_forever(every: float, *, text_before: str = "Thinking") -> Reply:
+    """A stream that starts a reply, then sends one blank byte every ``every`` seconds
+    and never finishes."""
+    return Reply(events=tuple(completion_events(text_before)[:2]), trickle_every=every)

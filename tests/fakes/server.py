@@ -3,13 +3,15 @@
 The fakes of the model APIs build on it: each request is recorded, then
 answered by the next scripted :class:`Reply` (or by ``responder``). Replies
 can stream SSE in HTTP/1.1 chunks, fail with a status, cut the connection
-mid-stream, or never answer, so the real SDKs meet real wire faults.
+mid-stream, never answer, stall after the headers or any event, or trickle
+a keep-alive forever, so the real SDKs meet real wire faults.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
@@ -20,6 +22,9 @@ HANG_LIMIT = 30.0
 
 POLL_INTERVAL = 0.01
 """Seconds between the server loop's shutdown checks (keeps teardown fast)."""
+
+KEEPALIVE = b"\n"
+"""What a trickling reply sends by default: one byte, a blank SSE line that carries no event."""
 
 
 class _QuietServer(ThreadingHTTPServer):
@@ -75,6 +80,9 @@ class Reply:
         stall_after: stop sending (but keep the connection) after this many events.
         hang: never send a response at all.
         chunk_delay: seconds between events.
+        trickle_every: after the events (or at ``stall_after``), send ``trickle``
+            this often until the client hangs up, never ending the reply.
+        trickle: the bytes sent each time (an encoded SSE event, or one byte).
     """
 
     status: int = 200
@@ -85,6 +93,8 @@ class Reply:
     stall_after: int | None = None
     hang: bool = False
     chunk_delay: float = 0.0
+    trickle_every: float | None = None
+    trickle: bytes = KEEPALIVE
 
 
 Responder = Callable[[RecordedRequest], Reply]
@@ -178,10 +188,8 @@ def _make_handler(server: FakeSSEServer) -> type[BaseHTTPRequestHandler]:
             headers = {k.lower(): v for k, v in self.headers.items()}
             reply = server.next_reply(RecordedRequest(self.command, self.path, headers, body))
             if reply.hang:
-                server._stop.wait(HANG_LIMIT)
-                self.close_connection = True
-                return
-            if reply.body is not None or not reply.events:
+                self._hold()
+            elif reply.body is not None or not (reply.events or reply.trickle_every):
                 self._send_whole(reply)
             else:
                 self._send_events(reply)
@@ -196,25 +204,43 @@ def _make_handler(server: FakeSSEServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
-        def _send_events(self, reply: Reply) -> None:
+        def _send_head(self, reply: Reply) -> None:
             self.send_response(reply.status)
             self.send_header("content-type", "text/event-stream")
             self.send_header("transfer-encoding", "chunked")
             for k, v in reply.headers.items():
                 self.send_header(k, v)
             self.end_headers()
-            for n, event in enumerate(reply.events):
+            self.wfile.flush()
+
+        def _send_events(self, reply: Reply) -> None:
+            self._send_head(reply)
+            stalled = reply.stall_after is not None and reply.stall_after < len(reply.events)
+            for n, event in enumerate(reply.events[:reply.stall_after] if stalled else reply.events):
                 if reply.cut_after is not None and n >= reply.cut_after:
-                    self.close_connection = True
-                    return
-                if reply.stall_after is not None and n >= reply.stall_after:
-                    server._stop.wait(HANG_LIMIT)
                     self.close_connection = True
                     return
                 if reply.chunk_delay:
                     server._stop.wait(reply.chunk_delay)
                 self._chunk(event.encode())
-            self._chunk(b"")
+            if reply.trickle_every is not None:
+                self._trickle(reply.trickle, reply.trickle_every)
+            elif stalled:
+                self._hold()
+            else:
+                self._chunk(b"")
+
+        def _hold(self) -> None:
+            """Keep the connection open and silent until the server stops."""
+            server._stop.wait(HANG_LIMIT)
+            self.close_connection = True
+
+        def _trickle(self, data: bytes, every: float) -> None:
+            """Send ``data`` every ``every`` seconds until the client leaves or the server stops."""
+            give_up = time.monotonic() + HANG_LIMIT
+            while not server._stop.wait(every) and time.monotonic() < give_up:
+                self._chunk(data)
+            self.close_connection = True
 
         def _chunk(self, data: bytes) -> None:
             self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
