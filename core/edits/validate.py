@@ -229,7 +229,7 @@ def _end_of_file_hint(current: bytes, old: str) -> str:
     """Why an ``old`` ending with a line break misses the last line of a file that ends without one."""
     if not old.endswith(("\n", "\r")) or current.endswith((LF, CR)):
         return ""
-    head = old[:-2] if old.endswith("\r\n") else old[:-1]
+    head = old.removesuffix("\r\n") if old.endswith("\r\n") else old.removesuffix("\n").removesuffix("\r")
     for style in (None, CRLF, LF):
         tail = encode_for(head, style)
         if tail and current.endswith(tail) and is_line_start(current, len(current) - len(tail)):

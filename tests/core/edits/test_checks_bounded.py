@@ -23,8 +23,10 @@ STACK_BREAKING_DEPTH = 10_000_000
 SLOW_YAML_ITEMS = 1_000_000
 """A YAML list the pure-Python parser needs many seconds for."""
 SHORT_TIMEOUT = 2.0
-SMALL_MEMORY = 64 << 20
+MEMORY_HEADROOM = 64 << 20
+"""Address space the child may use beyond what a bare interpreter maps."""
 BIG_JSON_FLOATS = 3_000_000
+"""Parsed, these need about twice ``MEMORY_HEADROOM``."""
 
 DEPTH_MESSAGE = "not checked: nested too deeply for the {} checker (its recursion limit is 1000)"
 PY_MEMORY_MESSAGE = ("not checked: the python checker ran out of memory (limit 1024 MiB), "
@@ -77,12 +79,20 @@ def test_a_check_that_takes_too_long_is_stopped_and_the_next_file_is_checked(tmp
         ("slow.yaml", False, "not checked: the yaml check took longer than 2s"), ("after.py", True, "")]
 
 
+def baseline_address_space() -> int:
+    """Bytes of address space a fresh isolated interpreter maps (locale archives and all)."""
+    probe = "print(open('/proc/self/status').read().split('VmSize:')[1].split()[0])"
+    done = subprocess.run([sys.executable, "-I", "-c", probe], capture_output=True, text=True, check=True)
+    return int(done.stdout) * 1024
+
+
 def test_a_file_that_needs_more_memory_than_the_limit_fails_its_check(tmp_path):
     floats = b"[" + b",".join([b"1.5"] * BIG_JSON_FLOATS) + b"]"
     names = write(tmp_path, {"big.json": floats, "after.py": b"x = 1\n"})
-    results = check_files(tmp_path, names, CheckLimits(memory_bytes=SMALL_MEMORY))
-    assert [(r.file, r.ok, r.message) for r in results] == [
-        ("big.json", False, "not checked: the json checker ran out of memory (limit 64 MiB)"), ("after.py", True, "")]
+    limit = baseline_address_space() + MEMORY_HEADROOM
+    results = check_files(tmp_path, names, CheckLimits(memory_bytes=limit))
+    assert [(r.file, r.ok) for r in results] == [("big.json", False), ("after.py", True)]
+    assert results[0].message == f"not checked: the json checker ran out of memory (limit {limit >> 20} MiB)"
     assert [r.ok for r in check_files(tmp_path, names)] == [True, True]
 
 
@@ -142,3 +152,10 @@ def test_cli_json_result_reports_every_deep_file_as_a_failed_check(git_repo):
                                   "`ljtui undo` reverts the apply")
     assert "Traceback" not in done.stderr
     assert (git_repo / "deep.json").read_text() == "[" * DEEP + "\n"
+
+
+def test_file_names_that_are_not_utf8_are_checked(tmp_path):
+    latin = os.fsdecode(b"caf\xe9.json")
+    names = write(tmp_path, {latin: b"{", "ok \u4e16.py": b"x = 1\n"})
+    results = check_files(tmp_path, names)
+    assert [(r.file, r.ok) for r in results] == [(latin, False), ("ok \u4e16.py", True)]
