@@ -1,4 +1,5 @@
-"""Property tests: the parser only raises its own error; anchors match byte-exactly; apply then undo is exact."""
+"""Property tests: the parser only raises its own error and reads names exactly; anchors match byte-exactly;
+apply then undo is exact."""
 
 from __future__ import annotations
 
@@ -120,3 +121,35 @@ def test_apply_then_undo_restores_bytes_exactly(prefix, suffix, new, created, eo
         assert target.read_bytes() == original_bytes
         assert stat.S_IMODE(os.stat(target).st_mode) == mode
         assert not (root / "made").exists()
+
+
+def code_span(name: str) -> str:
+    """``name`` as one Markdown code span: a fence longer than any backtick run inside, padded when needed."""
+    runs = [len(run) for run in "".join(c if c == "`" else " " for c in name).split()]
+    fence = "`" * (max(runs, default=0) + 1)
+    pad = " " if name.startswith("`") or name.endswith("`") else ""
+    return f"{fence}{pad}{name}{pad}{fence}"
+
+
+name_chars = st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="\u2028\u2029\x85")
+names = st.text(name_chars, min_size=1, max_size=20).filter(lambda n: n == n.strip())
+
+
+@settings(max_examples=PARSER_EXAMPLES, deadline=None)
+@given(file=names, entry=names)
+def test_a_name_in_one_code_span_is_read_back_exactly(file, entry):
+    text = f"### EDIT 1\n\n- file: {code_span(file)}\n- entry: {code_span(entry)}\n\n```old\nx\n```\n\n```new\ny\n```\n"
+    (b,) = parse_plan(text).blocks
+    assert (b.file, b.entry) == (file, entry)
+
+
+@settings(max_examples=PARSER_EXAMPLES, deadline=None)
+@given(first=names, second=names, glue=st.sampled_from([" ", " or ", ", ", " and then "]))
+def test_two_names_are_never_read_as_one(first, second, glue):
+    text = f"### EDIT 1\n\n- file: {code_span(first)}{glue}{code_span(second)}\n\n```old\nx\n```\n\n```new\ny\n```\n"
+    try:
+        parse_plan(text)
+    except PlanParseError as exc:
+        assert [e.kind for e in exc.errors] == ["MalformedField"]
+    else:
+        raise AssertionError("two code spans were accepted as one file")
