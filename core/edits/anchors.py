@@ -1,11 +1,24 @@
-"""Byte-level anchor matching and replacement, keeping the file's own bytes.
+"""Byte-level anchor matching and replacement (SPEC EDIT-2).
 
-Plans are text; files are bytes. ``old`` and ``new`` are encoded as UTF-8
-and, when the target file uses one line-break style throughout, their line
-breaks are written in that style, so CRLF files keep CRLF. A file without a
-final line break still matches an ``old`` whose last line ends with one:
-the end of the file stands for that line break, and the result keeps the
-file without a final line break.
+Plans are text; files are bytes. Matching is byte-exact first: ``old`` is
+searched as written (UTF-8) and ``new`` is written as written, so a plan
+that says it changed line breaks really changes them.
+
+Two rules make a match mean what the plan's author meant:
+
+* An ``old`` that ends with a line break or begins with whitespace matches
+  only at the start of a line: ``    y = 1`` never matches inside
+  ``        y = 1``, nor ``aa\\n`` inside ``aaa\\n``. A fence body is whole
+  lines, so an ``old`` that begins with a line break begins with an empty
+  line, and an empty line starts at the start of a line too: a leading line
+  break counts as whitespace. Occurrences are counted by the same rule.
+* The end of a file is not a line break: ``x\\n`` does not match the final
+  ``x`` of a file that ends without one.
+
+Only when the exact search finds nothing, and the file uses one line-break
+style throughout, ``old`` is searched again with its line breaks converted
+to that style; a unique match there is replaced by ``new`` converted the
+same way, and the :class:`Replacement` says so (``converted_to``).
 """
 
 from __future__ import annotations
@@ -14,6 +27,9 @@ from dataclasses import dataclass
 
 CRLF = b"\r\n"
 LF = b"\n"
+CR = b"\r"
+STYLE_NAMES = {CRLF: "CRLF", LF: "LF"}
+"""How each line-break style is named in messages."""
 MAX_REPORTED_OCCURRENCES = 10_000
 """Occurrences beyond this many are counted but not located."""
 
@@ -27,16 +43,20 @@ class Replacement:
         lines: 1-based start lines of every located occurrence when it did
             not occur exactly once (empty on success: not needed, not computed).
         count: How many occurrences exist (may exceed ``len(lines)``).
+        converted_to: ``"CRLF"`` or ``"LF"`` when ``old`` was found only after
+            converting its line breaks to the file's style (``new`` was
+            converted the same way); ``None`` for an exact match.
     """
 
     result: bytes | None
     lines: tuple[int, ...]
     count: int
+    converted_to: str | None = None
 
 
 def line_break_style(data: bytes) -> bytes | None:
     """``CRLF`` or ``LF`` when every line break in ``data`` is that one, else ``None``."""
-    if b"\r" not in data:
+    if CR not in data:
         return LF if LF in data else None
     lf = data.count(LF)
     if lf == 0:
@@ -56,21 +76,45 @@ def encode_for(text: str, style: bytes | None) -> bytes:
     return normal.replace(LF, CRLF) if style == CRLF else normal
 
 
-def _trailing_break(data: bytes) -> bytes:
-    if data.endswith(CRLF):
-        return CRLF
-    return data[-1:] if data.endswith((LF, b"\r")) else b""
+def starts_at_line(old: str) -> bool:
+    """True when ``old`` may only match at the start of a line.
+
+    That is when it ends with a line break or begins with whitespace (a
+    leading line break included).
+    """
+    return old[:1].isspace() or old.endswith(("\n", "\r"))
 
 
-def occurrences(haystack: bytes, needle: bytes, limit: int = MAX_REPORTED_OCCURRENCES) -> tuple[list[int], int]:
-    """Start offsets of ``needle`` in ``haystack`` (overlaps count) and their total."""
+def is_line_start(data: bytes, offset: int) -> bool:
+    """True when ``offset`` is the first byte of a line of ``data``.
+
+    A line starts at offset 0 and after ``\\n``; after ``\\r`` only when no
+    ``\\n`` follows (a ``\\r\\n`` pair is one line break).
+    """
+    if offset == 0:
+        return True
+    before = data[offset - 1:offset]
+    return before == LF or (before == CR and data[offset:offset + 1] != LF)
+
+
+def occurrences(haystack: bytes, needle: bytes, limit: int = MAX_REPORTED_OCCURRENCES, *,
+                line_start: bool = False) -> tuple[list[int], int]:
+    """Start offsets of ``needle`` in ``haystack`` (overlaps count) and their total.
+
+    Args:
+        haystack: The bytes searched.
+        needle: The bytes looked for (non-empty).
+        limit: At most this many offsets are returned; all are counted.
+        line_start: Count only occurrences that start a line.
+    """
     offsets: list[int] = []
     count = 0
     at = haystack.find(needle)
     while at != -1:
-        count += 1
-        if len(offsets) < limit:
-            offsets.append(at)
+        if not line_start or is_line_start(haystack, at):
+            count += 1
+            if len(offsets) < limit:
+                offsets.append(at)
         at = haystack.find(needle, at + 1)
     return offsets, count
 
@@ -78,6 +122,14 @@ def occurrences(haystack: bytes, needle: bytes, limit: int = MAX_REPORTED_OCCURR
 def line_of(data: bytes, offset: int) -> int:
     """1-based line number of ``offset``."""
     return data.count(LF, 0, offset) + 1
+
+
+def _replace(data: bytes, old_b: bytes, new_b: bytes, line_start: bool, converted_to: str | None) -> Replacement:
+    offsets, count = occurrences(data, old_b, line_start=line_start)
+    if count != 1:
+        return Replacement(None, tuple(line_of(data, o) for o in offsets), count, converted_to)
+    at = offsets[0]
+    return Replacement(data[:at] + new_b + data[at + len(old_b):], (), 1, converted_to)
 
 
 def replace_once(data: bytes, old: str, new: str) -> Replacement:
@@ -89,21 +141,20 @@ def replace_once(data: bytes, old: str, new: str) -> Replacement:
         new: Replacement text from the plan.
 
     Returns:
-        A :class:`Replacement`; ``result`` is ``None`` unless ``old`` occurs once.
+        A :class:`Replacement`; ``result`` is ``None`` unless ``old`` occurs
+        once, exactly or (failing any exact occurrence) with its line
+        breaks converted to the file's single style.
     """
+    line_start = starts_at_line(old)
+    old_b = encode_for(old, None)
+    exact = _replace(data, old_b, encode_for(new, None), line_start, None)
+    if exact.count:
+        return exact
     style = line_break_style(data)
-    old_b, new_b = encode_for(old, style), encode_for(new, style)
-    ending = _trailing_break(old_b)
-    virtual = bool(ending) and bool(data) and not _trailing_break(data)
-    hay = data + ending if virtual else data
-    offsets, count = occurrences(hay, old_b)
-    if count != 1:
-        return Replacement(None, tuple(line_of(hay, o) for o in offsets), count)
-    at = offsets[0]
-    out = hay[:at] + new_b + hay[at + len(old_b):]
-    if virtual and out.endswith(ending):
-        out = out[: -len(ending)]
-    return Replacement(out, (), 1)
+    if style is None or encode_for(old, style) == old_b:
+        return exact
+    converted = _replace(data, encode_for(old, style), encode_for(new, style), line_start, STYLE_NAMES[style])
+    return converted if converted.count else exact
 
 
 def create_bytes(new: str) -> bytes:

@@ -147,16 +147,24 @@ def commit_plan(preview: Preview, root: Path, *, clock: Clock | None = None, new
                 failed[entry_id] = FailedEntry(entry_id, f"{outcome.error.kind}: {outcome.error.message}")
     if run_checks and files:
         report.checks = check_files(root.resolve(), files)
-    report.result = _result(preview.plan.entry_ids, applied, failed, files, report.checks)
+    report.result = _result(preview, applied, failed, files, report.checks)
     return report
 
 
-def _result(entry_ids: Sequence[str], applied: list[str], failed: dict[str, FailedEntry], files: list[str],
+def _match_notes(preview: Preview, applied: Sequence[str]) -> list[str]:
+    """How the applied blocks matched, when a user should know (converted line endings)."""
+    ids = set(applied)
+    return [note for o in preview.outcomes if o.id in ids for note in o.notes]
+
+
+def _result(preview: Preview, applied: list[str], failed: dict[str, FailedEntry], files: list[str],
             checks: list[CheckResult]) -> ApplyResult:
+    entry_ids = preview.plan.entry_ids
     ordered_failed = [failed[i] for i in entry_ids if i in failed]
     status = DONE if not ordered_failed else (PARTIAL if applied else ERROR)
-    notes = [f"syntax check failed: {c.file} ({c.checker}): {c.message}; `ljtui undo` reverts the apply"
-             for c in checks if not c.ok]
+    notes = _match_notes(preview, applied)
+    notes += [f"syntax check failed: {c.file} ({c.checker}): {c.message}; `ljtui undo` reverts the apply"
+              for c in checks if not c.ok]
     message = None
     if status == ERROR:
         message = f"{len(ordered_failed)} of {len(entry_ids)} entries failed; nothing was written"
@@ -171,7 +179,7 @@ def dry_run_result(preview: Preview) -> ApplyResult:
         for o in preview.outcomes:
             if o.ok:
                 failed[o.id] = _not_applied(o.id)
-    result = _result(preview.plan.entry_ids, accepted, failed, [], [])
+    result = _result(preview, accepted, failed, [], [])
     result.applied_entry_ids = accepted
     result.notes.append("dry run: nothing was written")
     return result

@@ -1,19 +1,34 @@
-"""Narrow, fast post-apply syntax checks of touched files, reported per file."""
+"""Narrow, fast post-apply syntax checks of touched files, reported per file (SPEC EDIT-8).
+
+Python, JSON, YAML and TOML are parsed in one bounded child process per
+apply (``check_runner``): a file nested a hundred thousand levels deep,
+one that exhausts memory or one that takes too long is a failed check
+with a message, never an exception and never a lost result. JavaScript is
+checked with ``node --check`` when ``node`` is on ``PATH``. Every child
+gets an environment without provider keys.
+"""
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
-NODE_CHECK_TIMEOUT = 10.0
-"""Seconds allowed for one ``node --check``."""
+from ljtui.core.childenv import child_env
+from ljtui.core.edits.check_runner import CHECK_TIMEOUT, CheckLimits, Verdict, WorkerJob, run_checks
+
+__all__ = ["CHECKERS", "CHECK_TIMEOUT", "CheckLimits", "CheckResult", "check_files"]
+
 MESSAGE_CHARS = 300
 JS_SUFFIXES = (".js", ".mjs", ".cjs")
+NODE = "node"
+CHECKERS: dict[str, str] = {
+    ".py": "python", ".json": "json", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml",
+    **{suffix: NODE for suffix in JS_SUFFIXES},
+}
+"""Checker name per file suffix."""
 
 
 @dataclass(frozen=True)
@@ -30,78 +45,60 @@ class CheckResult:
         return {"file": self.file, "checker": self.checker, "ok": self.ok, "message": self.message}
 
 
-def _python(path: Path, data: bytes) -> str | None:
-    # Same check as py_compile, without writing a .pyc into the repository.
+def _node(node: str, path: Path, timeout: float) -> Verdict:
     try:
-        compile(data, str(path), "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        return f"line {exc.lineno}: {exc.msg}"
-    except ValueError as exc:
-        return str(exc)
-    return None
-
-
-def _json(path: Path, data: bytes) -> str | None:
-    try:
-        json.loads(data)
-    except ValueError as exc:
-        return str(exc)
-    return None
-
-
-def _yaml(path: Path, data: bytes) -> str | None:
-    import yaml
-
-    try:
-        list(yaml.safe_load_all(data))
-    except yaml.YAMLError as exc:
-        return str(exc).replace("\n", " ")
-    return None
-
-
-def _toml(path: Path, data: bytes) -> str | None:
-    try:
-        tomllib.loads(data.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        return str(exc)
-    return None
-
-
-def _node(path: Path, data: bytes) -> str | None:
-    node = shutil.which("node")
-    if node is None:
-        return None
-    try:
-        done = subprocess.run([node, "--check", str(path)], capture_output=True, text=True,
-                              timeout=NODE_CHECK_TIMEOUT)
+        done = subprocess.run([node, "--check", str(path)], capture_output=True, text=True, errors="replace",
+                              stdin=subprocess.DEVNULL, timeout=timeout, env=child_env())
     except subprocess.TimeoutExpired:
-        return f"node --check took longer than {NODE_CHECK_TIMEOUT:g}s"
-    return None if done.returncode == 0 else (done.stderr.strip() or f"exit {done.returncode}")
+        return Verdict(False, f"node --check took longer than {timeout:g}s")
+    except OSError as exc:
+        return Verdict(False, f"not checked: node could not run: {exc.strerror or exc}")
+    if done.returncode == 0:
+        return Verdict(True)
+    return Verdict(False, done.stderr.strip() or f"exit {done.returncode}")
 
 
-Checker = Callable[[Path, bytes], "str | None"]
-CHECKERS: dict[str, tuple[str, Checker]] = {
-    ".py": ("python", _python), ".json": ("json", _json), ".yaml": ("yaml", _yaml),
-    ".yml": ("yaml", _yaml), ".toml": ("toml", _toml),
-    **{suffix: ("node", _node) for suffix in JS_SUFFIXES},
-}
-"""Checker name and function per file suffix."""
+def _is_file(path: Path) -> bool | str:
+    """True for a regular file, False when there is none; why, when it cannot be told."""
+    try:
+        return path.is_file()
+    except OSError as exc:
+        return f"not checked: cannot read the file: {exc.strerror or exc}"
 
 
-def check_files(root: Path, paths: Iterable[str]) -> list[CheckResult]:
-    """Syntax-check each existing file of ``paths`` that has a checker.
+def check_files(root: Path, paths: Iterable[str], limits: CheckLimits = CheckLimits()) -> list[CheckResult]:
+    """Syntax-check each existing file of ``paths`` that has a checker; never raises.
 
-    JavaScript is checked only when ``node`` is on ``PATH``.
+    Args:
+        root: The repository root ``paths`` are relative to.
+        paths: Repo-relative files, in the order results are wanted.
+        limits: Time, memory and depth bounds of the checks.
+
+    Returns:
+        One result per checked file, in the order of ``paths``. Files with
+        no checker, missing files and JavaScript without ``node`` are skipped.
     """
-    results = []
+    node = shutil.which(NODE)
+    slots: list[tuple[str, str, Verdict | WorkerJob | Path]] = []
     for rel in paths:
-        path = root / rel
-        entry = CHECKERS.get(path.suffix.lower())
-        if entry is None or not path.is_file():
+        checker = CHECKERS.get(Path(rel).suffix.lower())
+        if checker is None or (checker == NODE and node is None):
             continue
-        name, checker = entry
-        if name == "node" and shutil.which("node") is None:
-            continue
-        problem = checker(path, path.read_bytes())
-        results.append(CheckResult(rel, name, problem is None, (problem or "")[:MESSAGE_CHARS]))
+        path = root.absolute() / rel
+        found = _is_file(path)
+        if isinstance(found, str):
+            slots.append((rel, checker, Verdict(False, found)))
+        elif found:
+            slots.append((rel, checker, path if checker == NODE else WorkerJob(rel, path, checker)))
+    jobs = [slot for _, _, slot in slots if isinstance(slot, WorkerJob)]
+    in_order = iter(run_checks(jobs, limits) if jobs else [])
+    results = []
+    for rel, checker, slot in slots:
+        if isinstance(slot, WorkerJob):
+            verdict = next(in_order)
+        elif isinstance(slot, Path):
+            verdict = _node(node or NODE, slot, limits.timeout)
+        else:
+            verdict = slot
+        results.append(CheckResult(rel, checker, verdict.ok, verdict.message[:MESSAGE_CHARS]))
     return results

@@ -9,9 +9,9 @@ as Markdown does.
 The grammar, block by block::
 
     ### EDIT <n>
-    - file: `path`            (backticks or a bare word)
-    - where: `Symbol (~88)` …  (optional; ``~88`` is a line hint)
-    - entry: `name`           (optional; default: one entry for the plan)
+    - file: `path`            (one code span or one bare word, nothing after it)
+    - where: `Symbol (~88)` …  (optional free text; ``~88`` is a line hint)
+    - entry: `name`           (optional, as ``file``; default: one entry for the plan)
     ```old   …   ```           (empty → create the file)
     ```new   …   ```
     prose
@@ -40,6 +40,7 @@ from ljtui.core.edits.plan import (
     Entry,
     PlanParseError,
 )
+from ljtui.core.edits.plan_fields import field_value
 
 __all__ = ["DEFAULT_ENTRY_ID", "Declarations", "EditBlock", "EditPlan", "Entry", "PlanParseError", "parse_plan"]
 
@@ -60,6 +61,7 @@ class _Draft:
     new: str | None = None
     prose: list[str] = field(default_factory=list)
     refused: set[str] = field(default_factory=set)
+    """Fences (``old``/``new``) and fields already reported as malformed."""
 
 
 class _Parser:
@@ -118,7 +120,15 @@ class _Parser:
         if key in draft.fields:
             self.errors.append(E.DuplicateField(draft.number, f"`{key}` is given twice"))
             return
-        draft.fields[key] = raw if key == "where" else _field_value(tok, raw)
+        if key == "where":
+            draft.fields[key] = raw
+            return
+        value = field_value(tok, key, raw, draft.number)
+        if isinstance(value, E.EditError):
+            self.errors.append(value)
+            draft.refused.add(key)
+            value = ""
+        draft.fields[key] = value
 
     def _fence(self, tok: Token) -> None:
         start, end = tok.map or (0, 0)
@@ -166,7 +176,7 @@ class _Parser:
             return []
         blocks = []
         for d in self.drafts:
-            if not d.fields.get("file"):
+            if not d.fields.get("file") and "file" not in d.refused:
                 self.errors.append(E.MissingFile(d.number, "no `- file:` line"))
             if d.old is None and "old" not in d.refused:
                 self.errors.append(E.MissingOld(d.number, "no ```old fence"))
@@ -208,14 +218,6 @@ class _Parser:
             self.errors.append(E.MalformedDeclaration(number, problem))
             return Declarations()
         return Declarations(tuple(data["will_modify"]), tuple(data["will_add"]), tuple(data["will_remove"]), True)
-
-
-def _field_value(tok: Token, raw: str) -> str:
-    for child in tok.children or []:
-        if child.type == "code_inline":
-            return child.content
-    words = raw.split()
-    return words[0] if words else ""
 
 
 def _declaration_problem(data: Any) -> str | None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from ljtui.core.edits import errors as E
-from ljtui.core.edits.anchors import create_bytes, replace_once
+from ljtui.core.edits.anchors import CR, CRLF, LF, Replacement, create_bytes, encode_for, is_line_start, replace_once
 from ljtui.core.edits.evidence import EXCERPT_CHARS, STRONG_LIMIT, find_candidates, merge_candidates
 from ljtui.core.edits.paths import Target, resolve_target
 from ljtui.core.edits.plan_format import EditBlock, EditPlan, Entry
@@ -58,6 +58,8 @@ class EntryOutcome:
     blocks: tuple[int, ...]
     errors: tuple[E.EditError, ...] = ()
     files: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    """What a user should know about how an applied block matched (empty when the entry failed)."""
 
     @property
     def ok(self) -> bool:
@@ -82,6 +84,12 @@ class ValidationReport:
     def ok(self) -> bool:
         """True when every entry validated."""
         return not self.errors
+
+    @property
+    def notes(self) -> list[str]:
+        """Notes of the accepted entries, in block order."""
+        accepted = set(self.accepted)
+        return [note for outcome in self.entries if outcome.id in accepted for note in outcome.notes]
 
     @property
     def accepted(self) -> tuple[str, ...]:
@@ -114,14 +122,15 @@ class Validator:
         for entry in entries:
             overlay: dict[str, bytes | None] = {}
             errs: list[E.EditError] = []
+            notes: list[str] = []
             for block in entry.blocks:
-                outcome = self._block(block, overlay)
-                if isinstance(outcome, E.EditError):
-                    errs.append(outcome)
+                error = self._block(block, overlay, notes)
+                if error is not None:
+                    errs.append(error)
             if not errs:
                 self._state.update(overlay)
             outcomes.append(EntryOutcome(entry.id, tuple(b.number for b in entry.blocks), tuple(errs),
-                                         tuple(dict.fromkeys(overlay))))
+                                         tuple(dict.fromkeys(overlay)), () if errs else tuple(notes)))
         return outcomes
 
     def chunk_changes(self) -> dict[str, FileChange]:
@@ -150,7 +159,8 @@ class Validator:
             self._real[target.key] = target.real
         return self._original[target.key]
 
-    def _block(self, block: EditBlock, overlay: dict[str, bytes | None]) -> bytes | E.EditError:
+    def _block(self, block: EditBlock, overlay: dict[str, bytes | None], notes: list[str]) -> E.EditError | None:
+        """Apply ``block`` to ``overlay``; its error, or ``None`` (a note may be added)."""
         target = self._targets.get(block.file)
         if target is None:
             target = self._targets[block.file] = resolve_target(self.root, block.file, root_resolved=True)
@@ -165,17 +175,19 @@ class Validator:
             if current is not None:
                 return E.FileExists(block.number, f"{block.file} already exists; an empty `old` creates a new file",
                                     file=block.file)
-            created = create_bytes(block.new)
-            overlay[key] = created
-            return created
+            overlay[key] = create_bytes(block.new)
+            return None
         if current is None:
             return E.FileMissing(block.number, f"{block.file} does not exist (use an empty `old` to create it)",
                                  file=block.file)
         outcome = replace_once(current, block.old, block.new)
-        if outcome.result is not None:
-            overlay[key] = outcome.result
-            return outcome.result
-        return self._anchor_error(block, current, outcome.lines, outcome.count)
+        if outcome.result is None:
+            return self._anchor_error(block, current, outcome)
+        overlay[key] = outcome.result
+        if outcome.converted_to is not None:
+            notes.append(f"EDIT {block.number}: `old` matched {block.file} only after converting its line endings "
+                         f"to {outcome.converted_to}; `new` was converted the same way")
+        return None
 
     def _evidence(self, block: EditBlock, current: bytes) -> tuple[E.Candidate, ...]:
         """Candidates in the target; when none is strong, also in the plan's other files."""
@@ -192,20 +204,38 @@ class Validator:
                 others.append(find_candidates(data, block.old, key))
         return merge_candidates([found, *others])
 
-    def _anchor_error(self, block: EditBlock, current: bytes, lines: tuple[int, ...], count: int) -> E.EditError:
+    def _anchor_error(self, block: EditBlock, current: bytes, outcome: Replacement) -> E.EditError:
+        lines, count = outcome.lines, outcome.count
         if count == 0:
             candidates = self._evidence(block, current)
             best = candidates[0] if candidates else None
             nearest = f"; nearest: {best.file}:{best.line} ({best.score:.2f})" if best else ""
-            return E.AnchorNotFound(block.number, f"`old` does not occur in {block.file}{nearest}",
+            return E.AnchorNotFound(block.number, f"`old` does not occur in {block.file}"
+                                    f"{_end_of_file_hint(current, block.old)}{nearest}",
                                     file=block.file, candidates=candidates)
         shown = ", ".join(str(n) for n in lines)
         more = f" and {count - len(lines)} more" if count > len(lines) else ""
+        converted = (f" once its line endings are converted to {outcome.converted_to}"
+                     if outcome.converted_to else "")
         text_lines = current.decode("utf-8", "replace").split("\n")
         candidates = tuple(E.Candidate(block.file, n, 1.0, text_lines[n - 1].strip()[:EXCERPT_CHARS], "strong")
                            for n in lines[:STRONG_LIMIT])
-        return E.AnchorAmbiguous(block.number, f"`old` occurs {count} times in {block.file}, at lines {shown}{more}",
+        return E.AnchorAmbiguous(block.number,
+                                 f"`old` occurs {count} times in {block.file}{converted}, at lines {shown}{more}",
                                  file=block.file, candidates=candidates, lines=lines)
+
+
+def _end_of_file_hint(current: bytes, old: str) -> str:
+    """Why an ``old`` ending with a line break misses the last line of a file that ends without one."""
+    if not old.endswith(("\n", "\r")) or current.endswith((LF, CR)):
+        return ""
+    head = old.removesuffix("\r\n") if old.endswith("\r\n") else old.removesuffix("\n").removesuffix("\r")
+    for style in (None, CRLF, LF):
+        tail = encode_for(head, style)
+        if tail and current.endswith(tail) and is_line_start(current, len(current) - len(tail)):
+            return (": its last line ends with a line break, but the file's last line has none "
+                    "(the end of a file is not a line break)")
+    return ""
 
 
 def validate_plan(plan: EditPlan, root: Path, *, partial: bool = False, reader: Reader = read_bytes,

@@ -6,8 +6,7 @@ import difflib
 import shutil
 from pathlib import Path
 
-from ljtui.core.edits import checks
-from ljtui.core.edits.checks import check_files
+from ljtui.core.edits.checks import CheckLimits, check_files
 from ljtui.core.edits.diffs import ANSI, ANSI_RESET, DIFF_CONTEXT_LINES, render_diffs, unified_diff
 from ljtui.core.edits.validate import FileChange
 
@@ -92,9 +91,8 @@ def test_toml_that_is_not_utf8_is_reported(tmp_path):
     assert not result.ok and "can't decode byte 0xff" in result.message
 
 
-def test_slow_node_check_is_reported_not_waited_for(tmp_path, monkeypatch):
-    monkeypatch.setattr(checks, "NODE_CHECK_TIMEOUT", 0.000_001)
-    results = check_files(tmp_path, write(tmp_path, {"a.js": b"let a = 1;\n"}))
+def test_slow_node_check_is_reported_not_waited_for(tmp_path):
+    results = check_files(tmp_path, write(tmp_path, {"a.js": b"let a = 1;\n"}), CheckLimits(timeout=0.000_001))
     if shutil.which("node") is None:
         assert results == []
     else:

@@ -85,7 +85,7 @@ def test_empty_old_means_create():
 
 
 def test_bare_file_and_entry_values_and_extra_fences_are_prose():
-    text = ("### EDIT 1\n\n- file: src/a.py \u2014 the module\n- entry: first\n\n"
+    text = ("### EDIT 1\n\n- file: src/a.py\n- entry: first\n\n"
             "```old\na\n```\n\n```new\nb\n```\n\nSee:\n\n```python\nexample()\n```\n")
     b = parse_plan(text).blocks[0]
     assert (b.file, b.entry) == ("src/a.py", "first")

@@ -109,9 +109,9 @@ def test_mixed_line_breaks_match_verbatim():
 
 
 def test_file_without_final_newline_stays_without(tmp_path):
-    (tmp_path / "n.txt").write_bytes(b"first\nlast")
-    report = validate(tmp_path, block(1, "n.txt", "last\n", "LAST\n"))
-    assert after(report, "n.txt") == b"first\nLAST"
+    (tmp_path / "n.txt").write_bytes(b"first\nmiddle\nlast")
+    report = validate(tmp_path, block(1, "n.txt", "middle\n", "MIDDLE\n"))
+    assert after(report, "n.txt") == b"first\nMIDDLE\nlast"
     assert replace_once(b"first\nlast", "first\n", "1st\n").result == b"1st\nlast"
 
 
