@@ -15,10 +15,17 @@ Two rules make a match mean what the plan's author meant:
 * The end of a file is not a line break: ``x\\n`` does not match the final
   ``x`` of a file that ends without one.
 
-Only when the exact search finds nothing, and the file uses one line-break
-style throughout, ``old`` is searched again with its line breaks converted
-to that style; a unique match there is replaced by ``new`` converted the
-same way, and the :class:`Replacement` says so (``converted_to``).
+Two fallbacks apply only when the exact search finds nothing, and each
+says so in the :class:`Replacement` so the result can tell the user:
+
+* when the file uses one line-break style throughout, ``old`` is searched
+  again with its line breaks converted to that style; a unique match is
+  replaced by ``new`` converted the same way (``converted_to``);
+* when the file ends without a final line break and ``old`` is whole lines,
+  ``old`` without its last line break may match the file's last line(s);
+  ``new`` then loses its last line break too, so the file still ends
+  without one (``at_end``). There is one end of a file, so this match is
+  unique by construction.
 """
 
 from __future__ import annotations
@@ -46,12 +53,15 @@ class Replacement:
         converted_to: ``"CRLF"`` or ``"LF"`` when ``old`` was found only after
             converting its line breaks to the file's style (``new`` was
             converted the same way); ``None`` for an exact match.
+        at_end: ``old`` matched the last line(s) of a file that ends without
+            a line break, its own last line break left out (and ``new``'s).
     """
 
     result: bytes | None
     lines: tuple[int, ...]
     count: int
     converted_to: str | None = None
+    at_end: bool = False
 
 
 def line_break_style(data: bytes) -> bytes | None:
@@ -151,10 +161,29 @@ def replace_once(data: bytes, old: str, new: str) -> Replacement:
     if exact.count:
         return exact
     style = line_break_style(data)
-    if style is None or encode_for(old, style) == old_b:
-        return exact
-    converted = _replace(data, encode_for(old, style), encode_for(new, style), line_start, STYLE_NAMES[style])
-    return converted if converted.count else exact
+    if style is not None and encode_for(old, style) != old_b:
+        converted = _replace(data, encode_for(old, style), encode_for(new, style), line_start, STYLE_NAMES[style])
+        if converted.count:
+            return converted
+    return _replace_at_end(data, old, new, style) or exact
+
+
+def _without_final_break(text: str) -> str:
+    return text[:-2] if text.endswith("\r\n") else text[:-1] if text.endswith(("\n", "\r")) else text
+
+
+def _replace_at_end(data: bytes, old: str, new: str, style: bytes | None) -> Replacement | None:
+    """``old`` (whole lines) matched against the final line(s) of a file without a final line break."""
+    if not old.endswith(("\n", "\r")) or not data or data.endswith((LF, CR)):
+        return None
+    stem = _without_final_break(old)
+    for each in dict.fromkeys((None, style)):
+        tail = encode_for(stem, each)
+        at = len(data) - len(tail)
+        if tail and data.endswith(tail) and is_line_start(data, at):
+            converted = STYLE_NAMES[each] if each is not None and tail != encode_for(stem, None) else None
+            return Replacement(data[:at] + encode_for(_without_final_break(new), each), (), 1, converted, True)
+    return None
 
 
 def create_bytes(new: str) -> bytes:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from ljtui.core.edits import errors as E
-from ljtui.core.edits.anchors import CR, CRLF, LF, Replacement, create_bytes, encode_for, is_line_start, replace_once
+from ljtui.core.edits.anchors import Replacement, create_bytes, replace_once
 from ljtui.core.edits.evidence import EXCERPT_CHARS, STRONG_LIMIT, find_candidates, merge_candidates
 from ljtui.core.edits.paths import Target, resolve_target
 from ljtui.core.edits.plan_format import EditBlock, EditPlan, Entry
@@ -187,6 +187,9 @@ class Validator:
         if outcome.converted_to is not None:
             notes.append(f"EDIT {block.number}: `old` matched {block.file} only after converting its line endings "
                          f"to {outcome.converted_to}; `new` was converted the same way")
+        if outcome.at_end:
+            notes.append(f"EDIT {block.number}: `old` matched the last line of {block.file}, which has no final "
+                         "line break; the file still ends without one")
         return None
 
     def _evidence(self, block: EditBlock, current: bytes) -> tuple[E.Candidate, ...]:
@@ -210,8 +213,7 @@ class Validator:
             candidates = self._evidence(block, current)
             best = candidates[0] if candidates else None
             nearest = f"; nearest: {best.file}:{best.line} ({best.score:.2f})" if best else ""
-            return E.AnchorNotFound(block.number, f"`old` does not occur in {block.file}"
-                                    f"{_end_of_file_hint(current, block.old)}{nearest}",
+            return E.AnchorNotFound(block.number, f"`old` does not occur in {block.file}{nearest}",
                                     file=block.file, candidates=candidates)
         shown = ", ".join(str(n) for n in lines)
         more = f" and {count - len(lines)} more" if count > len(lines) else ""
@@ -223,19 +225,6 @@ class Validator:
         return E.AnchorAmbiguous(block.number,
                                  f"`old` occurs {count} times in {block.file}{converted}, at lines {shown}{more}",
                                  file=block.file, candidates=candidates, lines=lines)
-
-
-def _end_of_file_hint(current: bytes, old: str) -> str:
-    """Why an ``old`` ending with a line break misses the last line of a file that ends without one."""
-    if not old.endswith(("\n", "\r")) or current.endswith((LF, CR)):
-        return ""
-    head = old.removesuffix("\r\n") if old.endswith("\r\n") else old.removesuffix("\n").removesuffix("\r")
-    for style in (None, CRLF, LF):
-        tail = encode_for(head, style)
-        if tail and current.endswith(tail) and is_line_start(current, len(current) - len(tail)):
-            return (": its last line ends with a line break, but the file's last line has none "
-                    "(the end of a file is not a line break)")
-    return ""
 
 
 def validate_plan(plan: EditPlan, root: Path, *, partial: bool = False, reader: Reader = read_bytes,

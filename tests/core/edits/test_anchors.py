@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ljtui.core.edits import errors as E
-from ljtui.core.edits.anchors import replace_once, starts_at_line
+from ljtui.core.edits.anchors import Replacement, replace_once, starts_at_line
 from ljtui.core.edits.apply import dry_run_result, preview_plan
 from ljtui.core.edits.plan_format import parse_plan
 from ljtui.core.edits.validate import validate_plan
@@ -43,12 +43,18 @@ def test_end_of_file_is_not_a_line_break(tmp_path):
     assert report.ok and report.changes["f.txt"].after == b"X\ny\nx"
 
 
-def test_last_line_without_line_break_is_not_matched_and_the_error_says_why(tmp_path):
+def test_last_line_without_line_break_matches_as_a_noted_fallback_and_keeps_the_file_unterminated(tmp_path):
     (tmp_path / "n.txt").write_bytes(b"first\nlast")
-    err = only_error(validate(tmp_path, block(1, "n.txt", "last\n", "LAST\n")))
-    assert isinstance(err, E.AnchorNotFound)
-    assert err.message.startswith("`old` does not occur in n.txt: its last line ends with a line break, but the "
-                                  "file's last line has none (the end of a file is not a line break)")
+    report = validate(tmp_path, block(1, "n.txt", "last\n", "LAST\nmore\n"))
+    assert report.changes["n.txt"].after == b"first\nLAST\nmore"
+    assert report.notes == ["EDIT 1: `old` matched the last line of n.txt, which has no final line break; "
+                            "the file still ends without one"]
+
+
+def test_the_end_of_file_fallback_keeps_the_start_of_line_rule_and_never_beats_an_exact_match(tmp_path):
+    assert replace_once(b"alast", "last\n", "x\n").count == 0
+    assert replace_once(b"last\nlast", "last\n", "x\n").result == b"x\nlast"
+    assert replace_once(b"a\r\nlast", "last\n", "new\n") == Replacement(b"a\r\nnew", (), 1, None, True)
 
 
 def test_indented_old_never_matches_inside_deeper_indentation(tmp_path):
