@@ -6,9 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from ljtui.core.planner.loop import run_planner
 from ljtui.core.planner.tools import SECRET_ENTRY_NOTE, ReadOnlyTools
 from ljtui.core.secret_files import ALLOW_KEY, DEFAULT_SECRET_PATTERNS, SecretFiles
 from tests.conftest import git
+from tests.core.planner.helpers import GOOD_PLAN, RecordingClient, action
 
 ENGINES = ["re2", "rg"]
 TOKEN = "ghp_s3cr3tT0k3nValue"
@@ -137,3 +139,23 @@ def test_allowed_files_are_read_and_searched(tree: Path, engine: str) -> None:
     assert f"[{len(SECRET_FILES) - 2} secret files were not searched" in out.content
     listing = tools.list_dir(".").content.splitlines()
     assert any(line.startswith(".env.local  (") and "bytes" in line for line in listing)
+
+
+async def test_secret_contents_never_reach_the_model_in_a_run(tree: Path) -> None:
+    (tree / ".git").mkdir()
+    (tree / ".git" / "config").write_text(f'[remote "origin"]\n\turl = https://u:{TOKEN}@example.invalid/r\n')
+    replies = [action("read_file", path=".env"), action("read_file", path=".git/config"),
+               action("grep", pattern="TOKEN=", path="."), action("grep", pattern="u:", path=".git/config"),
+               action("list_dir", path="."), GOOD_PLAN]
+    client = RecordingClient(*replies)
+    result = await run_planner(client, tree, "double the upload timeout", max_turns=10)
+    assert result.ok
+    final = client.prompt(len(replies) - 1)
+    assert final.count(TOKEN) == len(PLAIN_FILES)  # only the look-alikes that are not secret
+    assert "looks like a secret file" in final and ALLOW_KEY in final
+
+
+async def test_run_planner_takes_the_users_allow_list(tree: Path) -> None:
+    client = RecordingClient(action("read_file", path=".env.local"), GOOD_PLAN)
+    result = await run_planner(client, tree, "double the upload timeout", allow_secret_files=[".env.local"])
+    assert result.ok and TOKEN in client.prompt(1)
