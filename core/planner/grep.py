@@ -169,8 +169,24 @@ def _search_rg(rg: str, pattern: str, base: Path, root: Path, secrets: SecretFil
         child = BoundedChild(args, cwd=str(root), deadline=deadline)
     except OSError:
         return None
-    outcome = GrepOutcome(engine="rg")
     lister = _start_quietly(listing, root, deadline)
+    try:
+        outcome, refused = _read_rg(child, root, max_hits)
+    except BaseException:
+        if lister is not None:
+            lister.finish()
+        raise
+    if refused:
+        if lister is not None:
+            lister.finish()
+        return None
+    outcome.secret_files = grep_rg.count_secret_files(lister, secrets) if lister is not None else None
+    return outcome
+
+
+def _read_rg(child: BoundedChild, root: Path, max_hits: int) -> tuple[GrepOutcome, bool]:
+    """ripgrep's hits, and whether it refused the pattern (an error before any output)."""
+    outcome = GrepOutcome(engine="rg")
     saw_output = False
     try:
         for matches in grep_rg.read_matches(child, root, max_hits):
@@ -182,13 +198,8 @@ def _search_rg(rg: str, pattern: str, base: Path, root: Path, secrets: SecretFil
     finally:
         code = child.finish()
     outcome.timed_out = child.expired.is_set()
-    if code == grep_rg.RG_EXIT_ERROR and not saw_output and not outcome.timed_out:
-        if lister is not None:
-            lister.finish()
-        return None
-    outcome.secret_files = grep_rg.count_secret_files(lister, secrets) if lister is not None else None
     del outcome.hits[max_hits:]
-    return outcome
+    return outcome, code == grep_rg.RG_EXIT_ERROR and not saw_output and not outcome.timed_out
 
 
 def _start_quietly(argv: list[str], root: Path, deadline: float) -> BoundedChild | None:
