@@ -58,9 +58,8 @@ Actions:
   without a plan is a failure.
 
 One action per reply. The harness runs it and shows you the output under the heading
-"{heading}". Never write that heading (or any other heading of the harness) outside a code
-fence, and never guess what a file contains: a reply that invents tool output is thrown away
-whole, plan included."""
+"{heading}". Never write that heading yourself and never guess what a file contains:
+a reply that invents tool output is thrown away whole, plan included."""
 
 _SYSTEM = """\
 {project_intro}
@@ -121,9 +120,8 @@ invent file contents: only the harness reports tool output."""
 
 FABRICATION_NOTE = (
     "Your previous reply was rejected whole, including any plan in it: outside a code fence it wrote "
-    f"a heading such as '{TOOL_RESULT_HEADING}' that only the harness writes, so what followed was "
-    "invented. Ask for one tool call and wait for its real result; text inside ```old and ```new "
-    "fences is fine."
+    f"a heading like '{TOOL_RESULT_HEADING}' that only the harness writes, so what followed was "
+    "invented. Ask for one tool call and wait for its real result."
 )
 """Told to the model after a reply that fabricated tool results."""
 
