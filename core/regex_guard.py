@@ -6,7 +6,11 @@ that itself contains one, like ``(a+)+``, ``(.*)*`` or ``(\\d+){2,}`` —
 before anything runs. :func:`compile_pattern` then compiles the pattern
 with RE2, a linear-time engine, so even a shape the first check misses
 cannot hang a run; patterns RE2 cannot run (backreferences, lookaround)
-become a :class:`PatternRefused` with a message the model can act on.
+and patterns whose compiled program is absurdly large (which RE2 runs in
+linear time, but with a huge constant) become a :class:`PatternRefused`
+with a message the model can act on. Linear time is still not bounded time
+on a 5 MB line: the grep tool adds a time bound by running the search in a
+process it can kill (:mod:`ljtui.core.planner.grep_proc`).
 """
 
 from __future__ import annotations
