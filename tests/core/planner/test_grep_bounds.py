@@ -126,3 +126,19 @@ def test_one_long_line_with_millions_of_matches_stays_cheap(tmp_path: Path, engi
     rss, output = peak_rss_mb_and_output(tmp_path, engine, "a")
     assert rss < RSS_LIMIT_MB
     assert output.splitlines()[1:3] == ["a.txt:4: " + "a" * GREP_MAX_LINE_CHARS + " …", "a.txt:5: last a"]
+
+
+def test_ripgrep_runs_without_provider_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = tmp_path / "env.txt"
+    fake = tmp_path / "fake-rg"
+    fake.write_text(f"#!/bin/sh\nenv >> '{seen}'\n")
+    fake.chmod(0o755)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-must-not-leak")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-must-not-leak")
+    monkeypatch.setattr(G, "find_rg", lambda: str(fake))
+    out = ReadOnlyTools(repo, grep_engine="rg").grep("def", ".")
+    assert out.ok and "(no matches)" in out.content
+    env = seen.read_text()
+    assert "PATH=" in env and "must-not-leak" not in env
