@@ -7,24 +7,32 @@ engine ``re2``) and plain ``rg -n`` are each timed several times in this
 run; the best times are compared. Both patterns match fewer lines than the
 tool's hit limit, so every engine reads the whole tree.
 
-    python bench/grep.py [--runs 7] [--tree DIR]
+    python bench/grep.py [--runs 7] [--tree DIR] [--hostile]
 
 Prints ``grep ratio vs rg: X`` for each pattern (target: at most 3).
+
+With ``--hostile`` it also measures hostile input, each grep in a fresh
+process: the wall time of a pattern that takes either engine minutes on one
+5 MB line, as a ratio to the time bound (target: close to 1), and the peak
+memory of a file with a million matching lines and of one 5 MB line with
+five million matches, as a ratio to the same process grepping a small file.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import random
 import shutil
 import subprocess
+import sys
 import sysconfig
 import tempfile
 import time
 from pathlib import Path
 from typing import Callable
 
-from ljtui.core.planner.grep import GREP_MAX_HITS, find_rg
+from ljtui.core.planner.grep import GREP_MAX_FILE_BYTES, GREP_MAX_HITS, GREP_TIMEOUT_S, find_rg
 from ljtui.core.planner.tools import ReadOnlyTools
 
 PATTERNS: tuple[tuple[str, str], ...] = (
@@ -35,6 +43,19 @@ PATTERNS: tuple[tuple[str, str], ...] = (
 DEFAULT_RUNS = 7
 SKIPPED_STDLIB_DIRS = ("site-packages", "__pycache__")
 TARGET_RATIO = 3.0
+HOSTILE_ENGINES = ("rg", "re2")
+SLOW_PATTERN = "[ab]*a[ab]{600}c"
+"""On one long line of random a/b, both engines fall back to their slow engines (minutes unbounded)."""
+MILLION = 1_000_000
+PROBE = """
+import resource, sys, time
+from pathlib import Path
+from ljtui.core.planner.tools import ReadOnlyTools
+started = time.perf_counter()
+out = ReadOnlyTools(Path(sys.argv[1]), grep_engine=sys.argv[2]).grep(sys.argv[3], ".")
+print(time.perf_counter() - started, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
+      resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024, out.summary)
+"""
 
 
 def copy_stdlib(dest: Path) -> int:
@@ -90,10 +111,47 @@ def measure(tree: Path, rg: str, runs: int) -> list[str]:
     return lines
 
 
+def probe(tree: Path, engine: str, pattern: str) -> tuple[float, int, int, str]:
+    """(seconds, peak RSS MB of the grepping process, of its largest child, summary) of one grep."""
+    out = subprocess.run([sys.executable, "-c", PROBE, str(tree), engine, pattern],
+                         capture_output=True, text=True, check=True).stdout.split(maxsplit=3)
+    return float(out[0]), int(out[1]), int(out[2]), out[3].strip()
+
+
+def hostile_trees(root: Path) -> dict[str, tuple[Path, str]]:
+    """The hostile cases: name -> (folder, pattern)."""
+    cases = {"small file (reference)": ("small", "hit"), "one 5 MB a/b line, slow pattern": ("slow", SLOW_PATTERN),
+             "a million matching lines": ("million", "hit"), "one 5 MB line, 5 million matches": ("long", "a")}
+    for folder, _ in cases.values():
+        (root / folder).mkdir()
+    (root / "small" / "a.txt").write_text("hit\n")
+    to_ab = bytes(ord("a") + (i & 1) for i in range(256))
+    (root / "slow" / "ab.txt").write_bytes(random.Random(7).randbytes(GREP_MAX_FILE_BYTES - 1).translate(to_ab))
+    (root / "million" / "m.txt").write_bytes(b"hit\n" * MILLION)
+    (root / "long" / "a.txt").write_bytes(b"a" * (GREP_MAX_FILE_BYTES - 1) + b"\n")
+    return {name: (root / folder, pattern) for name, (folder, pattern) in cases.items()}
+
+
+def measure_hostile(root: Path) -> list[str]:
+    """Report lines for the hostile cases, per engine."""
+    lines = []
+    cases = hostile_trees(root)
+    for engine in HOSTILE_ENGINES:
+        reference = None
+        for name, (tree, pattern) in cases.items():
+            seconds, rss, child_rss, summary = probe(tree, engine, pattern)
+            reference = reference or rss
+            lines.append(f"{engine} {name}: {seconds:.2f} s ({seconds / GREP_TIMEOUT_S:.2f}x the time bound), "
+                         f"peak RSS {rss} MB ({rss / reference:.2f}x the reference; engine process {child_rss} MB); "
+                         f"{summary}")
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=DEFAULT_RUNS, help="timed runs per engine (best counts)")
     parser.add_argument("--tree", type=Path, help="search this folder instead of a stdlib copy")
+    parser.add_argument("--hostile", action="store_true", help="also measure time and memory on hostile input")
     args = parser.parse_args()
     rg = find_rg()
     if rg is None:
@@ -110,6 +168,11 @@ def main() -> int:
         print(f"rg: {rg}")
         for line in measure(tree.resolve(), rg, args.runs):
             print(line)
+        if args.hostile:
+            hostile = Path(tmp) / "hostile"
+            hostile.mkdir()
+            for line in measure_hostile(hostile):
+                print(line)
     print(f"target: grep ratio vs rg <= {TARGET_RATIO:g}")
     return 0
 

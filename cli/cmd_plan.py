@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ljtui.cli.main import add_model_flags, model_overrides
-from ljtui.core.config import load_config
+from ljtui.core.config import Config, load_config
 from ljtui.core.events import Event
 from ljtui.core.planner.events import PlannerPlanChecked, PlannerReplyRejected, PlannerToolCalled
 from ljtui.core.planner.loop import DEFAULT_MAX_TURNS, PlannerResult, run_planner
@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"ljtui plan: {exc.message}", file=sys.stderr)
         return EXIT_USAGE
     try:
-        result = asyncio.run(_plan(client, args, loaded.config.provider.max_tokens))
+        result = asyncio.run(_plan(client, args, loaded.config))
     except ProviderError as exc:
         print(f"ljtui plan: model error: {exc.message}", file=sys.stderr)
         return EXIT_FAILED
@@ -121,10 +121,13 @@ def run(args: argparse.Namespace) -> int:
     return _report(result, args)
 
 
-async def _plan(client: Any, args: argparse.Namespace, max_tokens: int) -> PlannerResult:
+async def _plan(client: Any, args: argparse.Namespace, config: Config) -> PlannerResult:
     try:
         return await run_planner(client, args.source, args.request, handbook_dir=args.handbook,
-                                 max_turns=args.max_turns, sink=_StderrTrace(sys.stderr), max_tokens=max_tokens)
+                                 max_turns=args.max_turns, sink=_StderrTrace(sys.stderr),
+                                 max_tokens=config.provider.max_tokens,
+                                 allow_secret_files=config.security.allow_secret_files,
+                                 prompt_budget_tokens=config.planner.prompt_budget_tokens)
     finally:
         await client.aclose()
 

@@ -170,6 +170,8 @@ class Engine:
                 client, self.repo_root, request, handbook_dir=handbook_dir, sink=self.sink,
                 max_tokens=self.config.provider.max_tokens,
                 retry=RetryPolicy.from_config(self.config.provider), sleep=self._sleep,
+                allow_secret_files=self.config.security.allow_secret_files,
+                prompt_budget_tokens=self.config.planner.prompt_budget_tokens,
             )
         except ValueError as exc:
             self.sink.emit(TurnFailed(turn, "config", str(exc), None))

@@ -6,7 +6,11 @@ that itself contains one, like ``(a+)+``, ``(.*)*`` or ``(\\d+){2,}`` —
 before anything runs. :func:`compile_pattern` then compiles the pattern
 with RE2, a linear-time engine, so even a shape the first check misses
 cannot hang a run; patterns RE2 cannot run (backreferences, lookaround)
-become a :class:`PatternRefused` with a message the model can act on.
+and patterns whose compiled program is absurdly large (which RE2 runs in
+linear time, but with a huge constant) become a :class:`PatternRefused`
+with a message the model can act on. Linear time is still not bounded time
+on a 5 MB line: the grep tool adds a time bound by running the search in a
+process it can kill (:mod:`ljtui.core.planner.grep_proc`).
 """
 
 from __future__ import annotations
@@ -18,6 +22,13 @@ import re2
 
 RE2_MAX_MEM = 64 * 1024 * 1024
 """Bytes of memory RE2 may use for one compiled pattern."""
+RE2_MAX_PROGRAM_SIZE = 10_000
+"""Instructions a compiled pattern may have. When RE2's fast engine runs out of
+memory on hostile input, a search costs about a nanosecond per instruction per
+byte, so a 10,000-instruction program over a 5 MB line already takes about a
+minute (the grep time bound stops it). Ordinary patterns compile to a few
+dozen instructions; bigger ones come from huge repeat counts such as
+``(.*){1,1000}`` or Unicode classes repeated many times."""
 
 _QUANTIFIER_BRACES = re.compile(r"\{(\d*)(,?)(\d*)\}")
 
@@ -153,10 +164,17 @@ def _skip_class(src: str, i: int) -> int:
 
 
 def re2_options() -> re2.Options:
-    """RE2 options that never write to stderr (it would scribble on the TUI)."""
+    """RE2 options for searching: no logging, bounded memory, no capturing groups.
+
+    RE2 would log compile errors to stderr (scribbling on the TUI). Groups
+    never capture: a search only needs where a match is, and asking for
+    groups makes RE2 run its slow engine over the whole match (hundreds of
+    times slower on one long line).
+    """
     opts = re2.Options()
     opts.log_errors = False
     opts.max_mem = RE2_MAX_MEM
+    opts.never_capture = True
     return opts
 
 
@@ -171,7 +189,8 @@ def compile_pattern(pattern: str, *, multiline: bool = True) -> re2._Regexp:
         The compiled pattern, for searching ``bytes``.
 
     Raises:
-        PatternRefused: empty, catastrophic or not runnable by RE2.
+        PatternRefused: empty, catastrophic, not runnable by RE2 or
+            compiling to more than :data:`RE2_MAX_PROGRAM_SIZE` instructions.
     """
     if not pattern:
         raise PatternRefused("the pattern is empty")
@@ -183,9 +202,16 @@ def compile_pattern(pattern: str, *, multiline: bool = True) -> re2._Regexp:
         )
     source = f"(?m){pattern}" if multiline else pattern
     try:
-        return re2.compile(source.encode("utf-8", "surrogatepass"), re2_options())
+        regex = re2.compile(source.encode("utf-8", "surrogatepass"), re2_options())
     except re2.error as exc:
         raise PatternRefused(_explain(pattern, exc)) from None
+    if regex.programsize > RE2_MAX_PROGRAM_SIZE:
+        raise PatternRefused(
+            f"pattern {pattern!r} compiles to {regex.programsize} RE2 instructions, over the limit of "
+            f"{RE2_MAX_PROGRAM_SIZE}; it could take minutes on one long line. Use smaller repeat counts "
+            "(e.g. .{1,1000} -> .*) or search for a literal part of what you want"
+        )
+    return regex
 
 
 def _explain(pattern: str, exc: re2.error) -> str:

@@ -2,7 +2,9 @@
 
 A :class:`Sandbox` turns a relative path from model JSON into a real path
 under its root, or refuses it with a :class:`PathRefused` whose message is
-fit to send back to the model. Absolute paths and ``..`` components are
+fit to send back to the model. Absolute paths, ``..`` components,
+backslashes (folders are separated by ``/`` only, the rule the patcher
+applies to plan paths too), NUL characters and unpaired surrogates are
 refused outright; anything else is resolved through symlinks and must
 still land inside the root, so a link pointing out of the tree is refused
 too. A :class:`MountTable` joins a source sandbox and an optional second,
@@ -23,6 +25,7 @@ HANDBOOK_SUBDIR = "references"
 """The handbook's folder inside a skill directory."""
 
 _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class PathRefused(ValueError):
@@ -38,9 +41,13 @@ def _relative_parts(path: str) -> tuple[str, ...]:
     """The components of a sandbox-relative path, or :class:`PathRefused`."""
     if "\0" in path:
         raise PathRefused(f"path {path!r} contains a NUL character")
+    if _SURROGATE.search(path):
+        raise PathRefused(f"path {path!r} contains an unpaired surrogate, which is not valid text")
     if path.startswith(("/", "\\", "~")) or _WINDOWS_DRIVE.match(path):
         raise PathRefused(f"path {path!r} is absolute; use a path relative to the repository root")
-    parts = tuple(p for p in PurePosixPath(path.replace("\\", "/")).parts if p not in ("", "."))
+    if "\\" in path:
+        raise PathRefused(f"path {path!r} contains a backslash; use / between folders, as in 'src/app.py'")
+    parts = tuple(p for p in PurePosixPath(path).parts if p not in ("", "."))
     if ".." in parts:
         raise PathRefused(f"path {path!r} contains '..'; paths must stay inside the repository")
     return parts
@@ -83,6 +90,10 @@ class Sandbox:
     def contains(self, real: Path) -> bool:
         """Whether the resolved path ``real`` is the root or below it."""
         return real == self.root or self.root in real.parents
+
+    def relative(self, real: Path) -> str:
+        """``real`` (inside the root) relative to the root, ``/``-separated; ``.`` for the root."""
+        return real.relative_to(self.root).as_posix()
 
     def display(self, real: Path) -> str:
         """How ``real`` (inside the root) is shown to the model."""

@@ -2,8 +2,9 @@
 
 Public API::
 
-    run_planner(client, source_root, request, *, handbook_dir=None, max_turns=30, ...) -> PlannerResult
-    ReadOnlyTools(source_root, handbook_dir=None)
+    run_planner(client, source_root, request, *, handbook_dir=None, max_turns=30,
+                allow_secret_files=(), prompt_budget_tokens=100_000, ...) -> PlannerResult
+    ReadOnlyTools(source_root, handbook_dir=None, *, secrets=SecretFiles())
     close_dangling_fence(plan) -> (plan, repaired)
     parse_declarations(plan) -> Declarations | None
     handbook_dir_from_skill(skill_dir) -> Path

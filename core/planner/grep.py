@@ -2,46 +2,46 @@
 
 Both engines search the same files the same way: a directory is walked in
 name order without following symlinks, skipping version-control and cache
-folders, files over :data:`GREP_MAX_FILE_BYTES` and binary files (a NUL
-byte anywhere); at most :data:`GREP_MAX_HITS` matching lines are kept, and
-a call stops after :data:`GREP_TIMEOUT_S`. Patterns are checked and
-compiled with RE2 by the caller first, so both engines only ever see
-patterns a linear-time engine can run.
+folders, secret files (:mod:`ljtui.core.secret_files`, counted for the
+note), files over :data:`GREP_MAX_FILE_BYTES` and binary files (a NUL byte
+anywhere); at most :data:`GREP_MAX_HITS` matching lines are kept. Both run
+as child processes killed when the call's :data:`GREP_TIMEOUT_S` has passed
+(:mod:`ljtui.core.planner.grep_proc`), so the bound covers the whole call,
+however long one line is. Patterns are checked and compiled with RE2 by the
+caller first, so both engines only ever see patterns a linear-time engine
+can run.
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import shutil
-import signal
-import subprocess
 import sysconfig
-import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
 
-import re2
+from ljtui.core.planner import grep_re2, grep_rg
+from ljtui.core.planner.grep_proc import BoundedChild
+from ljtui.core.planner.grep_re2 import MAX_LINE_CHARS
+from ljtui.core.secret_files import SecretFiles
 
 GREP_MAX_HITS = 100
 """Matching lines returned by one grep call."""
 GREP_MAX_FILE_BYTES = 5 * 1024 * 1024
 """Files larger than this are not searched."""
 GREP_TIMEOUT_S = 10.0
-"""Wall-clock bound of one grep call; partial results are returned."""
-GREP_MAX_LINE_CHARS = 300
+"""Wall-clock bound of one whole grep call; partial results are returned."""
+GREP_MAX_LINE_CHARS = MAX_LINE_CHARS
 """A matching line is cut to this many characters."""
+WORKER_LINE_BYTES = 64 * 1024
+"""Longest message the RE2 worker writes (its lines are already clipped)."""
 SKIP_DIRS: tuple[str, ...] = (
     ".git", ".hg", ".svn", ".agent", "node_modules", "__pycache__", ".venv", ".mypy_cache",
     ".pytest_cache", ".tox",
 )
 """Folders never searched: version control, ljtui's own state, dependencies, caches."""
-RG_EXIT_ERROR = 2
-"""ripgrep's exit status for errors (bad pattern, unreadable path)."""
 
 ENGINES = ("auto", "rg", "re2")
 """Engine choices: ``auto`` uses ripgrep when its binary is found."""
@@ -66,6 +66,10 @@ class GrepOutcome:
     timed_out: bool = False
     """The time bound stopped the search; hits are partial."""
     engine: str = "re2"
+    secret_files: int | None = 0
+    """Secret files left out of the search; None when the count did not finish in time."""
+    error: str = ""
+    """Why the search could not run at all (the hits are then empty)."""
 
 
 def find_rg() -> str | None:
@@ -77,10 +81,11 @@ def find_rg() -> str | None:
 
 
 def search(
-    regex: re2._Regexp,
     pattern: str,
     base: Path,
     *,
+    root: Path | None = None,
+    secrets: SecretFiles = SecretFiles(),
     engine: str = "auto",
     max_hits: int = GREP_MAX_HITS,
     timeout: float = GREP_TIMEOUT_S,
@@ -88,159 +93,117 @@ def search(
     """Search the file or tree at ``base`` (a real, sandboxed path).
 
     Args:
-        regex: ``pattern`` compiled by :func:`ljtui.core.regex_guard.compile_pattern`.
-        pattern: the pattern's source, handed to ripgrep.
+        pattern: an RE2 pattern already accepted by
+            :func:`ljtui.core.regex_guard.compile_pattern`.
         base: file or directory to search.
+        root: the sandbox root that secret-file rules and hit paths are
+            relative to (default: ``base`` itself, or its folder for a file).
+        secrets: which files are left out.
         engine: ``auto``, ``rg`` or ``re2``.
         max_hits: lines to keep.
-        timeout: seconds before the search stops.
+        timeout: seconds the whole call may take; the search is stopped then.
     """
+    deadline = time.monotonic() + timeout
+    root = root if root is not None else (base if base.is_dir() else base.parent)
     rg = find_rg() if engine in ("auto", "rg") else None
     if rg is not None and base.is_dir():
-        outcome = _search_rg(rg, pattern, base, max_hits, timeout)
+        outcome = _search_rg(rg, pattern, base, root, secrets, max_hits, deadline)
         if outcome is not None:
             return outcome
-    return _search_re2(regex, base, max_hits, timeout)
+    return _search_re2(pattern, base, root, secrets, max_hits, deadline)
 
 
-def _search_re2(regex: re2._Regexp, base: Path, max_hits: int, timeout: float) -> GrepOutcome:
-    deadline = time.monotonic() + timeout
+def _search_re2(pattern: str, base: Path, root: Path, secrets: SecretFiles, max_hits: int,
+                deadline: float) -> GrepOutcome:
     outcome = GrepOutcome(engine="re2")
-    files = [str(base)] if base.is_file() else _walk(str(base))
-    for path in files:
-        if time.monotonic() > deadline:
-            outcome.timed_out = True
-            break
-        data = _read_searchable(path)
-        if data is None:
-            continue
-        for line_no, text in _matching_lines(regex, data):
-            if len(outcome.hits) == max_hits:
-                outcome.truncated = True
-                return outcome
-            outcome.hits.append(GrepHit(Path(path), line_no, text))
+    request = grep_re2.worker_request(pattern, str(base), str(root), secrets=secrets, max_hits=max_hits,
+                                      max_file_bytes=GREP_MAX_FILE_BYTES, skip_dirs=SKIP_DIRS)
+    try:
+        child = BoundedChild(grep_re2.worker_argv(), cwd=str(root), deadline=deadline, stdin_data=request)
+    except OSError as exc:
+        outcome.error = f"the search process could not start ({exc.strerror or exc})"
+        return outcome
+    try:
+        for raw in child.lines(WORKER_LINE_BYTES):
+            message = _worker_message(raw)
+            if message.get("type") == "secret":
+                outcome.secret_files = (outcome.secret_files or 0) + 1
+            elif message.get("type") == "hit":
+                if len(outcome.hits) == max_hits:
+                    outcome.truncated = True
+                    break
+                outcome.hits.append(GrepHit(root / message["path"], message["line"], message["text"]))
+    finally:
+        code = child.finish()
+    outcome.timed_out = child.expired.is_set()
+    if outcome.timed_out:
+        outcome.secret_files = None
+    elif code != 0 and not outcome.truncated:
+        outcome.error = _failure(code, child.stderr)
     return outcome
 
 
-def _walk(root: str) -> Iterator[str]:
-    """Regular files under ``root`` in name order; symlinks and SKIP_DIRS left out.
+def _failure(code: int, stderr: str) -> str:
+    if code == grep_re2.EXIT_REFUSED and stderr.strip():
+        return stderr.strip()
+    last = stderr.strip().splitlines()[-1:] or ["no message"]
+    return f"the search process failed (exit status {code}: {last[0][:200]})"
 
-    Paths stay strings: building a ``Path`` per file costs more than the walk.
-    """
+
+def _worker_message(raw: bytes) -> dict:
     try:
-        entries = sorted(os.scandir(root), key=lambda e: e.name)
-    except OSError:
-        return
-    for entry in entries:
-        if entry.is_symlink():
-            continue
-        if entry.is_dir():
-            if entry.name not in SKIP_DIRS:
-                yield from _walk(entry.path)
-        elif entry.is_file():
-            yield entry.path
+        message = json.loads(raw)
+    except ValueError:
+        return {}
+    return message if isinstance(message, dict) else {}
 
 
-def _read_searchable(path: str) -> bytes | None:
-    """The file's bytes, or None when it is too large, binary or unreadable."""
+def _search_rg(rg: str, pattern: str, base: Path, root: Path, secrets: SecretFiles, max_hits: int,
+               deadline: float) -> GrepOutcome | None:
+    """Search with ripgrep; None when it cannot start or refuses the pattern (RE2 then runs)."""
+    rel_base = base.relative_to(root).as_posix() if base != root else "."
+    args = grep_rg.search_args(rg, pattern, rel_base, secrets=secrets, max_hits=max_hits,
+                               max_file_bytes=GREP_MAX_FILE_BYTES, skip_dirs=SKIP_DIRS)
+    listing = grep_rg.list_secret_args(rg, rel_base, secrets=secrets, skip_dirs=SKIP_DIRS)
     try:
-        with open(path, "rb", buffering=0) as fh:
-            if os.fstat(fh.fileno()).st_size > GREP_MAX_FILE_BYTES:
-                return None
-            data = fh.readall()
+        child = BoundedChild(args, cwd=str(root), deadline=deadline)
     except OSError:
         return None
-    return None if b"\0" in data else data
-
-
-def _matching_lines(regex: re2._Regexp, data: bytes) -> Iterator[tuple[int, str]]:
-    """(line number, text) of each line holding a match, in order."""
-    pos, line_no, counted_to = 0, 1, 0
-    while pos <= len(data):
-        m = regex.search(data, pos)
-        if m is None:
-            return
-        start = m.start()
-        if start == len(data) and data.endswith(b"\n"):
-            return  # an empty match after the final line break is not a line
-        line_start = data.rfind(b"\n", 0, start) + 1
-        line_end = data.find(b"\n", start)
-        if line_end < 0:
-            line_end = len(data)
-        line_no += data.count(b"\n", counted_to, line_start)
-        counted_to = line_start
-        yield line_no, clip_line(data[line_start:line_end])
-        pos = line_end + 1
-
-
-def clip_line(raw: bytes) -> str:
-    """A matching line as text, without its line break, cut to a readable length."""
-    text = raw.decode("utf-8", "replace").rstrip("\r\n")
-    if len(text) > GREP_MAX_LINE_CHARS:
-        return text[:GREP_MAX_LINE_CHARS] + " …"
-    return text
-
-
-def _search_rg(rg: str, pattern: str, base: Path, max_hits: int, timeout: float) -> GrepOutcome | None:
-    """Search with ripgrep; None when it cannot start or refuses the pattern (RE2 then runs)."""
-    args = [
-        rg, "--json", "--no-config", "--hidden", "--no-ignore", "--sort", "path",
-        "--max-filesize", str(GREP_MAX_FILE_BYTES),
-        *(arg for name in SKIP_DIRS for arg in ("--glob", f"!{name}/")),
-        "--regexp", pattern, "--", ".",
-    ]
-    outcome = GrepOutcome(engine="rg")
-    expired = threading.Event()
-    with tempfile.TemporaryFile() as errors:
-        try:
-            proc = subprocess.Popen(args, cwd=base, stdout=subprocess.PIPE, stderr=errors,
-                                    stdin=subprocess.DEVNULL, start_new_session=True)
-        except OSError:
-            return None
-        timer = threading.Timer(timeout, lambda: proc.poll() is None and (expired.set(), _kill_group(proc)))
-        timer.start()
-        saw_output = False
-        try:
-            assert proc.stdout is not None
-            pending: list[GrepHit] = []
-            for raw in proc.stdout:
-                saw_output = True
-                msg = json.loads(raw)
-                kind, data = msg.get("type"), msg.get("data", {})
-                if kind == "begin":
-                    pending = []
-                elif kind == "match":
-                    pending.append(GrepHit(base / _rg_text(data["path"]), data["line_number"],
-                                           clip_line(_rg_bytes(data["lines"]))))
-                elif kind == "end" and data.get("binary_offset") is None:
-                    outcome.hits.extend(pending)
-                    if len(outcome.hits) > max_hits:
-                        outcome.truncated = True
-                        break
-        finally:
-            if outcome.truncated:
-                _kill_group(proc)
-            proc.stdout.close()  # an early exit makes ripgrep stop on a broken pipe
-            proc.wait()
-            timer.cancel()
-        outcome.timed_out = expired.is_set()
-        if proc.returncode == RG_EXIT_ERROR and not saw_output:
-            return None
-    del outcome.hits[max_hits:]
+    lister = _start_quietly(listing, root, deadline)
+    try:
+        outcome, refused = _read_rg(child, root, max_hits)
+    except BaseException:
+        if lister is not None:
+            lister.finish()
+        raise
+    if refused:
+        if lister is not None:
+            lister.finish()
+        return None
+    outcome.secret_files = grep_rg.count_secret_files(lister, secrets) if lister is not None else None
     return outcome
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """Kill ripgrep and anything it started (its own session), so the pipe closes."""
+def _read_rg(child: BoundedChild, root: Path, max_hits: int) -> tuple[GrepOutcome, bool]:
+    """ripgrep's hits, and whether it refused the pattern (an error before any output)."""
+    outcome = GrepOutcome(engine="rg")
+    saw_output = False
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+        for matches in grep_rg.read_matches(child, root, max_hits):
+            saw_output = True
+            outcome.hits.extend(GrepHit(root / m.rel, m.line, m.text) for m in matches)
+            if len(outcome.hits) > max_hits:
+                outcome.truncated = True
+                break
+    finally:
+        code = child.finish()
+    outcome.timed_out = child.expired.is_set()
+    del outcome.hits[max_hits:]
+    return outcome, code == grep_rg.RG_EXIT_ERROR and not saw_output and not outcome.timed_out
 
 
-def _rg_text(field_: dict[str, Any]) -> str:
-    return field_["text"] if "text" in field_ else os.fsdecode(base64.b64decode(field_["bytes"]))
-
-
-def _rg_bytes(field_: dict[str, Any]) -> bytes:
-    return field_["text"].encode("utf-8") if "text" in field_ else base64.b64decode(field_["bytes"])
+def _start_quietly(argv: list[str], root: Path, deadline: float) -> BoundedChild | None:
+    try:
+        return BoundedChild(argv, cwd=str(root), deadline=deadline)
+    except OSError:
+        return None

@@ -1,11 +1,14 @@
 """The read-only planner's loop: read the source, then write a checked plan (PLN-1…12).
 
-Each turn sends one user message — the request, the whole transcript and
-the instructions again — to a plain chat client, reads one action or a plan
+Each turn sends one user message — the request, the transcript (kept
+under the prompt budget by eliding older tool results) and the
+instructions again — to a plain chat client, reads one action or a plan
 from the reply, runs the action with :class:`ReadOnlyTools` and appends its
 output under ``## Tool result``. A plan is checked with the patcher's
 validator; failures go back to the model for at most
-:data:`MAX_REPAIR_ROUNDS` repairs.
+:data:`MAX_REPAIR_ROUNDS` repairs. Secret files are never read
+(:mod:`ljtui.core.secret_files`), and nothing the model writes into an
+action can crash the run.
 """
 
 from __future__ import annotations
@@ -14,22 +17,26 @@ import asyncio
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Awaitable, Callable, Literal
+from typing import Awaitable, Callable, Iterable, Literal
 
 from ljtui.core.edits.plan_format import Declarations
 from ljtui.core.events import Event, ModelCallRetried, Usage
 from ljtui.core.planner import prompts as P
+from ljtui.core.planner.budget import DEFAULT_PROMPT_BUDGET_TOKENS, Entry
 from ljtui.core.planner.check import PlanCheck, PlanChecker, check_plan
 from ljtui.core.planner.events import (
     PlannerFinished, PlannerPlanChecked, PlannerReplyRejected, PlannerToolCalled, PlannerTurnStarted,
 )
+from ljtui.core.planner.headings import CHECK_HEADING, NOTE_HEADING, REPLY_HEADING, TOOL_RESULT_HEADING
 from ljtui.core.planner.protocol import (
-    TOOL_RESULT_HEADING, Reply, classify_reply, extract_plan, has_edit_blocks, run_action, summarize_args,
+    Reply, classify_reply, extract_plan, has_edit_blocks, run_action, safe_arguments, shown_name,
+    summarize_args,
 )
 from ljtui.core.planner.tools import ReadOnlyTools
 from ljtui.core.ports import EventSink
 from ljtui.core.providers.base import ChatClient, ChatRequest, Message, ProviderError, TextDelta, UsageDelta
 from ljtui.core.providers.retry import RetryPolicy, retry_call
+from ljtui.core.secret_files import SecretFiles
 
 DEFAULT_MAX_TURNS = 30
 """Model calls one planner run may make."""
@@ -38,18 +45,14 @@ FABRICATION_LIMIT = 3
 MAX_REPAIR_ROUNDS = 3
 """Times a failing plan goes back to the model before it is returned with its errors."""
 DEFAULT_MAX_TOKENS = 8192
+"""Tokens the model may write in one reply."""
 NO_RETRIES = RetryPolicy(max_retries=0, base_delay=0.0, max_delay=0.0)
 """The default: a reply that fails mid-stream fails the run."""
 Sleep = Callable[[float], Awaitable[None]]
-"""Tokens the model may write in one reply."""
 
 AbortReason = Literal["fabrication", "turn-limit", "no-plan"]
 ABORT_REASONS: tuple[str, ...] = ("fabrication", "turn-limit", "no-plan")
 """Every way a run can give up; callers must treat each as failure."""
-
-REPLY_HEADING = "## Your reply (turn {turn})"
-NOTE_HEADING = "## Harness note"
-CHECK_HEADING = "## Plan check"
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,8 @@ async def run_planner(
     grep_engine: str = "auto",
     retry: RetryPolicy = NO_RETRIES,
     sleep: Sleep = asyncio.sleep,
+    allow_secret_files: Iterable[str] = (),
+    prompt_budget_tokens: int = DEFAULT_PROMPT_BUDGET_TOKENS,
 ) -> PlannerResult:
     """Plan ``request`` against the repository at ``source_root``, reading only.
 
@@ -117,6 +122,10 @@ async def run_planner(
             ``overloaded_error``) is asked for again; each retry is announced
             as a :class:`~ljtui.core.events.ModelCallRetried` event.
         sleep: waits between retries (inject a fake in tests).
+        allow_secret_files: the user's ``security.allow_secret_files`` globs;
+            every other secret file stays unreadable.
+        prompt_budget_tokens: estimated tokens one prompt (system prompt
+            included) may reach; older tool results are elided above it.
 
     Returns:
         The result; callers must treat any ``aborted`` or ``errors`` as failure.
@@ -129,10 +138,11 @@ async def run_planner(
         raise ValueError(f"max_turns must be at least 1, got {max_turns}")
     if not Path(source_root).is_dir():
         raise ValueError(f"source root {os.fspath(source_root)!r} is not a directory")
-    tools = ReadOnlyTools(source_root, handbook_dir, grep_engine=grep_engine)
+    tools = ReadOnlyTools(source_root, handbook_dir, grep_engine=grep_engine,
+                          secrets=SecretFiles.allowing(allow_secret_files))
     run = _Run(client, tools, request, max_turns, sink, checker, max_tokens,
                P.build_planner_system_prompt(prompt_vars, handbook=handbook_dir is not None))
-    run.retry, run.sleep = retry, sleep
+    run.retry, run.sleep, run.budget_tokens = retry, sleep, prompt_budget_tokens
     result = await run.play()
     run.emit(PlannerFinished(result.turns, result.ok, result.aborted, result.errors))
     return result
@@ -147,7 +157,7 @@ class _Run:
         self.max_turns, self.sink, self.checker = max_turns, sink, checker
         self.max_tokens, self.system = max_tokens, system
         self.root = tools.mounts.source.root
-        self.transcript: list[tuple[str, str]] = []
+        self.transcript: list[Entry] = []
         self.trace: list[str] = []
         self.usage = Usage()
         self.turn = 0
@@ -157,6 +167,7 @@ class _Run:
         """The latest plan that failed its check: text, verdict, fence repaired."""
         self.retry: RetryPolicy = NO_RETRIES
         self.sleep: Sleep = asyncio.sleep
+        self.budget_tokens = DEFAULT_PROMPT_BUDGET_TOKENS
 
     def emit(self, event: Event) -> None:
         if self.sink is not None:
@@ -166,8 +177,9 @@ class _Run:
         while self.turn < self.max_turns:
             self.turn += 1
             self.emit(PlannerTurnStarted(self.turn, self.max_turns))
-            reply_text = await self._ask(P.build_turn_prompt(self.request, self.transcript, self.turn,
-                                                             self.max_turns))
+            reply_text = await self._ask(P.build_turn_prompt(
+                self.request, self.transcript, self.turn, self.max_turns,
+                system_chars=len(self.system), budget_tokens=self.budget_tokens))
             done = await self._handle(reply_text, classify_reply(reply_text))
             if done is not None:
                 return done
@@ -191,7 +203,7 @@ class _Run:
 
         text, usage = await retry_call(attempt, self.retry, on_retry=announce, sleep=self.sleep)
         self.usage = self.usage + usage
-        return text
+        return _valid_text(text)
 
     async def _handle(self, text: str, reply: Reply) -> PlannerResult | None:
         if reply.kind == "fabricated":
@@ -212,26 +224,29 @@ class _Run:
         await self._tool(text, reply)
         return None
 
+    def _reply_entry(self, text: str) -> Entry:
+        return Entry(REPLY_HEADING.format(turn=self.turn), text, rank=1, what=f"your reply of turn {self.turn}",
+                     how="what it led to follows")
+
     def _reject(self, reason: str, note: str, keep_reply: str | None) -> None:
         if keep_reply is not None:
-            self.transcript.append((REPLY_HEADING.format(turn=self.turn), keep_reply))
-        self.transcript.append((NOTE_HEADING, note))
+            self.transcript.append(self._reply_entry(keep_reply))
+        self.transcript.append(Entry(NOTE_HEADING, note))
         self.emit(PlannerReplyRejected(self.turn, reason, note))
 
     async def _tool(self, text: str, reply: Reply) -> None:
         action = reply.action
-        name = action.get("action")
-        shown_name = name if isinstance(name, str) else repr(name)
+        name = shown_name(action)
         args = summarize_args(action)
         result = await asyncio.to_thread(run_action, self.tools, action)
-        self.trace.append(" ".join(filter(None, (f"turn {self.turn}:", shown_name, args, "->", result.summary))))
-        arguments = {k: v for k, v in action.items() if k != "action"}
-        self.emit(PlannerToolCalled(self.turn, shown_name, args, result.ok, result.summary, arguments))
-        body = result.content if result.ok else f"{shown_name} {args}\n{result.content}"
+        self.trace.append(" ".join(filter(None, (f"turn {self.turn}:", name, args, "->", result.summary))))
+        self.emit(PlannerToolCalled(self.turn, name, args, result.ok, result.summary, safe_arguments(action)))
+        body = result.content if result.ok else f"{name} {args}\n{result.content}"
         if reply.extra_actions:
             body += "\n\n" + P.EXTRA_ACTIONS_NOTE.format(count=reply.extra_actions)
-        self.transcript.append((REPLY_HEADING.format(turn=self.turn), text))
-        self.transcript.append((TOOL_RESULT_HEADING, body))
+        self.transcript.append(self._reply_entry(text))
+        self.transcript.append(Entry(TOOL_RESULT_HEADING, body, rank=0, what=f"{name} {result.summary}",
+                                     how="call it again if you need it"))
 
     def _finish(self, text: str, reply: Reply) -> PlannerResult | None:
         plan = reply.action.get("plan")
@@ -249,10 +264,11 @@ class _Run:
         if self.repair_rounds >= MAX_REPAIR_ROUNDS:
             return self._failing_result()
         self.repair_rounds += 1
-        self.transcript.append((REPLY_HEADING.format(turn=self.turn), text))
+        self.transcript.append(self._reply_entry(text))
         note = P.build_repair_note(verdict.feedback or "\n".join(verdict.errors), self.repair_rounds,
                                    MAX_REPAIR_ROUNDS)
-        self.transcript.append((CHECK_HEADING, note))
+        self.transcript.append(Entry(CHECK_HEADING, note, rank=1, what=f"the check of your plan of turn {self.turn}",
+                                     how="your latest plan and its check come later"))
         return None
 
     def _result(self, plan: str, verdict: PlanCheck, repaired: bool) -> PlannerResult:
@@ -265,3 +281,8 @@ class _Run:
     def _aborted(self, reason: AbortReason) -> PlannerResult:
         return PlannerResult("", None, self.turn, tuple(self.trace), reason, (), self.repair_rounds, False,
                              self.usage)
+
+
+def _valid_text(text: str) -> str:
+    """``text`` with unpaired surrogates (from a server's JSON escapes) replaced, so it can be sent on."""
+    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")

@@ -1,16 +1,21 @@
 """Prompts of the read-only planner, built from parameters (PLN-8, PLN-11).
 
 :class:`PlannerPromptVars` teaches the prompt a codebase's naming without a
-fork. :func:`build_turn_prompt` lays out one turn: the request, the whole
-transcript, then the instructions again, so the last thing the model reads
-is never a tool result.
+fork. :func:`build_turn_prompt` lays out one turn: the request, the
+transcript (older entries elided to fit the prompt budget, see
+:mod:`ljtui.core.planner.budget`), then the instructions again, so the last
+thing the model reads is never a tool result.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
-from ljtui.core.planner.protocol import TOOL_RESULT_HEADING
+from ljtui.core.planner.budget import DEFAULT_PROMPT_BUDGET_TOKENS, ENTRY_SEPARATOR, Entry, fit_transcript
+from ljtui.core.planner.headings import (
+    INSTRUCTIONS_HEADING, REQUEST_HEADING, TOOL_RESULT_HEADING, TRANSCRIPT_HEADING,
+)
 from ljtui.core.sandbox import HANDBOOK_MOUNT
 
 
@@ -105,7 +110,7 @@ touch, which plain text search misses. Use it to decide which files to read, not
 """
 
 _INSTRUCTIONS = """\
-# Instructions (repeated)
+{heading_instructions}
 
 Request: {request}
 
@@ -114,9 +119,9 @@ Turn {turn} of {max_turns}. Reply with exactly one fenced JSON action, or with t
 invent file contents: only the harness reports tool output."""
 
 FABRICATION_NOTE = (
-    "Your previous reply was rejected whole, including any plan in it: it contained the heading "
-    f"'{TOOL_RESULT_HEADING}', which only the harness writes, so its file contents were invented. "
-    "Ask for one tool call and wait for its real result."
+    "Your previous reply was rejected whole, including any plan in it: outside a code fence it wrote "
+    f"a heading like '{TOOL_RESULT_HEADING}' that only the harness writes, so what followed was "
+    "invented. Ask for one tool call and wait for its real result."
 )
 """Told to the model after a reply that fabricated tool results."""
 
@@ -159,24 +164,36 @@ def build_planner_system_prompt(vars: PlannerPromptVars = DEFAULT_PROMPT_VARS, *
 
 def build_instructions(request: str, turn: int, max_turns: int) -> str:
     """The reminder that closes every turn's prompt."""
-    return _INSTRUCTIONS.format(request=request, turn=turn, max_turns=max_turns, heading=TOOL_RESULT_HEADING)
+    return _INSTRUCTIONS.format(request=request, turn=turn, max_turns=max_turns, heading=TOOL_RESULT_HEADING,
+                                heading_instructions=INSTRUCTIONS_HEADING)
 
 
-def build_turn_prompt(request: str, transcript: list[tuple[str, str]], turn: int, max_turns: int) -> str:
+def build_turn_prompt(
+    request: str,
+    transcript: Sequence[Entry],
+    turn: int,
+    max_turns: int,
+    *,
+    system_chars: int = 0,
+    budget_tokens: int = DEFAULT_PROMPT_BUDGET_TOKENS,
+) -> str:
     """One turn's user message: request, transcript, then the instructions again.
 
     Args:
         request: what the user asked for.
-        transcript: (heading, body) entries so far, oldest first.
+        transcript: the entries so far, oldest first.
         turn: the turn about to be played, from 1.
         max_turns: the turn budget.
+        system_chars: characters of the system prompt sent with it (counted in the budget).
+        budget_tokens: estimated tokens the system prompt and this message may reach together.
     """
-    parts = [f"# Request\n\n{request}", "# Transcript"]
+    head = [f"{REQUEST_HEADING}\n\n{request}", TRANSCRIPT_HEADING]
     if not transcript:
-        parts.append("(nothing yet: start by looking at the repository)")
-    parts.extend(f"{heading}\n\n{body}" for heading, body in transcript)
-    parts.append(build_instructions(request, turn, max_turns))
-    return "\n\n".join(parts)
+        head.append("(nothing yet: start by looking at the repository)")
+    tail = build_instructions(request, turn, max_turns)
+    fixed = system_chars + sum(len(part) + len(ENTRY_SEPARATOR) for part in head) + len(tail)
+    entries = fit_transcript(transcript, fixed, budget_tokens)
+    return ENTRY_SEPARATOR.join([*head, *(e.render() for e in entries), tail])
 
 
 def build_repair_note(problems: str, round_: int, max_rounds: int) -> str:

@@ -1,10 +1,12 @@
 """Reading the planner model's replies: actions, plans and fabrications (PLN-6…10).
 
-A reply is classified in a fixed order. First, a reply that writes the
-harness's own ``## Tool result`` heading is a fabrication and nothing in it
-is used. Next, a reply holding EDIT blocks is the plan, even when some
-fenced JSON in it would parse as an action. Otherwise the reply should hold
-one fenced JSON object ``{"action": ..., ...arguments}``.
+A reply is classified in a fixed order. First, a reply that imitates one of
+the harness's own sections (``## Tool result`` and the others in
+:data:`HARNESS_TITLES`) outside code fences is a fabrication and nothing in
+it is used (:mod:`ljtui.core.planner.fabrication`). Next, a reply holding
+EDIT blocks is the plan, even when some fenced JSON in it would parse as an
+action. Otherwise the reply should hold one fenced JSON object
+``{"action": ..., ...arguments}``.
 """
 
 from __future__ import annotations
@@ -16,10 +18,15 @@ from typing import Any, Literal
 
 from markdown_it import MarkdownIt
 
-from ljtui.core.planner.tools import ReadOnlyTools, ToolResult
+from ljtui.core.planner.fabrication import is_fabricated
+from ljtui.core.planner.headings import TOOL_RESULT_HEADING
+from ljtui.core.planner.tools import ReadOnlyTools, ToolResult, shown_value
 
-TOOL_RESULT_HEADING = "## Tool result"
-"""The heading under which the harness, and only the harness, writes tool output."""
+__all__ = [
+    "ACTIONS", "ACTION_ARGS", "ARG_SUMMARY_CHARS", "TOOL_RESULT_HEADING", "Reply", "classify_reply",
+    "close_dangling_fence", "extract_plan", "has_edit_blocks", "is_fabricated", "run_action",
+    "safe_arguments", "shown_name", "summarize_args",
+]
 
 ACTIONS: tuple[str, ...] = ("list_dir", "read_file", "grep", "finish")
 """Every action a reply may ask for."""
@@ -34,11 +41,13 @@ ACTION_ARGS: dict[str, tuple[str, ...]] = {
 
 ARG_SUMMARY_CHARS = 80
 """Longest argument value shown in a trace line."""
+ARG_EVENT_CHARS = 1000
+"""Longest argument value passed on in a tool-call event."""
 
-_FABRICATED = re.compile(r"^[ \t>]*#{1,6}[ \t]*tool[ \t]+results?\b", re.IGNORECASE | re.MULTILINE)
 _EDIT_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]*EDIT[ \t]+\d+", re.MULTILINE)
 _FENCE_OPEN = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _JSON_INFOS = ("", "json", "jsonc", "json5")
+"""Fence info words an action may be written under; ``old``/``new`` fences are plan data (EDIT-12)."""
 _MD = MarkdownIt("commonmark")
 
 ReplyKind = Literal["fabricated", "plan", "action", "malformed", "none"]
@@ -62,11 +71,6 @@ class Reply:
     extra_actions: int = 0
 
 
-def is_fabricated(text: str) -> bool:
-    """Whether ``text`` writes a tool-result heading of its own (PLN-7)."""
-    return _FABRICATED.search(text) is not None
-
-
 def has_edit_blocks(text: str) -> bool:
     """Whether ``text`` holds at least one ``### EDIT n`` heading."""
     return _EDIT_HEADING.search(text) is not None
@@ -86,6 +90,10 @@ def classify_reply(text: str) -> Reply:
         except json.JSONDecodeError as exc:
             return Reply("malformed", error=f"the action JSON does not parse: {exc.msg} "
                                             f"(line {exc.lineno}, column {exc.colno})")
+        except ValueError as exc:  # e.g. an integer with thousands of digits
+            return Reply("malformed", error=f"the action JSON cannot be read: {exc}")
+        except RecursionError:
+            return Reply("malformed", error="the action JSON is nested too deeply")
         if isinstance(value, dict) and "action" in value:
             actions.append(value)
     if not actions:
@@ -99,7 +107,7 @@ def _json_candidates(text: str) -> list[str]:
     """Fenced blocks that look like JSON objects, or the whole reply if it is one."""
     found = []
     for token in _MD.parse(text):
-        if token.type == "fence" and token.info.strip().lower() in _JSON_INFOS:
+        if token.type == "fence" and _fence_kind(token.info) in _JSON_INFOS:
             if token.content.lstrip().startswith("{"):
                 found.append(token.content)
     stripped = text.strip()
@@ -108,26 +116,80 @@ def _json_candidates(text: str) -> list[str]:
     return found
 
 
+def _fence_kind(info: str) -> str:
+    words = info.strip().split(maxsplit=1)
+    return words[0].lower() if words else ""
+
+
+def _printable_text(value: str) -> str:
+    """``value`` with control characters and unpaired surrogates written as escapes."""
+    escaped = value.encode("utf-8", "backslashreplace").decode("utf-8")
+    return "".join(ch if ch.isprintable() or ch == " " else repr(ch)[1:-1] for ch in escaped)
+
+
+def _shown_arg(value: Any, limit: int) -> str:
+    if isinstance(value, str):
+        text = _printable_text(value)
+    else:
+        try:
+            text = json.dumps(value)
+        except (ValueError, RecursionError, TypeError):
+            text = shown_value(value, limit)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def shown_name(action: dict[str, Any]) -> str:
+    """The action's name as printable text for traces and events, whatever the model put there."""
+    name = action.get("action")
+    return _shown_arg(name, ARG_SUMMARY_CHARS) if isinstance(name, str) else shown_value(name, ARG_SUMMARY_CHARS)
+
+
 def summarize_args(action: dict[str, Any]) -> str:
-    """The action's arguments as ``key=value`` pairs for a trace line."""
-    parts = []
+    """The action's arguments as ``key=value`` pairs for a trace line, printable whatever they hold."""
+    return " ".join(f"{_shown_arg(key, ARG_SUMMARY_CHARS)}={_shown_arg(value, ARG_SUMMARY_CHARS)}"
+                    for key, value in action.items() if key != "action")
+
+
+def safe_arguments(action: dict[str, Any]) -> dict[str, Any]:
+    """The action's arguments for an event: scalars kept, text made printable, anything else summarised.
+
+    Events are copied and serialised by every sink, so nothing the model
+    wrote (deep nesting, huge strings, invalid text) may reach them as is.
+    """
+    out: dict[str, Any] = {}
     for key, value in action.items():
         if key == "action":
             continue
-        shown = value if isinstance(value, str) else json.dumps(value)
-        if len(shown) > ARG_SUMMARY_CHARS:
-            shown = shown[:ARG_SUMMARY_CHARS] + "…"
-        parts.append(f"{key}={shown}")
-    return " ".join(parts)
+        if isinstance(value, (bool, float)) or value is None:
+            out[_shown_arg(key, ARG_SUMMARY_CHARS)] = value
+        elif isinstance(value, int) and len(str(value)) <= ARG_SUMMARY_CHARS:
+            out[_shown_arg(key, ARG_SUMMARY_CHARS)] = value
+        else:
+            out[_shown_arg(key, ARG_SUMMARY_CHARS)] = _shown_arg(value, ARG_EVENT_CHARS)
+    return out
 
 
 def run_action(tools: ReadOnlyTools, action: dict[str, Any]) -> ToolResult:
-    """Run a tool action; bad names and arguments become failed results."""
+    """Run a tool action; bad names, bad arguments and any failure become failed results.
+
+    Nothing a model writes into an action can end the run: an unexpected
+    exception is reported to the model as a tool error naming its type.
+    """
     name = action.get("action")
     if not isinstance(name, str) or name not in ACTION_ARGS or name == "finish":
         known = ", ".join(ACTIONS)
-        message = f"unknown action {name!r}; the actions are: {known}"
+        message = f"unknown action {shown_value(name)}; the actions are: {known}"
         return ToolResult(False, f"error: {message}", f"error: {message}")
+    try:
+        return _dispatch(tools, name, action)
+    except Exception as exc:  # model input must never crash the run
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        detail = _shown_arg(reason, ARG_SUMMARY_CHARS * 2)
+        message = f"{name} failed: {type(exc).__name__}: {detail}"
+        return ToolResult(False, f"error: {message}", f"error: {message}")
+
+
+def _dispatch(tools: ReadOnlyTools, name: str, action: dict[str, Any]) -> ToolResult:
     if name == "list_dir":
         return tools.list_dir(action.get("path"))
     if name == "read_file":
@@ -180,14 +242,15 @@ def extract_plan(reply: str) -> tuple[str, bool]:
 
 
 def _drop_action_blocks(plan: str) -> str:
+    """The plan without fenced action objects; ``old``/``new`` fences are data and always stay."""
     lines = plan.splitlines(keepends=True)
     drop: set[int] = set()
     for token in _MD.parse(plan):
-        if token.type != "fence" or token.map is None:
+        if token.type != "fence" or token.map is None or _fence_kind(token.info) not in _JSON_INFOS:
             continue
         try:
             value = json.loads(token.content)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(value, dict) and "action" in value:
             drop.update(range(*token.map))

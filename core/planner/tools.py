@@ -13,9 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ljtui.core.planner.grep import ENGINES, GREP_MAX_FILE_BYTES, GREP_MAX_HITS, GREP_TIMEOUT_S, search
+from ljtui.core.planner.grep import (
+    ENGINES, GREP_MAX_FILE_BYTES, GREP_MAX_HITS, GREP_TIMEOUT_S, GrepOutcome, search,
+)
 from ljtui.core.regex_guard import PatternRefused, compile_pattern
-from ljtui.core.sandbox import HANDBOOK_MOUNT, MountTable, PathRefused
+from ljtui.core.sandbox import HANDBOOK_MOUNT, MountTable, PathRefused, Sandbox
+from ljtui.core.secret_files import SecretFiles
 
 READ_MAX_CHARS = 60_000
 """Characters one read_file call returns at most."""
@@ -25,8 +28,13 @@ BINARY_SNIFF_BYTES = 8192
 """A NUL byte in this many leading bytes marks a file as binary."""
 LIST_MAX_ENTRIES = 500
 """Entries one list_dir call shows."""
+ARG_MAX_CHARS = 4096
+"""Longest string argument (a path or a pattern) a tool accepts."""
+SECRET_ENTRY_NOTE = "(secret file: not readable)"
+"""How list_dir marks a secret file: shown, so the model knows it exists and does not plan to create it."""
 
 _BACKTICKS = re.compile(r"`+")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -52,15 +60,40 @@ def _require_str(name: str, value: Any) -> str | ToolResult:
     if value is None:
         return _error(f"missing argument '{name}' (a string)")
     if not isinstance(value, str):
-        return _error(f"argument '{name}' must be a string, got {type(value).__name__} {value!r:.60}")
+        return _error(f"argument '{name}' must be a string, got {type(value).__name__} {shown_value(value)}")
+    if "\0" in value:
+        return _error(f"argument '{name}' contains a NUL character; send plain text")
+    if _SURROGATE.search(value):
+        return _error(f"argument '{name}' contains an unpaired surrogate (like \\ud800), which is not valid text")
+    if len(value) > ARG_MAX_CHARS:
+        return _error(f"argument '{name}' is {len(value)} characters long; the limit is {ARG_MAX_CHARS}")
     return value
+
+
+def shown_value(value: Any, limit: int = 60) -> str:
+    """A model-supplied value as short printable text, whatever its type or content."""
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):
+        text = f"<{type(value).__name__}>"
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def printable(name: str) -> str:
+    """A file name as valid text: bytes that are not UTF-8 are shown as ``\\xNN``."""
+    try:
+        raw = name.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
+    return raw.decode("utf-8", "backslashreplace")
 
 
 def _optional_line(name: str, value: Any) -> int | None | ToolResult:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
-        return _error(f"argument '{name}' must be a whole number (1-based line), got {value!r:.60}")
+        return _error(f"argument '{name}' must be a whole number (1-based line), got {shown_value(value)}")
     if value < 1:
         return _error(f"argument '{name}' must be 1 or more, got {value}")
     return value
@@ -75,6 +108,8 @@ class ReadOnlyTools:
         source_root: the repository the plan is for.
         handbook_dir: a read-only handbook, mounted at ``__handbook__/``.
         grep_engine: ``auto`` (ripgrep when found, else RE2), ``rg`` or ``re2``.
+        secrets: which files are never read, listed as readable or searched.
+        grep_timeout: seconds one whole grep call may take.
 
     Raises:
         ValueError: an unknown ``grep_engine``.
@@ -86,11 +121,24 @@ class ReadOnlyTools:
         handbook_dir: str | os.PathLike[str] | None = None,
         *,
         grep_engine: str = "auto",
+        secrets: SecretFiles = SecretFiles(),
+        grep_timeout: float = GREP_TIMEOUT_S,
     ) -> None:
         if grep_engine not in ENGINES:
             raise ValueError(f"grep_engine must be one of {', '.join(ENGINES)}, got {grep_engine!r}")
         self.mounts = MountTable.build(source_root, handbook_dir)
         self.grep_engine = grep_engine
+        self.secrets = secrets
+        self.grep_timeout = grep_timeout
+
+    def _secret_refusal(self, path: str, box: Sandbox, real: Path) -> ToolResult | None:
+        """A refusal when ``path`` (as asked, or where it leads) is a secret file."""
+        asked = path.removeprefix(f"{box.label}/") if box.label else path
+        for rel in (asked, box.relative(real)):
+            rule = self.secrets.rule_for(rel)
+            if rule is not None:
+                return _error(self.secrets.refusal(path, rule))
+        return None
 
     def list_dir(self, path: Any) -> ToolResult:
         """Entries of a directory: folders end in ``/``, files show their size."""
@@ -107,7 +155,9 @@ class ReadOnlyTools:
             entries = sorted(os.scandir(real), key=lambda e: (not e.is_dir(), e.name))
         except OSError as exc:
             return _error(f"cannot list {path!r}: {exc.strerror}")
-        lines = [self._entry_line(e) for e in entries[:LIST_MAX_ENTRIES]]
+        folder = box.relative(real)
+        lines = [self._entry_line(e, self.secrets.is_secret(f"{folder}/{e.name}"))
+                 for e in entries[:LIST_MAX_ENTRIES]]
         count = len(entries)
         if box is self.mounts.source and real == box.root and self.mounts.handbook is not None:
             lines.insert(0, f"{HANDBOOK_MOUNT}/  (the handbook, read-only)")
@@ -119,15 +169,18 @@ class ReadOnlyTools:
         return ToolResult(True, f"list_dir {shown}\n{body}", f"{shown}: {count} entries")
 
     @staticmethod
-    def _entry_line(entry: os.DirEntry[str]) -> str:
+    def _entry_line(entry: os.DirEntry[str], secret: bool) -> str:
+        name = printable(entry.name)
         if entry.is_symlink():
-            return f"{entry.name} -> (symlink)"
+            return f"{name} -> (symlink)" + (f"  {SECRET_ENTRY_NOTE}" if secret else "")
         if entry.is_dir():
-            return f"{entry.name}/"
+            return f"{name}/"
+        if secret:
+            return f"{name}  {SECRET_ENTRY_NOTE}"
         try:
-            return f"{entry.name}  ({entry.stat().st_size} bytes)"
+            return f"{name}  ({entry.stat().st_size} bytes)"
         except OSError:
-            return entry.name
+            return name
 
     def read_file(self, path: Any, start_line: Any = None, end_line: Any = None) -> ToolResult:
         """Text of a file, or of lines ``start_line``..``end_line`` (1-based, inclusive).
@@ -154,10 +207,16 @@ class ReadOnlyTools:
         problem = _unreadable(path, real)
         if problem:
             return _error(problem)
-        data = real.read_bytes()
+        refusal = self._secret_refusal(path, box, real)
+        if refusal is not None:
+            return refusal
+        try:
+            data = real.read_bytes()
+        except OSError as exc:
+            return _error(f"cannot read {path!r}: {exc.strerror or exc}")
         if b"\0" in data[:BINARY_SNIFF_BYTES]:
             return _error(f"{path!r} is a binary file; only text files can be read")
-        return _render_read(box.display(real), data.decode("utf-8", "replace"), start, end)
+        return _render_read(printable(box.display(real)), data.decode("utf-8", "replace"), start, end)
 
     def grep(self, pattern: Any, path: Any) -> ToolResult:
         """Lines matching an RE2 ``pattern`` in the file or folder ``path``."""
@@ -169,21 +228,33 @@ class ReadOnlyTools:
             return path
         try:
             box, real = self.mounts.locate(path)
-            regex = compile_pattern(pattern)
+            compile_pattern(pattern)
         except (PathRefused, PatternRefused) as exc:
             return _error(str(exc))
         if not real.exists():
             return _error(f"{path!r} does not exist")
-        found = search(regex, pattern, real, engine=self.grep_engine)
-        shown = box.display(real) or "."
-        lines = [f"{box.display(h.path)}:{h.line}: {h.text}" for h in found.hits]
+        refusal = self._secret_refusal(path, box, real) if real.is_file() else None
+        if refusal is not None:
+            return refusal
+        found = search(pattern, real, root=box.root, secrets=self.secrets, engine=self.grep_engine,
+                       timeout=self.grep_timeout)
+        if found.error:
+            return _error(f"grep could not run: {found.error}")
+        return self._render_grep(pattern, box, real, found)
+
+    def _render_grep(self, pattern: str, box: Sandbox, real: Path, found: GrepOutcome) -> ToolResult:
+        shown = printable(box.display(real)) or "."
+        lines = [f"{printable(box.display(h.path))}:{h.line}: {h.text}" for h in found.hits]
         count = f"{len(found.hits)}{'+' if found.truncated else ''}"
         header = f"grep `{pattern}` in {shown}: {count} matching lines"
         notes = [f"(binary files and files over {GREP_MAX_FILE_BYTES // (1024 * 1024)} MB are not searched)"]
+        if found.secret_files:
+            notes.append(self.secrets.skipped_note(found.secret_files))
         if found.truncated:
             notes.append(f"[only the first {GREP_MAX_HITS} shown; narrow the path or the pattern]")
         if found.timed_out:
-            notes.append(f"[stopped after {GREP_TIMEOUT_S:g} s; results are partial]")
+            notes.append(f"[stopped after {self.grep_timeout:g} s; results are partial: narrow the path "
+                         "or simplify the pattern]")
         body = "\n".join(lines) if lines else "(no matches)"
         noun = "hit" if count == "1" else "hits"
         return ToolResult(True, "\n".join([header, body, *notes]), f"{count} {noun} for `{pattern}` in {shown}")

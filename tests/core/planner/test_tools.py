@@ -11,7 +11,6 @@ from ljtui.core.planner import grep as G
 from ljtui.core.planner import tools as T
 from ljtui.core.planner.grep import GREP_MAX_FILE_BYTES, GREP_MAX_HITS, find_rg, search
 from ljtui.core.planner.tools import READ_MAX_CHARS, ReadOnlyTools
-from ljtui.core.regex_guard import compile_pattern
 from tests.core.planner.helpers import HANDBOOK
 
 ENGINES = ["re2", "rg"]
@@ -174,7 +173,7 @@ def test_grep_pattern_ripgrep_refuses_falls_back_to_re2(repo: Path) -> None:
 
 
 def test_grep_time_bound_returns_partial_results(repo: Path) -> None:
-    found = search(compile_pattern("def"), "def", repo, engine="re2", timeout=0.0)
+    found = search("def", repo, engine="re2", timeout=0.0)
     assert found.timed_out and found.hits == []
 
 
@@ -185,14 +184,14 @@ def test_ripgrep_that_hangs_is_stopped_by_the_time_bound(repo: Path, tmp_path: P
     slow.chmod(0o755)
     monkeypatch.setattr(G, "find_rg", lambda: str(slow))
     started = time.perf_counter()
-    found = search(compile_pattern("def"), "def", repo, engine="rg", timeout=0.2)
+    found = search("def", repo, engine="rg", timeout=0.2)
     assert found.timed_out and found.engine == "rg"
     assert time.perf_counter() - started < 5
 
 
 def test_ripgrep_that_cannot_start_falls_back_to_re2(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(G, "find_rg", lambda: "/nonexistent/rg")
-    found = search(compile_pattern("def send"), "def send", repo, engine="auto")
+    found = search("def send", repo, engine="auto")
     assert found.engine == "re2" and len(found.hits) == 2
 
 
@@ -208,10 +207,9 @@ def test_grep_skips_ljtui_state_and_vcs_folders(tools: ReadOnlyTools, repo: Path
 def test_engines_agree_on_line_numbers_and_edges(repo: Path) -> None:
     (repo / "edge.txt").write_bytes(b"alpha\r\nbeta\n\ngamma")
     for pattern in ("^", "a$", "^$", "gamma", r"\w+"):
-        regex = compile_pattern(pattern)
-        seen = [[(h.path.name, h.line, h.text) for h in search(regex, pattern, repo / "edge.txt", engine="re2").hits]]
+        seen = [[(h.path.name, h.line, h.text) for h in search(pattern, repo / "edge.txt", engine="re2").hits]]
         if find_rg() is not None:
-            found = search(regex, pattern, repo, engine="rg").hits
+            found = search(pattern, repo, engine="rg").hits
             seen.append([(h.path.name, h.line, h.text) for h in found if h.path.name == "edge.txt"])
         assert all(s == seen[0] for s in seen), pattern
 
