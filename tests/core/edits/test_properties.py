@@ -76,6 +76,16 @@ def test_replacement_is_byte_exact_and_counts_by_the_start_of_line_rule(data, ol
             assert outcome.result == raw[:at] + new.encode() + raw[at + len(old.encode()):]
         else:
             assert outcome.result is None
+    elif outcome.at_end:
+        assert old[-1] in "\r\n" and raw and raw[-1:] not in (b"\r", b"\n") and outcome.count == 1
+        for style in ("LF", "CRLF"):
+            assert not hits(raw, to_style(old, style), anchored)
+        stem, new_stem = without_final_break(old), without_final_break(new)
+        tail = to_style(stem, outcome.converted_to) if outcome.converted_to else stem.encode()
+        at = len(raw) - len(tail)
+        assert raw.endswith(tail) and line_starts_at(raw, at)
+        fresh = to_style(new_stem, outcome.converted_to) if outcome.converted_to else new_stem.encode()
+        assert outcome.result == raw[:at] + fresh
     elif outcome.converted_to is None:
         assert (outcome.result, outcome.count) == (None, 0)
     else:
