@@ -34,7 +34,7 @@ from ljtui.core.engine import Engine  # noqa: E402
 from ljtui.core.ports import ListSink  # noqa: E402
 from ljtui.core.providers.anthropic_wire import strip_cache_control  # noqa: E402
 from ljtui.core.providers.base import ToolSpec  # noqa: E402
-from ljtui.core.tools import Tool, ToolOutcome, ToolRegistry  # noqa: E402
+from ljtui.core.tools import Tool, ToolResult, ToolRegistry  # noqa: E402
 from tests.fakes import anthropic_api as api  # noqa: E402
 from tests.fakes.server import FakeSSEServer, RecordedRequest, Reply  # noqa: E402
 
@@ -55,12 +55,12 @@ TOOL_SPECS = (
 
 
 def _tools() -> ToolRegistry:
-    async def read(args: dict[str, Any]) -> ToolOutcome:
+    async def read(args: dict[str, Any]) -> ToolResult:
         body = "\n".join(f"{n:>4}  line {n} of {args['path']}" for n in range(1, FILE_LINES + 1))
-        return ToolOutcome(body, f"read {args['path']}")
+        return ToolResult(True, body, f"read {args['path']}")
 
-    async def other(args: dict[str, Any]) -> ToolOutcome:
-        return ToolOutcome("(nothing)", "nothing")
+    async def other(args: dict[str, Any]) -> ToolResult:
+        return ToolResult(True, "(nothing)", "nothing")
 
     return ToolRegistry([Tool(TOOL_SPECS[0], read), Tool(TOOL_SPECS[1], other), Tool(TOOL_SPECS[2], other)])
 

@@ -1,39 +1,40 @@
 """``ljtui plan``: run the read-only planner headless and write a checked plan (PLN-12).
 
-Exit status: 0 a plan that passed its check was written; 1 the plan still
-fails its check after repairs, or the model failed; 2 a usage or
-configuration error; 3 the planner aborted (the reason is named on stderr).
-The trace, one line per tool call, goes to stderr as the run goes.
+The run goes through the engine, like every other operation: events are
+redacted and token use is recorded. Exit status: 0 a plan that passed its
+check was written; 1 the plan still fails its check after repairs, or the
+model could not be reached; 2 a usage or configuration error; 3 the planner
+aborted (the reason is named). Without ``--json`` the trace, one line per
+tool call, goes to stderr as the run goes; with it, stdout carries every
+engine event as one JSON object per line (as ``ljtui run --json``), the last
+one a ``planner_outcome``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from ljtui.cli.main import add_model_flags, model_overrides
-from ljtui.core.config import Config, load_config
-from ljtui.core.events import Event
-from ljtui.core.planner.events import PlannerPlanChecked, PlannerReplyRejected, PlannerToolCalled
-from ljtui.core.planner.loop import DEFAULT_MAX_TURNS, PlannerResult, run_planner
-from ljtui.core.providers import make_client
-from ljtui.core.providers.base import ProviderError
+from ljtui.cli.output import Collect, Fanout, JsonLinesSink
+from ljtui.core.config import load_config
+from ljtui.core.engine import Engine
+from ljtui.core.events import Event, ToolCallFinished, ToolCallStarted, TurnFailed
+from ljtui.core.planner.events import PlannerOutcome, PlannerPlanChecked, PlannerReplyRejected
+from ljtui.core.planner.loop import DEFAULT_MAX_TURNS, PlannerResult
+from ljtui.core.planner.protocol import summarize_args
+from ljtui.core.providers import provider_problem
+from ljtui.core.secrets import known_secrets, redact
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_ABORTED = 3
-
-ABORT_EXPLANATIONS = {
-    "fabrication": "the model kept inventing tool results",
-    "turn-limit": "the turn budget ran out before any plan",
-    "no-plan": "the model finished without a plan",
-}
+PROG = "ljtui plan"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -41,40 +42,46 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "plan", help="write a checked EDIT plan for a request, reading the source only",
         description="Run the read-only planner: it lists, reads and greps the source, then writes an "
-                    "EDIT plan that is checked against the files before it is saved.")
+                    "EDIT plan that is checked against the files before it is saved. Exit 0: plan written; "
+                    "1: the plan still fails its check, or the model failed; 2: usage error; 3: aborted.")
     parser.add_argument("--source", type=Path, required=True, help="repository the plan is for")
     parser.add_argument("--handbook", type=Path, help="handbook folder, mounted read-only at __handbook__/")
     parser.add_argument("--request", required=True, help="the change wanted, in plain language")
     parser.add_argument("--out", type=Path, required=True, help="where the plan is written (only on success)")
     parser.add_argument("--max-turns", dest="max_turns", type=int, default=DEFAULT_MAX_TURNS,
                         help=f"model calls allowed (default {DEFAULT_MAX_TURNS})")
-    parser.add_argument("--json", action="store_true", help="print the result as one JSON object on stdout")
+    parser.add_argument("--json", action="store_true",
+                        help="print every event as one JSON object per line, the last a planner_outcome")
     add_model_flags(parser)
     parser.set_defaults(func=run)
 
 
-class _StderrTrace:
-    """Prints tool calls, rejected replies and plan checks as they happen."""
+class TraceSink:
+    """Prints tool calls, rejected replies and plan checks on stderr as they happen."""
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
+        self._args: dict[str, str] = {}
 
     def emit(self, event: Event) -> None:
-        line = _event_line(event)
+        line = self._line(event)
         if line:
             print(line, file=self.stream, flush=True)
 
-
-def _event_line(event: Event) -> str | None:
-    if isinstance(event, PlannerToolCalled):
-        return " ".join(filter(None, (f"turn {event.turn}:", event.name, event.args_summary, "->", event.summary)))
-    if isinstance(event, PlannerReplyRejected):
-        return f"turn {event.turn}: reply rejected ({event.reason})"
-    if isinstance(event, PlannerPlanChecked):
-        state = "passes" if event.ok else f"fails ({len(event.errors)} problems)"
-        fence = ", dangling final fence closed" if event.fence_repaired else ""
-        return f"turn {event.turn}: plan check {state}{fence}"
-    return None
+    def _line(self, event: Event) -> str | None:
+        if isinstance(event, ToolCallStarted):
+            self._args[event.call_id] = summarize_args(event.input)
+        elif isinstance(event, ToolCallFinished):
+            args = self._args.pop(event.call_id, "")
+            return " ".join(filter(None, (f"turn {event.turn}:", event.name, args, "->", event.summary)))
+        elif isinstance(event, PlannerReplyRejected):
+            return f"turn {event.turn}: reply rejected ({event.reason})"
+        elif isinstance(event, PlannerPlanChecked):
+            state = "passes" if event.ok else f"fails ({len(event.errors)} problems)"
+            fence = ", dangling final fence closed" if event.fence_repaired else ""
+            detail = "".join(f"\n  {e}" for e in event.errors)
+            return f"turn {event.turn}: plan check {state}{fence}{detail}"
+        return None
 
 
 def _usage_problem(args: argparse.Namespace) -> str | None:
@@ -98,81 +105,84 @@ def run(args: argparse.Namespace) -> int:
     """Run the planner for the parsed ``args``; return the exit status."""
     problem = _usage_problem(args)
     if problem:
-        print(f"ljtui plan: {problem}", file=sys.stderr)
+        print(f"{PROG}: {problem}", file=sys.stderr)
         return EXIT_USAGE
     if args.script and not args.provider:
         args.provider = "scripted"
-    loaded = load_config(repo_root=args.source.resolve(), overrides=model_overrides(args))
+    source = args.source.resolve()
+    loaded = load_config(repo_root=source, overrides=model_overrides(args))
     for warning in loaded.warnings:
-        print(f"ljtui plan: {warning}", file=sys.stderr)
-    try:
-        client = make_client(loaded.config.provider)
-    except ProviderError as exc:
-        print(f"ljtui plan: {exc.message}", file=sys.stderr)
+        print(f"{PROG}: {warning}", file=sys.stderr)
+    problem = provider_problem(loaded.config.provider)
+    if problem:
+        print(f"{PROG}: {problem}", file=sys.stderr)
         return EXIT_USAGE
+    secrets = known_secrets(loaded.config.provider)
+    out = JsonLinesSink(sys.stdout) if args.json else TraceSink(sys.stderr)
+    failures = Collect(TurnFailed)
+    engine = Engine(loaded.config, Fanout(out, failures), repo_root=source)
     try:
-        result = asyncio.run(_plan(client, args, loaded.config))
-    except ProviderError as exc:
-        print(f"ljtui plan: model error: {exc.message}", file=sys.stderr)
-        return EXIT_FAILED
+        result = asyncio.run(_plan(engine, args))
     except Exception as exc:  # the CLI reports, it never shows a traceback
-        print(f"ljtui plan: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"{PROG}: internal error: {type(exc).__name__}: {redact(str(exc), secrets)}", file=sys.stderr)
         return EXIT_FAILED
-    return _report(result, args)
+    return _report(engine, result, failures.events, args)
 
 
-async def _plan(client: Any, args: argparse.Namespace, config: Config) -> PlannerResult:
+async def _plan(engine: Engine, args: argparse.Namespace) -> PlannerResult | None:
     try:
-        return await run_planner(client, args.source, args.request, handbook_dir=args.handbook,
-                                 max_turns=args.max_turns, sink=_StderrTrace(sys.stderr),
-                                 max_tokens=config.provider.max_tokens,
-                                 allow_secret_files=config.security.allow_secret_files,
-                                 prompt_budget_tokens=config.planner.prompt_budget_tokens)
+        return await engine.plan(args.request, handbook_dir=args.handbook, max_turns=args.max_turns)
     finally:
-        await client.aclose()
+        await engine.aclose()
 
 
-def _report(result: PlannerResult, args: argparse.Namespace) -> int:
+def _report(engine: Engine, result: PlannerResult | None, failures: list[Event], args: argparse.Namespace) -> int:
     written: str | None = None
-    status = EXIT_OK
-    if result.aborted:
-        print(f"ljtui plan: aborted: {result.aborted} ({ABORT_EXPLANATIONS[result.aborted]}, "
-              f"after {result.turns} turns); no plan written", file=sys.stderr)
-        status = EXIT_ABORTED
+    if result is None:
+        message = failures[0].message if failures else "the model could not be reached"  # type: ignore[attr-defined]
+        print(f"{PROG}: model error: {message}", file=sys.stderr)
+        status, errors = EXIT_FAILED, (message,)
+    elif result.aborted:
+        print(f"{PROG}: {result.abort_message} ({result.turns} turns)", file=sys.stderr)
+        status, errors = EXIT_ABORTED, result.errors
     elif not result.ok:
-        print(f"ljtui plan: the plan still fails its check after {result.repair_rounds} repair rounds; "
+        print(f"{PROG}: the plan still fails its check after {result.repair_rounds} repair rounds; "
               "no plan written:", file=sys.stderr)
         for error in result.errors:
             print(f"  {error}", file=sys.stderr)
-        status = EXIT_FAILED
+        status, errors = EXIT_FAILED, result.errors
     else:
+        status, errors = EXIT_OK, ()
         try:
             _write_atomic(args.out, result.plan)
+            written = str(args.out)
         except OSError as exc:
-            print(f"ljtui plan: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
-            return EXIT_FAILED
-        written = str(args.out)
+            message = f"cannot write {args.out}: {exc.strerror or exc}"
+            print(f"{PROG}: {message}", file=sys.stderr)
+            status, errors = EXIT_FAILED, (message,)
     if args.json:
-        print(json.dumps(_as_json(result, written), ensure_ascii=False))
-    elif written:
+        engine.sink.emit(_outcome(result, written, status == EXIT_OK, errors))
+    elif written and result is not None:
         print(f"plan written to {written} ({result.turns} turns, {result.repair_rounds} repair rounds)")
     return status
 
 
-def _as_json(result: PlannerResult, written: str | None) -> dict[str, Any]:
-    return {
-        "ok": result.ok, "aborted": result.aborted, "out": written, "turns": result.turns,
-        "repair_rounds": result.repair_rounds, "fence_repaired": result.fence_repaired,
-        "trace": list(result.trace), "errors": list(result.errors),
-        "declarations": result.declarations.to_dict() if result.declarations else None,
-        "plan": result.plan,
-    }
+def _outcome(result: PlannerResult | None, written: str | None, ok: bool, errors: tuple[str, ...]) -> PlannerOutcome:
+    if result is None:
+        return PlannerOutcome(False, None, None, 0, 0, False, (), errors, None, "")
+    declarations = result.declarations.to_dict() if result.declarations else None
+    return PlannerOutcome(ok, result.aborted, written, result.turns, result.repair_rounds, result.fence_repaired,
+                          result.trace, errors, declarations, result.plan)
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", encoding="utf-8", newline="") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

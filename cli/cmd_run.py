@@ -14,18 +14,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 from pathlib import Path
 from typing import TextIO
 
 from ljtui.cli.main import add_model_flags, model_overrides
+from ljtui.cli.output import JsonLinesSink, silence_stdout
 from ljtui.core.config import Config, load_config
 from ljtui.core.edits.paths import find_repo_root
 from ljtui.core.engine import Engine
 from ljtui.core.events import (
     Event, ModelCallRetried, ToolCallFinished, ToolCallStarted, TurnFailed, TurnFinished, Usage,
-    UsageRecorded, event_to_dict,
+    UsageRecorded,
 )
 from ljtui.core.providers import provider_problem
 from ljtui.core.secrets import known_secrets, redact
@@ -47,16 +47,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON event per line on stdout")
     add_model_flags(parser)
     parser.set_defaults(func=run)
-
-
-class JsonLinesSink:
-    """Prints each event as one JSON line."""
-
-    def __init__(self, out: TextIO) -> None:
-        self.out = out
-
-    def emit(self, event: Event) -> None:
-        print(json.dumps(event_to_dict(event), ensure_ascii=False), file=self.out, flush=True)
 
 
 class TextSink:
@@ -118,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(_run(loaded.config, repo, args))
     except BrokenPipeError:
-        _silence_stdout()
+        silence_stdout()
         return EXIT_FAILED
     except Exception as exc:  # the CLI reports, it never shows a traceback
         print(f"{PROG}: internal error: {type(exc).__name__}: {redact(str(exc), secrets)}", file=sys.stderr)
@@ -148,9 +138,3 @@ async def _run(config: Config, repo: Path, args: argparse.Namespace) -> int:
         print(f"{PROG}: {message}", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK
-
-
-def _silence_stdout() -> None:
-    """The reader of stdout went away (``| head``): drop further output quietly."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())

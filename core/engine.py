@@ -147,11 +147,16 @@ class Engine:
             return await self._loop(turn)
         except ProviderError as exc:
             del self.history[saved:]
-            message = exc.message if exc.kind in NO_RETRY_HINT_KINDS else f"{exc.message}. {RETRY_HINT}"
-            self.sink.emit(TurnFailed(turn, exc.kind, message, exc.status))
+            self._turn_failed(turn, exc)
             return None
 
-    async def plan(self, request: str, *, handbook_dir: Path | None = None) -> PlannerResult | None:
+    def _turn_failed(self, turn: int, exc: ProviderError) -> None:
+        """Report a failed model call: what failed and, when it helps, that a retry is possible."""
+        message = exc.message if exc.kind in NO_RETRY_HINT_KINDS else f"{exc.message}. {RETRY_HINT}"
+        self.sink.emit(TurnFailed(turn, exc.kind, message, exc.status))
+
+    async def plan(self, request: str, *, handbook_dir: Path | None = None,
+                   max_turns: int | None = None) -> PlannerResult | None:
         """Run the read-only planner on ``request`` in this repository.
 
         Progress arrives as planner events on the sink. Returns the result
@@ -159,7 +164,7 @@ class Engine:
         ``None`` when the model could not be reached (a ``TurnFailed``
         event says why).
         """
-        from ljtui.core.planner.loop import run_planner
+        from ljtui.core.planner.loop import DEFAULT_MAX_TURNS, run_planner
 
         self.turns += 1
         turn = self.turns
@@ -168,7 +173,7 @@ class Engine:
             client = self._get_client()
             result = await run_planner(
                 client, self.repo_root, request, handbook_dir=handbook_dir, sink=self.sink,
-                max_tokens=self.config.provider.max_tokens,
+                max_turns=max_turns or DEFAULT_MAX_TURNS, max_tokens=self.config.provider.max_tokens,
                 retry=RetryPolicy.from_config(self.config.provider), sleep=self._sleep,
                 allow_secret_files=self.config.security.allow_secret_files,
                 prompt_budget_tokens=self.config.planner.prompt_budget_tokens,
@@ -177,8 +182,7 @@ class Engine:
             self.sink.emit(TurnFailed(turn, "config", str(exc), None))
             return None
         except ProviderError as exc:
-            message = exc.message if exc.kind in NO_RETRY_HINT_KINDS else f"{exc.message}. {RETRY_HINT}"
-            self.sink.emit(TurnFailed(turn, exc.kind, message, exc.status))
+            self._turn_failed(turn, exc)
             return None
         self._record_usage(turn, client, result.usage, _TurnTally())
         return result

@@ -85,14 +85,21 @@ class TokenDelta(Event):
     text: str
 
 
+AGENT_CHAT = "chat"
+AGENT_PLANNER = "planner"
+"""Names of the agents that call tools (task agents are named ``task <id>``)."""
+
+
 @dataclass(frozen=True)
 class ToolCallStarted(Event):
-    """The model asked for a tool; the engine is running it."""
+    """An agent asked for a tool; the engine is running it."""
 
     turn: int
     call_id: str
     name: str
     input: dict[str, Any] = field(default_factory=dict)
+    agent: str = AGENT_CHAT
+    """Which agent called it: ``chat``, ``planner`` or ``task <id>``."""
 
 
 @dataclass(frozen=True)
@@ -104,6 +111,7 @@ class ToolCallFinished(Event):
     name: str
     ok: bool
     summary: str
+    agent: str = AGENT_CHAT
 
 
 @dataclass(frozen=True)

@@ -14,15 +14,21 @@ from ljtui.core.providers.base import ToolSpec
 
 
 @dataclass(frozen=True)
-class ToolOutcome:
-    """What a tool returns: content for the model, a line for the user."""
+class ToolResult:
+    """What any tool call returns, for every agent (planner, chat, tasks).
 
+    Attributes:
+        ok: False for a refused or failed call.
+        content: the text the model reads.
+        summary: one line for the trace and the UI's folded tool line.
+    """
+
+    ok: bool
     content: str
     summary: str
-    ok: bool = True
 
 
-ToolFn = Callable[[dict[str, Any]], Awaitable[ToolOutcome]]
+ToolFn = Callable[[dict[str, Any]], Awaitable[ToolResult]]
 
 
 class ToolError(Exception):
@@ -50,17 +56,17 @@ class ToolRegistry:
     def specs(self) -> tuple[ToolSpec, ...]:
         return tuple(t.spec for t in self._tools.values())
 
-    async def call(self, name: str, arguments: Any) -> ToolOutcome:
-        """Run one tool call; every failure is a ``ToolOutcome(ok=False)``."""
+    async def call(self, name: str, arguments: Any) -> ToolResult:
+        """Run one tool call; every failure is a ``ToolResult`` with ``ok=False``."""
         tool = self._tools.get(name)
         if tool is None:
             known = ", ".join(self._tools) or "none"
             msg = f"unknown tool '{name}' (available: {known})"
-            return ToolOutcome(msg, msg, ok=False)
+            return ToolResult(False, msg, msg)
         if not isinstance(arguments, dict):
             msg = f"{name}: arguments must be a JSON object"
-            return ToolOutcome(msg, msg, ok=False)
+            return ToolResult(False, msg, msg)
         try:
             return await tool.run(arguments)
         except ToolError as exc:
-            return ToolOutcome(f"error: {exc}", f"{name}: {exc}", ok=False)
+            return ToolResult(False, f"error: {exc}", f"{name}: {exc}")

@@ -8,11 +8,11 @@ from ljtui.core.events import (
     ConversationCleared, Event, ModelCallRetried, ModelCallStarted, Notice, TokenDelta, ToolCallFinished,
     ToolCallStarted, TurnFailed, TurnFinished, TurnStarted, UsageRecorded,
 )
-from ljtui.core.planner.events import (
-    PlannerFinished, PlannerPlanChecked, PlannerReplyRejected, PlannerToolCalled, PlannerTurnStarted,
-)
+from ljtui.core.events import AGENT_PLANNER
+from ljtui.core.planner.aborts import abort_message
+from ljtui.core.planner.events import PlannerFinished, PlannerPlanChecked, PlannerReplyRejected, PlannerTurnStarted
 from ljtui.core.review import events as R
-from ljtui.tui.result_view import abort_line, apply_lines, undo_lines
+from ljtui.tui.result_view import apply_lines, undo_lines
 from ljtui.tui.screens.main import MainScreen
 
 ARG_PREVIEW_CHARS = 60
@@ -63,8 +63,10 @@ async def show_event(screen: MainScreen, event: Event, calls: dict[str, str]) ->
             conv.add_notice(f"{message} — retrying ({retry}/{most}) in {delay:.1f}s", "warning")
         case TokenDelta(text=text):
             await conv.append_reply(text)
-        case ToolCallStarted(call_id=cid, name=name, input=args):
-            calls[cid] = describe_call(name, args)
+        case ToolCallStarted(call_id=cid, name=name, input=args, agent=agent):
+            calls[cid] = describe_planner_call(name, args) if agent == AGENT_PLANNER else describe_call(name, args)
+            if agent == AGENT_PLANNER:
+                conv.hide_thinking()
             await conv.tool_started(cid, calls[cid])
         case ToolCallFinished(call_id=cid, name=name, ok=ok, summary=summary):
             line = calls.pop(cid, name)
@@ -137,10 +139,6 @@ async def _show_planner_event(screen: MainScreen, event: Event) -> None:
     match event:
         case PlannerTurnStarted(turn=turn, max_turns=most):
             conv.show_thinking(f"planning (turn {turn}/{most})…")
-        case PlannerToolCalled(name=name, arguments=arguments, ok=ok, summary=summary):
-            conv.hide_thinking()
-            line = describe_planner_call(name, arguments)
-            conv.tool_finished(f"plan-{id(event)}", line if ok else f"{line} — {summary}", ok)
         case PlannerReplyRejected(reason=reason, message=message):
             conv.hide_thinking()
             shown = FABRICATION_SHOWN if reason == "fabrication" else message
@@ -158,7 +156,7 @@ async def _show_planner_event(screen: MainScreen, event: Event) -> None:
             conv.hide_thinking()
             screen.status.busy = False
             if aborted:
-                conv.add_notice(abort_line(aborted), "error")
+                conv.add_notice(abort_message(aborted), "error")
             else:
                 shown = "; ".join(errors[:MAX_ERRORS_SHOWN])
                 conv.add_notice(f"Planner failed: the plan still does not apply after repairs ({shown}). "

@@ -39,14 +39,3 @@ def undo_lines(files: tuple[str, ...], error: str | None) -> list[Line]:
         return [(f"Undo refused — {error}", "error")]
     return [(f"Undone: restored {', '.join(files)}.", "info")]
 
-
-ABORT_REASONS = {
-    "fabrication": "the model wrote tool results of its own instead of waiting for real ones, three times in a row",
-    "turn-limit": "the model used every turn it had without finishing a plan",
-    "no-plan": "the model finished without writing any EDIT block",
-}
-
-
-def abort_line(aborted: str) -> str:
-    """Why the planner stopped, in a sentence."""
-    return f"Planner aborted ({aborted}): {ABORT_REASONS.get(aborted, aborted)}. No plan was produced."

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from ljtui.core.planner.check import parse_declarations
-from ljtui.core.planner.loop import (
-    ABORT_REASONS, DEFAULT_MAX_TURNS, FABRICATION_LIMIT, MAX_REPAIR_ROUNDS, PlannerResult, run_planner,
-)
+from ljtui.core.planner.aborts import ABORT_REASONS
+from ljtui.core.planner.loop import DEFAULT_MAX_TURNS, FABRICATION_LIMIT, MAX_REPAIR_ROUNDS, PlannerResult, run_planner
 from ljtui.core.planner.prompts import (
     DEFAULT_PROMPT_VARS, TOOL_PROTOCOL, PlannerPromptVars, build_planner_system_prompt,
 )

@@ -2,14 +2,14 @@
 
 Each is a frozen :class:`~ljtui.core.events.Event`, sent in order to the
 optional :class:`~ljtui.core.ports.EventSink` given to
-:func:`~ljtui.core.planner.loop.run_planner`. The UI shows each
-:class:`PlannerToolCalled` as one folded line.
+:func:`~ljtui.core.planner.loop.run_planner`. Tool calls are the shared
+:class:`~ljtui.core.events.ToolCallStarted` / :class:`~ljtui.core.events.ToolCallFinished`
+pair, with ``agent="planner"``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from ljtui.core.events import Event
 
@@ -20,19 +20,6 @@ class PlannerTurnStarted(Event):
 
     turn: int
     max_turns: int
-
-
-@dataclass(frozen=True)
-class PlannerToolCalled(Event):
-    """A tool call ran; ``summary`` is its one-line result."""
-
-    turn: int
-    name: str
-    args_summary: str
-    ok: bool
-    summary: str
-    arguments: dict[str, Any] = field(default_factory=dict)
-    """The arguments as the model wrote them (values of any JSON type)."""
 
 
 @dataclass(frozen=True)
@@ -69,3 +56,23 @@ class PlannerFinished(Event):
     ok: bool
     aborted: str | None
     errors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PlannerOutcome(Event):
+    """What a headless planner run produced, reported last (``ljtui plan --json``).
+
+    ``out`` is the file the plan was written to (``None`` when it was not);
+    ``errors`` says why the plan fails, or why the model could not be reached.
+    """
+
+    ok: bool
+    aborted: str | None
+    out: str | None
+    turns: int
+    repair_rounds: int
+    fence_repaired: bool
+    trace: tuple[str, ...]
+    errors: tuple[str, ...]
+    declarations: dict[str, list[str]] | None
+    plan: str

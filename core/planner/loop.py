@@ -17,15 +17,16 @@ import asyncio
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Awaitable, Callable, Iterable, Literal
+from typing import Awaitable, Callable, Iterable
 
 from ljtui.core.edits.plan_format import Declarations
-from ljtui.core.events import Event, ModelCallRetried, Usage
+from ljtui.core.events import AGENT_PLANNER, Event, ModelCallRetried, ToolCallFinished, ToolCallStarted, Usage
+from ljtui.core.planner.aborts import AbortReason, abort_message
 from ljtui.core.planner import prompts as P
 from ljtui.core.planner.budget import DEFAULT_PROMPT_BUDGET_TOKENS, Entry
 from ljtui.core.planner.check import PlanCheck, PlanChecker, check_plan
 from ljtui.core.planner.events import (
-    PlannerFinished, PlannerPlanChecked, PlannerReplyRejected, PlannerToolCalled, PlannerTurnStarted,
+    PlannerFinished, PlannerPlanChecked, PlannerReplyRejected, PlannerTurnStarted,
 )
 from ljtui.core.planner.headings import CHECK_HEADING, NOTE_HEADING, REPLY_HEADING, TOOL_RESULT_HEADING
 from ljtui.core.planner.protocol import (
@@ -50,9 +51,6 @@ NO_RETRIES = RetryPolicy(max_retries=0, base_delay=0.0, max_delay=0.0)
 """The default: a reply that fails mid-stream fails the run."""
 Sleep = Callable[[float], Awaitable[None]]
 
-AbortReason = Literal["fabrication", "turn-limit", "no-plan"]
-ABORT_REASONS: tuple[str, ...] = ("fabrication", "turn-limit", "no-plan")
-"""Every way a run can give up; callers must treat each as failure."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +84,11 @@ class PlannerResult:
     def ok(self) -> bool:
         """True only for a plan that passed its check."""
         return self.aborted is None and not self.errors and bool(self.plan)
+
+    @property
+    def abort_message(self) -> str | None:
+        """Why the run gave up, in a sentence; ``None`` when it did not."""
+        return abort_message(self.aborted) if self.aborted else None
 
 
 async def run_planner(
@@ -238,9 +241,11 @@ class _Run:
         action = reply.action
         name = shown_name(action)
         args = summarize_args(action)
+        call_id = f"planner-{self.turn}"
+        self.emit(ToolCallStarted(self.turn, call_id, name, safe_arguments(action), AGENT_PLANNER))
         result = await asyncio.to_thread(run_action, self.tools, action)
         self.trace.append(" ".join(filter(None, (f"turn {self.turn}:", name, args, "->", result.summary))))
-        self.emit(PlannerToolCalled(self.turn, name, args, result.ok, result.summary, safe_arguments(action)))
+        self.emit(ToolCallFinished(self.turn, call_id, name, result.ok, result.summary, AGENT_PLANNER))
         body = result.content if result.ok else f"{name} {args}\n{result.content}"
         if reply.extra_actions:
             body += "\n\n" + P.EXTRA_ACTIONS_NOTE.format(count=reply.extra_actions)

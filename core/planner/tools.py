@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from ljtui.core.planner.grep import (
     ENGINES, GREP_MAX_FILE_BYTES, GREP_MAX_HITS, GREP_TIMEOUT_S, GrepOutcome, search,
 )
 from ljtui.core.regex_guard import PatternRefused, compile_pattern
+from ljtui.core.tools import ToolResult
 from ljtui.core.sandbox import HANDBOOK_MOUNT, MountTable, PathRefused, Sandbox
 from ljtui.core.secret_files import SecretFiles
 
@@ -35,21 +35,6 @@ SECRET_ENTRY_NOTE = "(secret file: not readable)"
 
 _BACKTICKS = re.compile(r"`+")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-@dataclass(frozen=True)
-class ToolResult:
-    """What a tool call returns.
-
-    Attributes:
-        ok: False for a refused or failed call.
-        content: the text the model reads.
-        summary: one line for the trace and the UI's folded tool line.
-    """
-
-    ok: bool
-    content: str
-    summary: str
 
 
 def _error(message: str) -> ToolResult:

@@ -10,7 +10,7 @@ from ljtui.core.events import (
 )
 from ljtui.core.ports import ListSink
 from ljtui.core.providers.base import ToolResultBlock, ToolSpec
-from ljtui.core.tools import Tool, ToolError, ToolOutcome, ToolRegistry
+from ljtui.core.tools import Tool, ToolError, ToolResult, ToolRegistry
 from tests.fixtures import SCRIPTS
 
 
@@ -41,9 +41,9 @@ async def test_run_turn_streams_reply_as_events(tmp_path: Path) -> None:
 async def test_tool_calls_are_executed_and_fed_back(tmp_path: Path) -> None:
     seen: list[dict] = []
 
-    async def read_file(args: dict) -> ToolOutcome:
+    async def read_file(args: dict) -> ToolResult:
         seen.append(args)
-        return ToolOutcome("def greet(name): ...", f"read {args['path']}")
+        return ToolResult(True, "def greet(name): ...", f"read {args['path']}")
 
     tools = ToolRegistry([Tool(ToolSpec("read_file", "Read a file", {"type": "object"}), read_file)])
     sink = ListSink()
@@ -68,7 +68,7 @@ async def test_unknown_tool_and_tool_error_go_back_to_model(tmp_path: Path) -> N
     block = engine.history[2].content[0]
     assert isinstance(block, ToolResultBlock) and block.is_error
 
-    async def refuse(args: dict) -> ToolOutcome:
+    async def refuse(args: dict) -> ToolResult:
         raise ToolError("path must be a string")
 
     registry = ToolRegistry([Tool(ToolSpec("read_file", "", {}), refuse)])

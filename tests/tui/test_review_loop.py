@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ljtui.tui.app import LjtuiApp
 from ljtui.tui.screens.dialog import ApprovalDialog
 from ljtui.tui.widgets.conversation import ToolCallLine
 from tests.tui.conftest import AppFactory, notices, settle, states, until

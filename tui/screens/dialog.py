@@ -15,7 +15,6 @@ from typing import Generic, TypeVar
 from rich.text import Text
 from textual import _time
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static

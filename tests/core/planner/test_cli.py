@@ -53,8 +53,10 @@ def test_full_run_on_the_sample_repo_writes_a_plan_that_validates(repo: Path, tm
 def test_json_output(repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "plan.md"
     assert main(plan_args(repo, out, script(tmp_path, GOOD_PLAN), "--json")) == 0
-    data = json.loads(capsys.readouterr().out)
-    assert data["ok"] is True and data["out"] == str(out) and data["aborted"] is None
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert events[0]["kind"] == "turn_started" and "usage_recorded" in [e["kind"] for e in events]
+    data = events[-1]
+    assert data["kind"] == "planner_outcome" and data["ok"] is True and data["out"] == str(out) and data["aborted"] is None
     assert data["declarations"] == {"will_modify": ["Uploader.send"], "will_add": [], "will_remove": []}
     assert out.read_text(encoding="utf-8") == GOOD_PLAN == data["plan"]
 
@@ -69,8 +71,9 @@ def test_every_abort_exits_3_naming_it_and_writes_nothing(repo: Path, tmp_path: 
     out = tmp_path / "plan.md"
     assert main(plan_args(repo, out, script(tmp_path, *replies), "--max-turns", "3", "--json")) == 3
     captured = capsys.readouterr()
-    assert f"aborted: {reason}" in captured.err
-    assert json.loads(captured.out)["aborted"] == reason
+    assert f"Planner aborted ({reason})" in captured.err
+    outcome = json.loads(captured.out.splitlines()[-1])
+    assert outcome["kind"] == "planner_outcome" and outcome["aborted"] == reason and outcome["ok"] is False
     assert not out.exists()
 
 

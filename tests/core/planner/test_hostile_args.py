@@ -8,8 +8,7 @@ from typing import Any
 
 import pytest
 
-from ljtui.core.events import event_to_dict
-from ljtui.core.planner.events import PlannerToolCalled
+from ljtui.core.events import ToolCallFinished, event_to_dict
 from ljtui.core.planner.loop import run_planner
 from ljtui.core.planner.protocol import classify_reply, run_action
 from ljtui.core.planner.tools import ARG_MAX_CHARS, ReadOnlyTools
@@ -107,7 +106,7 @@ async def test_a_run_survives_every_hostile_action(repo: Path) -> None:
     client = RecordingClient(*replies)
     result = await run_planner(client, repo, "double the upload timeout", max_turns=len(replies), sink=sink)
     assert result.ok and result.turns == len(replies)
-    calls = [e for e in sink.events if isinstance(e, PlannerToolCalled)]
+    calls = [e for e in sink.events if isinstance(e, ToolCallFinished)]
     assert len(calls) == len(hostile) + 1 and calls[-1].ok
     assert not any(c.ok for c in calls[:len(BAD_TEXT_ACTIONS)])
     json.dumps([event_to_dict(e) for e in sink.events])  # every event serialises for the headless stream

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ljtui.core.events import event_to_dict
+from ljtui.core.events import ToolCallFinished, ToolCallStarted, event_to_dict
 from ljtui.core.planner.events import (
-    PlannerFinished, PlannerPlanChecked, PlannerReplyRejected, PlannerToolCalled, PlannerTurnStarted,
+    PlannerFinished, PlannerPlanChecked, PlannerReplyRejected, PlannerTurnStarted,
 )
 from ljtui.core.planner.loop import FABRICATION_LIMIT, MAX_REPAIR_ROUNDS, PlannerResult, run_planner
 from ljtui.core.ports import ListSink
@@ -33,7 +33,9 @@ async def test_good_plan_after_reading(repo: Path) -> None:
     assert result.declarations is not None and result.declarations.will_modify == ("Uploader.send",)
     assert result.trace == ("turn 1: read_file path=src/shipper/upload.py -> src/shipper/upload.py lines 1-31 of 31",)
     kinds = [type(e) for e in sink.events]
-    assert kinds == [PlannerTurnStarted, PlannerToolCalled, PlannerTurnStarted, PlannerPlanChecked, PlannerFinished]
+    assert kinds == [PlannerTurnStarted, ToolCallStarted, ToolCallFinished, PlannerTurnStarted, PlannerPlanChecked,
+                     PlannerFinished]
+    assert {e.agent for e in sink.events if isinstance(e, (ToolCallStarted, ToolCallFinished))} == {"planner"}
     assert "## Tool result" in client.prompt(1) and "class Uploader:" in client.prompt(1)
 
 
@@ -201,6 +203,6 @@ async def test_events_serialise_for_the_headless_stream(repo: Path) -> None:
     sink = ListSink()
     await plan(repo, action("list_dir", path="."), "## Tool result\n", GOOD_PLAN, sink=sink)
     kinds = [event_to_dict(e)["kind"] for e in sink.events]
-    assert kinds[:3] == ["planner_turn_started", "planner_tool_called", "planner_turn_started"]
+    assert kinds[:4] == ["planner_turn_started", "tool_call_started", "tool_call_finished", "planner_turn_started"]
     assert "planner_reply_rejected" in kinds and kinds[-1] == "planner_finished"
     json.dumps([event_to_dict(e) for e in sink.events])

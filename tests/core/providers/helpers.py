@@ -12,7 +12,7 @@ from ljtui.core.engine import Engine
 from ljtui.core.events import Event, TokenDelta, event_to_dict
 from ljtui.core.ports import ListSink
 from ljtui.core.providers.base import ToolSpec
-from ljtui.core.tools import Tool, ToolOutcome, ToolRegistry
+from ljtui.core.tools import Tool, ToolResult, ToolRegistry
 
 READ_SPEC = ToolSpec(
     "read_file", "Read a file of the repository.",
@@ -20,8 +20,8 @@ READ_SPEC = ToolSpec(
 )
 
 
-async def _read_file(args: dict[str, Any]) -> ToolOutcome:
-    return ToolOutcome(f"contents of {args['path']}", f"read {args['path']}")
+async def _read_file(args: dict[str, Any]) -> ToolResult:
+    return ToolResult(True, f"contents of {args['path']}", f"read {args['path']}")
 
 
 def read_tools() -> ToolRegistry:
