@@ -112,6 +112,13 @@ class Engine:
             self._review = ReviewService(self.repo_root, self.sink, self.ask, self.clock)
         return self._review
 
+    async def watch(self, stop: asyncio.Event) -> None:
+        """Re-check the plan under review whenever files change on disk, until ``stop`` is set."""
+        from ljtui.core.watch import watch_repo
+
+        async for keys in watch_repo(self.repo_root, stop):
+            await asyncio.to_thread(self.review.refresh, keys)
+
     async def ask(self, request: ApprovalRequest) -> Decision:
         """Ask a human through the Approver port; an answer the request does not offer counts as its safe one."""
         self.sink.emit(ApprovalRequested(request.kind, request.title, request.subject))

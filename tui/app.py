@@ -11,10 +11,8 @@ from textual.app import App, SystemCommand
 from textual.screen import Screen
 from textual.widgets import Input
 
-from ljtui.core.config import load_config, user_config_dir
 from ljtui.core.ports import Clock, SystemClock
-from ljtui.core.providers import provider_label, provider_problem
-from ljtui.core.repo import current_branch
+from ljtui.core.startup import prepare
 from ljtui.tui.actions import APP, NONE, REQUIRED
 from ljtui.tui.approver import DialogApprover
 from ljtui.tui.bridge import Bridge
@@ -23,7 +21,7 @@ from ljtui.tui.messages import EngineEventPosted
 from ljtui.tui.screens.dialog import Dialog
 from ljtui.tui.screens.main import MainScreen, StartupInfo
 from ljtui.tui.slash import UnknownSlashCommand, parse_slash, unescape_message
-from ljtui.tui.themes import DEFAULT_THEME, domain_variable_defaults, load_themes
+from ljtui.tui.themes import DEFAULT_THEME, domain_variable_defaults, themes_from
 from ljtui.tui.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
@@ -65,10 +63,10 @@ class LjtuiApp(App[int]):
         self.repo_root = (repo_root or Path.cwd()).resolve()
         self.clock = clock or SystemClock()
         self._env = dict(os.environ if env is None else env)
-        loaded = load_config(self.repo_root, self._env, overrides)
-        self.config = loaded.config
-        self.startup_warnings = list(loaded.warnings)
-        self.theme_set = load_themes(user_config_dir(self._env) / "themes")
+        self.startup = prepare(self.repo_root, self._env, overrides)
+        self.config = self.startup.config
+        self.startup_warnings = list(self.startup.warnings)
+        self.theme_set = themes_from(self.startup.themes)
         self.startup_warnings += self.theme_set.warnings
         self._initial_theme = self._resolve_theme(self.config.ui.theme)
         super().__init__()
@@ -116,10 +114,10 @@ class LjtuiApp(App[int]):
             "/help lists commands, F1 shows keys.", "info",
         )]
         notices += [(w, "warning") for w in self.startup_warnings]
-        problem = None if self._review_path else provider_problem(self.config.provider, self._env)
+        problem = None if self._review_path else self.startup.provider_problem
         if problem:
             notices.append((problem[0].upper() + problem[1:] + ".", "warning"))
-        return StartupInfo(provider_label(self.config.provider), current_branch(self.repo_root), notices)
+        return StartupInfo(self.startup.provider, self.startup.branch, notices)
 
     @property
     def main_screen(self) -> MainScreen:
@@ -130,7 +128,7 @@ class LjtuiApp(App[int]):
 
     def on_mount(self) -> None:
         if self._review_path is not None:
-            path = self._review_path
+            path = str(self._review_path)
             self.bridge.thread(lambda: self.engine.review.open_file(path), "open_plan")
         if self._watch:
             self.bridge.watch(self.engine)

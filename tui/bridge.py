@@ -56,13 +56,8 @@ class Bridge:
         self.stop_watching()
         self._stop_watch = stop = asyncio.Event()
 
-        async def watch() -> None:
-            from ljtui.core.watch import watch_repo
-
-            async for keys in watch_repo(engine.repo_root, stop):
-                await asyncio.to_thread(engine.review.refresh, keys)
-
-        return self.app.run_worker(watch(), name="watch", group=WATCH_GROUP, exclusive=True, exit_on_error=False)
+        return self.app.run_worker(engine.watch(stop), name="watch", group=WATCH_GROUP, exclusive=True,
+                                   exit_on_error=False)
 
     def stop_watching(self) -> None:
         if self._stop_watch is not None:

@@ -7,7 +7,6 @@ layout) act on widgets directly.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ljtui.tui.actions import APP, DIFF, MAIN, OPTIONAL, REQUIRED, Action, Registry
@@ -72,8 +71,7 @@ def _export(app: LjtuiApp, args: str) -> None:
 
 
 def _open(app: LjtuiApp, args: str) -> None:
-    path = Path(args).expanduser()
-    app.bridge.thread(lambda: app.engine.review.open_file(path), "open_plan")
+    app.bridge.thread(lambda: app.engine.review.open_file(args), "open_plan")
 
 
 def _chat(app: LjtuiApp, args: str) -> None:

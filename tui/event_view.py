@@ -9,7 +9,6 @@ from ljtui.core.events import (
     ToolCallStarted, TurnFailed, TurnFinished, TurnStarted, UsageRecorded,
 )
 from ljtui.core.events import AGENT_PLANNER
-from ljtui.core.planner.aborts import abort_message
 from ljtui.core.planner.events import PlannerFinished, PlannerPlanChecked, PlannerReplyRejected, PlannerTurnStarted
 from ljtui.core.review import events as R
 from ljtui.tui.result_view import apply_lines, undo_lines
@@ -148,16 +147,7 @@ async def _show_planner_event(screen: MainScreen, event: Event) -> None:
             shown = "; ".join(errors[:MAX_ERRORS_SHOWN])
             conv.add_notice(f"The plan does not apply to the current files ({shown}); "
                             f"asking the model to repair it (round {n + 1}).", "warning")
-        case PlannerFinished(ok=True, turns=turns):
+        case PlannerFinished(ok=ok, message=message):
             conv.hide_thinking()
             screen.status.busy = False
-            conv.add_notice(f"Plan ready after {turns} turn(s).")
-        case PlannerFinished(aborted=aborted, errors=errors):
-            conv.hide_thinking()
-            screen.status.busy = False
-            if aborted:
-                conv.add_notice(abort_message(aborted), "error")
-            else:
-                shown = "; ".join(errors[:MAX_ERRORS_SHOWN])
-                conv.add_notice(f"Planner failed: the plan still does not apply after repairs ({shown}). "
-                                "No plan was produced.", "error")
+            conv.add_notice(message, "info" if ok else "error")

@@ -1,7 +1,8 @@
-"""Theme files: YAML in ``themes/`` (bundled) and the user's config dir.
+"""Themes: YAML documents (bundled, and the user's config dir) as Textual themes.
 
-Textual has no theme-file loader, so each file is read as YAML and turned
-into a :class:`textual.theme.Theme`. ljtui's own colour variables
+Textual has no theme-file loader: core reads each file
+(:mod:`ljtui.core.theme_files`) and each document is turned here into a
+:class:`textual.theme.Theme`. ljtui's own colour variables
 (``$diff-added``, ``$gate-fail`` …) are filled in from the bundled dark or
 light theme when a user theme leaves them out, so every stylesheet rule
 resolves whatever theme is active. A bad file is a warning, never a crash.
@@ -11,12 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from importlib.resources import files
-from pathlib import Path
 from typing import Any
 
-import yaml
 from textual.theme import Theme
+
+from ljtui.core.theme_files import ThemeFiles
 
 DEFAULT_THEME = "dark"
 THEME_FIELDS = frozenset(f.name for f in dataclasses.fields(Theme))
@@ -59,42 +59,18 @@ def parse_theme(data: Any, origin: str) -> Theme:
     return theme
 
 
-def _read(path: Any, origin: str) -> Theme:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ThemeFileError(f"theme file {origin}: cannot read ({type(exc).__name__})") from None
-    try:
-        return parse_theme(yaml.safe_load(text), origin)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}:" if mark is not None else ""
-        raise ThemeFileError(f"theme file {origin}:{where} invalid YAML") from None
-
-
-def load_themes(user_dir: Path | None) -> ThemeSet:
-    """Load bundled themes, then ``user_dir/*.yaml`` (a user theme may
-    replace a bundled one of the same name)."""
-    result = ThemeSet()
-    bundled = sorted(
-        (p for p in files("ljtui.themes").iterdir() if p.name.endswith(".yaml")), key=lambda p: p.name
-    )
-    for path in bundled:
-        _add(result, path, f"ljtui/themes/{path.name}")
-    if user_dir is not None and user_dir.is_dir():
-        for path in sorted(user_dir.glob("*.yaml")):
-            _add(result, path, str(path))
+def themes_from(files: ThemeFiles) -> ThemeSet:
+    """Every valid theme of ``files`` (later documents replace earlier ones of the same name)."""
+    result = ThemeSet(warnings=list(files.warnings))
+    for origin, data in files.documents:
+        try:
+            theme = parse_theme(data, origin)
+        except ThemeFileError as exc:
+            result.warnings.append(f"{exc}; skipped")
+            continue
+        result.themes[theme.name] = theme
     _fill_domain_variables(result)
     return result
-
-
-def _add(result: ThemeSet, path: Any, origin: str) -> None:
-    try:
-        theme = _read(path, origin)
-    except ThemeFileError as exc:
-        result.warnings.append(f"{exc}; skipped")
-        return
-    result.themes[theme.name] = theme
 
 
 def _fill_domain_variables(result: ThemeSet) -> None:

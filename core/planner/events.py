@@ -56,6 +56,8 @@ class PlannerFinished(Event):
     ok: bool
     aborted: str | None
     errors: tuple[str, ...] = ()
+    message: str = ""
+    """What happened, for the user: the abort explained, or why the plan failed."""
 
 
 @dataclass(frozen=True)

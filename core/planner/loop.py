@@ -147,8 +147,21 @@ async def run_planner(
                P.build_planner_system_prompt(prompt_vars, handbook=handbook_dir is not None))
     run.retry, run.sleep, run.budget_tokens = retry, sleep, prompt_budget_tokens
     result = await run.play()
-    run.emit(PlannerFinished(result.turns, result.ok, result.aborted, result.errors))
+    run.emit(PlannerFinished(result.turns, result.ok, result.aborted, result.errors, _finished_message(result)))
     return result
+
+
+MAX_ERRORS_SHOWN = 5
+"""Plan-check errors named in the message of a failed run."""
+
+
+def _finished_message(result: PlannerResult) -> str:
+    if result.ok:
+        return f"Plan ready after {result.turns} turn(s)."
+    if result.abort_message:
+        return result.abort_message
+    shown = "; ".join(result.errors[:MAX_ERRORS_SHOWN])
+    return f"Planner failed: the plan still does not apply after repairs ({shown}). No plan was produced."
 
 
 class _Run:

@@ -63,8 +63,9 @@ class ReviewService:
 
     # --- opening ---------------------------------------------------------------
 
-    def open_file(self, path: Path) -> bool:
-        """Open the EDIT plan at ``path`` (relative paths are taken from the repository root)."""
+    def open_file(self, typed: str | Path) -> bool:
+        """Open the EDIT plan at ``typed`` (``~`` expanded; relative paths are taken from the repository root)."""
+        path = Path(typed).expanduser()
         path = path if path.is_absolute() else self.root / path
         shown = self._display(path)
         try:

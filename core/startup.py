@@ -1,0 +1,46 @@
+"""What a session needs before its first frame, read in one call.
+
+The UI asks :func:`prepare` once at start: the merged configuration and its
+warnings, the provider's label and what keeps it from working, the git
+branch and the theme files. Nothing here imports an SDK or the engine, so
+the first frame paints fast.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from ljtui.core.config import Config, load_config
+from ljtui.core.providers import provider_label, provider_problem
+from ljtui.core.repo import current_branch
+from ljtui.core.theme_files import ThemeFiles, read_theme_files
+from ljtui.core.userdirs import user_config_dir
+
+THEMES_DIR = "themes"
+"""The user's theme folder inside their config dir."""
+
+
+@dataclass
+class Startup:
+    """Everything the UI shows or needs before the first message."""
+
+    repo_root: Path
+    config: Config
+    warnings: list[str]
+    provider: str
+    """``provider/model`` for the status bar."""
+    provider_problem: str | None
+    """Why the configured model cannot be used, or ``None``."""
+    branch: str | None
+    themes: ThemeFiles
+
+
+def prepare(repo_root: Path, env: Mapping[str, str], overrides: Mapping[str, Any] | None = None) -> Startup:
+    """Read the configuration (every layer, trust included), themes and repository facts."""
+    loaded = load_config(repo_root, env, overrides)
+    cfg = loaded.config
+    return Startup(repo_root, cfg, list(loaded.warnings), provider_label(cfg.provider),
+                   provider_problem(cfg.provider, env), current_branch(repo_root),
+                   read_theme_files(user_config_dir(env) / THEMES_DIR))
