@@ -13,7 +13,7 @@ import types
 from pathlib import Path
 from typing import Any, Union, get_args, get_origin
 
-import yaml
+from ljtui.core.yaml_text import load_yaml
 
 MAX_CONFIG_BYTES = 1024 * 1024
 """A config file larger than this is not read (it is reported and ignored)."""
@@ -47,8 +47,10 @@ def read_yaml(path: Path, warnings: list[str], *, inside: Path | None = None) ->
     except (OSError, UnicodeDecodeError) as exc:
         warnings.append(f"config {path}: cannot read ({reason(exc)}); ignored")
         return None
+    import yaml
+
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""

@@ -8,10 +8,10 @@ flags; tests with lists and scripted answers. The approval types live in
 
 from __future__ import annotations
 
-import time
 from typing import Protocol, runtime_checkable
 
 from ljtui.core.approval import ApprovalRequest, Approver, Choice, Decision, DenyAll, ScriptedApprover
+from ljtui.core.clock import Clock, FixedClock, SystemClock
 from ljtui.core.events import Event
 
 __all__ = [
@@ -26,43 +26,6 @@ class EventSink(Protocol):
 
     def emit(self, event: Event) -> None:
         """Take one event. Must not block."""
-
-
-@runtime_checkable
-class Clock(Protocol):
-    """Wall and monotonic time, injected so tests are deterministic."""
-
-    def now(self) -> float:
-        """Seconds since the epoch."""
-
-    def monotonic(self) -> float:
-        """Seconds on a clock that never goes back."""
-
-
-class SystemClock:
-    """The real clock."""
-
-    def now(self) -> float:
-        return time.time()
-
-    def monotonic(self) -> float:
-        return time.monotonic()
-
-
-class FixedClock:
-    """A clock that stands still unless advanced; for tests and snapshots."""
-
-    def __init__(self, start: float = 1_800_000_000.0) -> None:
-        self._t = start
-
-    def now(self) -> float:
-        return self._t
-
-    def monotonic(self) -> float:
-        return self._t
-
-    def advance(self, seconds: float) -> None:
-        self._t += seconds
 
 
 class ListSink:

@@ -11,7 +11,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-import yaml
+from ljtui.core.yaml_text import load_yaml
 
 MAX_THEME_BYTES = 256 * 1024
 """A theme file larger than this is skipped."""
@@ -47,8 +47,10 @@ def _read(found: ThemeFiles, path: Any, origin: str) -> None:
     except (OSError, UnicodeDecodeError) as exc:
         found.warnings.append(f"theme file {origin}: cannot read ({type(exc).__name__}); skipped")
         return
+    import yaml
+
     try:
-        found.documents.append((origin, yaml.safe_load(text)))
+        found.documents.append((origin, load_yaml(text)))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}:" if mark is not None else ""

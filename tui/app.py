@@ -9,16 +9,16 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from textual import events, on
 from textual.app import App, SystemCommand
 from textual.screen import Screen
+from textual.theme import Theme
 from textual.widgets import Input
 
-from ljtui.core.ports import Clock, SystemClock
+from ljtui.core.clock import Clock, SystemClock
 from ljtui.core.startup import prepare
 from ljtui.tui.actions import APP, NONE, REQUIRED
 from ljtui.tui.approver import DialogApprover
 from ljtui.tui.bridge import Bridge
 from ljtui.tui.commands import ACTIONS
 from ljtui.tui.messages import EngineEventPosted
-from ljtui.tui.screens.dialog import Dialog
 from ljtui.tui.screens.main import MainScreen, StartupInfo
 from ljtui.tui.slash import UnknownSlashCommand, parse_slash, unescape_message
 from ljtui.tui.themes import DEFAULT_THEME, domain_variable_defaults, themes_from
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 class LjtuiApp(App[int]):
     """The full-screen coding agent."""
 
-    CSS_PATH = "app.tcss"
     TITLE = "ljtui"
     MODES = {"main": MainScreen}
     DEFAULT_MODE = "main"
@@ -91,6 +90,11 @@ class LjtuiApp(App[int]):
                                          "F1 lists the actions.")
         self.set_keymap({k: v for k, v in keymap.items() if k not in unknown})
 
+    def get_theme(self, theme_name: str) -> Theme | None:
+        """A theme by name: a direct lookup first (Textual copies its theme table on every
+        call, and renders ask for the current theme once per line)."""
+        return self._registered_themes.get(theme_name) or super().get_theme(theme_name)
+
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return domain_variable_defaults(self.theme_set)
 
@@ -127,6 +131,10 @@ class LjtuiApp(App[int]):
         return screen
 
     def on_mount(self) -> None:
+        self.call_after_refresh(self._start_engine_work)
+
+    def _start_engine_work(self) -> None:
+        """After the first frame: build the engine, open a plan given at start, watch the repository."""
         if self._review_path is not None:
             path = str(self._review_path)
             self.bridge.thread(lambda: self.engine.review.open_file(path), "open_plan")
@@ -134,7 +142,9 @@ class LjtuiApp(App[int]):
             self.bridge.watch(self.engine)
 
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key) and isinstance(self.screen, Dialog) and event.time < self.screen.opened_at:
+        top = self.screen_stack[-1] if self.screen_stack else None
+        opened_at = getattr(top, "opened_at", None)
+        if isinstance(event, events.Key) and opened_at is not None and event.time < opened_at:
             return  # typed before the dialog opened: not an answer to it
         await super().on_event(event)
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from ljtui.core.approval import ApprovalRequest, Decision
-
 if TYPE_CHECKING:
     from textual.app import App
+
+    from ljtui.core.approval import ApprovalRequest, Decision
 
 
 class DialogApprover:
@@ -25,6 +25,7 @@ class DialogApprover:
 
     async def decide(self, request: ApprovalRequest) -> Decision:
         """Show the dialog and wait for the answer (call from a worker)."""
+        from ljtui.core.approval import Decision
         from ljtui.tui.screens.dialog import ApprovalDialog
 
         async with self._one_at_a_time:

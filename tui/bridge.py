@@ -13,10 +13,10 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Awaitable, Callable
 
-from ljtui.core.events import Event
 from ljtui.tui.messages import EngineEventPosted
 
 if TYPE_CHECKING:
+    from ljtui.core.events import Event
     from textual.app import App
     from textual.worker import Worker
 

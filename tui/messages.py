@@ -5,9 +5,12 @@ Only :mod:`ljtui.tui.bridge` creates it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.message import Message
 
-from ljtui.core.events import Event
+if TYPE_CHECKING:
+    from ljtui.core.events import Event
 
 
 class EngineEventPosted(Message):

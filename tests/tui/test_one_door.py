@@ -22,6 +22,7 @@ CORE_ALLOWED = {
     "ljtui.core.planner.events",
     "ljtui.core.approval",
     "ljtui.core.ports",
+    "ljtui.core.clock",
 }
 """The only core modules the TUI may import."""
 

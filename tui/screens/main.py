@@ -9,13 +9,13 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer
 
-from ljtui.core.ports import Clock
+from ljtui.core.clock import Clock
 from ljtui.tui.commands import ACTIONS, MAIN
 from ljtui.tui.widgets.conversation import Conversation
 from ljtui.tui.widgets.diff_pane import DiffPane
 from ljtui.tui.widgets.gates_pane import GatesPane
+from ljtui.tui.widgets.key_footer import KeyFooter
 from ljtui.tui.widgets.plan_pane import PlanPane
 from ljtui.tui.widgets.prompt_input import PromptInput
 from ljtui.tui.widgets.status_bar import StatusBar
@@ -68,7 +68,7 @@ class MainScreen(Screen):
                 yield GatesPane(id="gates")
         yield PromptInput(id="prompt", blink=host.cursor_blink)
         yield StatusBar(id="status")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         for pane_id, title in PANES.items():

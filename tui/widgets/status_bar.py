@@ -6,7 +6,10 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from ljtui.core.events import Usage
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ljtui.core.events import Usage
 
 
 def format_count(n: int) -> str:
@@ -31,17 +34,17 @@ class StatusBar(Static):
     """
 
     provider: reactive[str] = reactive("")
-    usage: reactive[Usage] = reactive(Usage)
+    usage: reactive[Usage | None] = reactive(None)
     cost: reactive[float | None] = reactive(None)
     branch: reactive[str | None] = reactive(None)
     busy: reactive[bool] = reactive(False)
 
     def render(self) -> Text:
         u = self.usage
+        tokens = (u.input_tokens, u.output_tokens, u.cache_read_tokens) if u is not None else (0, 0, 0)
         parts = [
             self.provider or "no model",
-            f"tokens in {format_count(u.input_tokens)} out {format_count(u.output_tokens)}"
-            f" cached {format_count(u.cache_read_tokens)}",
+            f"tokens in {format_count(tokens[0])} out {format_count(tokens[1])} cached {format_count(tokens[2])}",
         ]
         if self.cost is not None:
             parts.append(f"${self.cost:.4f}")
