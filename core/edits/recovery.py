@@ -94,7 +94,7 @@ def recover_journal(root: Path) -> RecoveryReport:
 def _recover_one(root: Path, entry: Path, report: RecoveryReport) -> None:
     problem = J.entry_problem(entry)
     if problem is not None:
-        report.quarantine(entry, f"{entry.name} {problem}")
+        report.quarantine(entry, f"it {problem}")
         return
     if not os.path.lexists(entry / J.MANIFEST):
         J.discard(entry)

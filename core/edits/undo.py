@@ -66,9 +66,9 @@ def undo_last(root: Path, *, clock: Clock | None = None, new_id: IdFactory = ran
     path is no longer safe to write, or when a snapshot is malformed.
     """
     root = root.resolve()
-    if not J.journal_dir(root).is_dir():
-        return UndoOutcome(error=E.UndoRefused(None, NOTHING_TO_UNDO))
     try:
+        if not J.open_journal(root, create=False).is_dir():
+            return UndoOutcome(error=E.UndoRefused(None, NOTHING_TO_UNDO))
         with J.journal_lock(root):
             return _undo_locked(root, clock, new_id)
     except _Refusal as refusal:
