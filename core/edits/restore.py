@@ -26,6 +26,8 @@ from ljtui.core.edits.paths import recheck
 RESTORED = "restored"
 REMOVED = "removed"
 UNCHANGED = "unchanged"
+RESTORE_TEMP = ".ljtui-restore.tmp"
+"""Temp file a snapshot is copied to, next to its target, when it cannot be renamed into place."""
 
 
 class RestoreRefused(Exception):
@@ -167,7 +169,7 @@ def _write_step(step: _Step) -> None:
     assert step.blob is not None and step.record.mode is not None
     if step.blob.nlink == 1 and _move_blob(step.blob.path, step.real, step.record.mode):
         return
-    temp = step.real.parent / J.temp_name(step.real.name, "restore", 0)
+    temp = step.real.parent / RESTORE_TEMP
     _drop_temp(temp)
     write_durable(temp, step.blob.data, step.record.mode)
     os.replace(temp, step.real)

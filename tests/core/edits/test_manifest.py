@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any, Callable
 
@@ -203,3 +205,19 @@ def test_a_crafted_journal_cannot_replace_a_file_whose_bytes_it_does_not_know(tm
     report = recover_journal(tmp_path)
     assert len(report.quarantined) == 1 and report.transactions == []
     assert (tmp_path / ".env").read_bytes() == b"SECRET=1\n"
+
+
+def test_a_snapshot_sharing_its_inode_with_another_file_is_copied_not_moved(tmp_path):
+    shared = tmp_path / "shared.txt"
+    shared.write_bytes(b"shared\n")
+    os.chmod(shared, 0o644)
+    (tmp_path / "a.py").write_bytes(b"half\n")
+    rec = record(0, "a.py", before=b"shared\n", after=b"half\n", tx_id="1", mode=0o755)
+    directory = write_journal(tmp_path, "tx-1", manifest("1", [rec]))
+    os.link(shared, directory / "blobs" / "0")
+    report = recover_journal(tmp_path)
+    assert report.transactions == [("1", [("a.py", "restored")])]
+    restored, kept = os.stat(tmp_path / "a.py"), os.stat(shared)
+    assert (tmp_path / "a.py").read_bytes() == b"shared\n" and stat.S_IMODE(restored.st_mode) == 0o755
+    assert restored.st_ino != kept.st_ino and stat.S_IMODE(kept.st_mode) == 0o644
+    assert shared.read_bytes() == b"shared\n"
