@@ -13,7 +13,7 @@ from ljtui.core.edits import errors as E
 from ljtui.core.edits import journal as J
 from ljtui.core.edits.apply import commit_plan, preview_plan
 from ljtui.core.edits.plan_format import parse_plan
-from ljtui.core.edits.recovery import recover_journal
+from ljtui.core.edits.recovery import recover_journal, undo_last
 from ljtui.core.edits.transaction import apply_changes
 from ljtui.core.edits.validate import FileChange
 from ljtui.core.ports import FixedClock
@@ -273,3 +273,19 @@ def test_failed_rollback_keeps_the_journal_for_recover(tmp_path):
         "a.py) does not hold the bytes its before_sha256 names (missing or damaged)); "
         "the journal is kept: run `ljtui recover`")
     assert [p.name for p in J.pending(tmp_path)] == ["tx-tx0001"]
+
+
+def test_recovery_keeps_every_kept_chunk_of_the_last_plan(tmp_path):
+    """A crash before a new plan commits anything leaves the previous plan's chunks all undoable."""
+    for name in ("a.py", "b.py", "c.py", "d.py"):
+        (tmp_path / name).write_bytes(b"1\n")
+    ids = id_factory()
+    chunks = plan_text(*(block(n, f"{x}.py", "1\n", "2\n", entry=x) for n, x in enumerate("abc", start=1)))
+    assert len(apply_text(chunks, tmp_path, partial=True, chunk_size=1, new_id=ids).transaction_ids) == 3
+    interrupted_transaction(tmp_path, [FileChange("d.py", tmp_path / "d.py", b"1\n", b"2\n")])
+    assert recover_journal(tmp_path).transactions == [("tx0001", [("d.py", "restored")])]
+    assert len(J.kept(tmp_path)) == 3
+    outcome = undo_last(tmp_path, clock=FixedClock(), new_id=ids)
+    assert outcome.ok and sorted(outcome.files) == ["a.py", "b.py", "c.py"]
+    assert {p.name: p.read_bytes() for p in tmp_path.glob("*.py")} == dict.fromkeys(("a.py", "b.py", "c.py", "d.py"),
+                                                                                     b"1\n")
