@@ -45,9 +45,14 @@ class Target:
     real: Path
 
 
+def _parts(path: str) -> list[str]:
+    """The components of a POSIX path, without empty and ``.`` ones (as ``PurePosixPath.parts``, faster)."""
+    return [p for p in path.split("/") if p and p != "."]
+
+
 def protected_reason(path: str) -> str | None:
     """Why plans may never write ``path`` (a repo-relative POSIX path), or ``None``."""
-    parts = [p.lower() for p in PurePosixPath(path).parts]
+    parts = [p.lower() for p in _parts(path)]
     if parts and parts[0] == STATE_COMPONENT:
         return f"{path} is inside {AGENT_DIR}/, ljtui's own state folder, which plans may not create or change"
     if GIT_COMPONENT in parts:
@@ -64,12 +69,11 @@ def check_spelling(path: str, block: int | None = None) -> E.EditError | None:
     """
     if not path or "\x00" in path:
         return E.PathForbidden(block, f"path {path!r} is empty or holds a NUL byte", file=path)
-    pure = PurePosixPath(path)
-    if pure.is_absolute() or DRIVE_PATH.match(path):
+    if path.startswith("/") or DRIVE_PATH.match(path):
         return E.PathEscape(block, f"{path} is absolute; plan paths are relative to the repo root", file=path)
     if "\\" in path:
         return E.PathForbidden(block, f"{path} contains a backslash: {BACKSLASH_HINT}", file=path)
-    if ".." in pure.parts:
+    if ".." in _parts(path):
         return E.PathEscape(block, f"{path} uses `..`; plan paths stay inside the repo root", file=path)
     reason = protected_reason(path)
     if reason is not None:
@@ -108,7 +112,7 @@ def resolve_target(root: Path, path: str, block: int | None = None, *,
     if not real_str.startswith(prefix):
         return E.PathEscape(block, f"{path} resolves to {real_str}, outside the repo root (through a symlink)",
                             file=path)
-    key = PurePosixPath(real_str[len(prefix):]).as_posix()
+    key = real_str[len(prefix):]
     reason = protected_reason(key)
     if reason is not None:
         return E.PathProtected(block, f"{path} resolves to {key}: {reason}", file=path)

@@ -97,6 +97,28 @@ def _checked(root: Path, path: str) -> Path:
     return target.real
 
 
+def _still_in_place(item: _Prepared, checked: set[Path]) -> None:
+    """Right before writing: no folder on the way and not the file itself became a symlink.
+
+    Every path was fully re-checked when the transaction snapshotted it; this
+    repeats the part a concurrent change could undo, once per folder per pass.
+    """
+    parent = item.real.parent
+    if parent not in checked:
+        now = os.path.realpath(parent)
+        if now != str(parent):
+            raise _Refused(E.PathEscape(None, f"{item.change.path}: its folder now resolves to {now} through a "
+                                              "symlink; refusing to write through it", file=item.change.path))
+        checked.add(parent)
+    try:
+        link = stat.S_ISLNK(os.lstat(item.real).st_mode)
+    except FileNotFoundError:
+        link = False
+    if link:
+        raise _Refused(E.PathEscape(None, f"{item.change.path} became a symlink; refusing to write through it",
+                                    file=item.change.path))
+
+
 class Transaction:
     """One journaled write of a set of :class:`FileChange`."""
 
@@ -117,6 +139,8 @@ class Transaction:
                 raise ValueError(f"transaction id {value!r} is not letters, digits, _ and - (at most 64)")
         self.dir = J.journal_dir(self.root) / f"{J.TX_PREFIX}{self.id}"
         self.notes: list[str] = []
+        self.started = 0
+        """How many targets the write step has begun on (a rollback restores only those)."""
 
     def run(self) -> TransactionOutcome:
         """Write every change or none; see the module docstring for the steps."""
@@ -162,8 +186,9 @@ class Transaction:
         return TransactionOutcome(self.id, [p.change.path for p in prepared], notes=self.notes)
 
     def _roll_back(self, manifest: J.Manifest, exc: BaseException) -> TransactionOutcome:
+        """Restore the files whose writing began (the others were never touched), then drop the journal."""
         try:
-            restore(self.root, self.dir, manifest)
+            restore(self.root, self.dir, dataclasses.replace(manifest, files=manifest.files[:self.started]))
         except (OSError, RestoreRefused) as rollback:
             return TransactionOutcome(self.id, error=E.WriteFailed(
                 None, f"{exc}; rollback incomplete ({rollback}); the journal is kept: run `ljtui recover`"))
@@ -229,17 +254,18 @@ class Transaction:
 
     def _write_all(self, prepared: list[_Prepared]) -> None:
         dirs: set[Path] = set()
+        checked: set[Path] = set()
         new_mode = J.new_file_mode()
-        for item in prepared:
+        for n, item in enumerate(prepared):
             change, record = item.change, item.record
+            _still_in_place(item, checked)
+            self.started = n + 1
             for rel in record.created_dirs:
                 try:
                     os.mkdir(self.root / rel)
                 except FileExistsError:
                     pass
                 dirs.add((self.root / rel).parent)
-            if _checked(self.root, record.path) != item.real:
-                raise _Refused(E.PathEscape(None, f"{record.path} moved while it was being written", file=record.path))
             if change.after is None:
                 item.real.unlink(missing_ok=True)
             else:

@@ -10,6 +10,7 @@ from ljtui.core.edits import journal as J
 from ljtui.core.edits.apply import commit_plan, preview_plan
 from ljtui.core.edits.plan_format import parse_plan
 from ljtui.core.edits.recovery import recover_journal, undo_last
+from ljtui.core.edits.transaction import apply_changes
 from ljtui.core.edits.validate import FileChange
 from ljtui.core.ports import FixedClock
 from tests.core.edits.helpers import apply_text, block, id_factory, interrupted_transaction, plan_text
@@ -84,3 +85,26 @@ def test_apply_refuses_a_folder_replaced_by_a_symlink_after_validation(tmp_path)
                            "(through a symlink)")
     assert (outside / "pkg" / "a.py").read_bytes() == b"a\n"
     assert report.result.status == "error" and J.pending(repo) == []
+
+
+class SwapWhenAsked(FixedClock):
+    """A clock that swaps a folder for a symlink when the transaction stamps its manifest (after the snapshot)."""
+
+    def __init__(self, folder: Path, destination: Path) -> None:
+        super().__init__()
+        self.folder, self.destination = folder, destination
+
+    def now(self) -> float:
+        swap_for_link(self.folder, self.destination)
+        return super().now()
+
+
+def test_a_folder_swapped_for_a_symlink_between_snapshot_and_write_is_not_written_through(tmp_path):
+    repo, outside = setup(tmp_path)
+    change = FileChange("pkg/a.py", repo / "pkg" / "a.py", b"a\n", b"A\n")
+    outcome = apply_changes(repo, [change], clock=SwapWhenAsked(repo / "pkg", outside / "pkg"), new_id=id_factory())
+    assert isinstance(outcome.error, E.PathEscape)
+    assert outcome.error.message == (f"pkg/a.py: its folder now resolves to {outside / 'pkg'} through a symlink; "
+                                     "refusing to write through it; every file was rolled back")
+    assert tree(outside) == {"pkg": None, "pkg/a.py": b"a\n"}
+    assert J.pending(repo) == []
