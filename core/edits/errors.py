@@ -212,3 +212,7 @@ class ApplyInProgress(EditError):
 
 class UndoRefused(EditError):
     """Undo is impossible or unsafe; nothing was written."""
+
+
+class StateDirRefused(EditError):
+    """``.agent`` (or a folder or file ljtui keeps in it) is a symlink or not what it should be; nothing is written."""

@@ -1,4 +1,4 @@
-"""The on-disk transaction journal under ``.agent/journal/`` and durable file helpers.
+"""The on-disk transaction journal under ``.agent/journal/``.
 
 Layout::
 
@@ -8,44 +8,69 @@ Layout::
         manifest.json               written last, before any target changes
     .agent/journal/last-<id>/       the last committed transaction, kept for undo
     .agent/journal/done-*/          finished, being deleted (ignored)
+    .agent/journal/quarantine-*/    refused as malformed or unsafe: kept, never acted on
 
 A ``tx-`` directory without ``manifest.json`` never touched a target. One
-with a manifest is rolled back by :func:`restore`: every file returns to the
-bytes its manifest hashed (created files are removed). Restoring is
-idempotent, so a crash during recovery is recovered by running it again.
+with a manifest is rolled back by :mod:`ljtui.core.edits.restore`.
+
+The journal lives in the repository, which is untrusted: the folders are
+reached through :func:`ljtui.core.statedir.state_dir` (never through a
+symlink), every entry is examined with ``lstat``, and every manifest and
+snapshot is checked before it is believed. What fails is quarantined.
 """
 
 from __future__ import annotations
 
 import fcntl
 import hashlib
-import json
 import os
 import shutil
+import stat
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
-AGENT_DIR = ".agent"
+from ljtui.core.edits.durable import PRIVATE_MODE, fsync_dir, new_file_mode, write_durable
+from ljtui.core.edits.manifest import (BLOBS, MANIFEST, MANIFEST_VERSION, TEMP_PREFIX, TEMP_SUFFIX, FileRecord,
+                                       Manifest, ManifestInvalid, read_manifest, temp_name)
+from ljtui.core.statedir import AGENT_DIR, StateDirUnsafe, open_state_file, state_dir
+
+__all__ = [
+    "AGENT_DIR", "BLOBS", "MANIFEST", "MANIFEST_VERSION", "TEMP_PREFIX", "TEMP_SUFFIX", "FileRecord", "Manifest",
+    "ManifestInvalid", "StateDirUnsafe", "fsync_dir", "new_file_mode", "temp_name", "write_durable",
+]
+
 JOURNAL_DIR = "journal"
 LOCK_NAME = ".lock"
 TX_PREFIX = "tx-"
 LAST_PREFIX = "last-"
 DONE_PREFIX = "done-"
-MANIFEST = "manifest.json"
-BLOBS = "blobs"
-MANIFEST_VERSION = 1
-TEMP_SUFFIX = ".ljtui-tmp"
+QUARANTINE_PREFIX = "quarantine-"
+TEMP_GLOB = f"{TEMP_PREFIX}*{TEMP_SUFFIX}"
+"""Matches every temp file a transaction writes next to its targets."""
+GITIGNORE = ".gitignore"
 GITIGNORED = ("journal/", "sessions/", "workspace/")
 """``.agent/`` sub-directories kept out of git; playbooks and gates stay shared."""
-PRIVATE_MODE = 0o600
-DEFAULT_UMASK = 0o022
+MAX_GITIGNORE_BYTES = 1024 * 1024
+"""Only this much of ``.agent/.gitignore`` is read when completing it."""
+MAX_QUARANTINE_NAMES = 1000
+"""Distinct ``quarantine-<name>[-k]`` names tried before giving up."""
+READ_CHUNK = 1024 * 1024
 
 
 def journal_dir(root: Path) -> Path:
-    """``<root>/.agent/journal``."""
+    """``<root>/.agent/journal`` (not checked: use :func:`open_journal` before touching it)."""
     return root / AGENT_DIR / JOURNAL_DIR
+
+
+def open_journal(root: Path, *, create: bool) -> Path:
+    """``<root>/.agent/journal``, refusing a symlinked or non-folder ``.agent`` or ``journal``.
+
+    Raises:
+        StateDirUnsafe: ``.agent`` or ``.agent/journal`` is a symlink or not a folder.
+    """
+    return state_dir(root, JOURNAL_DIR, create=create)
 
 
 def sha256(data: bytes | None) -> str | None:
@@ -53,54 +78,22 @@ def sha256(data: bytes | None) -> str | None:
     return None if data is None else hashlib.sha256(data).hexdigest()
 
 
-def fsync_dir(path: Path) -> None:
-    """Make a directory's entries (creations, renames, removals) durable."""
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def write_durable(path: Path, data: bytes, mode: int = PRIVATE_MODE) -> None:
-    """Create ``path`` exclusively with ``data`` and ``mode``, and fsync it."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_MODE)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.fchmod(fd, mode)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def new_file_mode() -> int:
-    """Mode of a newly created file under the process umask."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("Umask:"):
-                    return 0o666 & ~int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    return 0o666 & ~DEFAULT_UMASK
-
-
 def ensure_agent_gitignore(root: Path) -> None:
-    """Create or complete ``.agent/.gitignore`` so private state stays out of git."""
-    path = root / AGENT_DIR / ".gitignore"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Create or complete ``.agent/.gitignore`` so private state stays out of git.
+
+    Raises:
+        StateDirUnsafe: ``.agent`` or its ``.gitignore`` is a symlink or not what it should be.
+    """
+    fd = open_state_file(root, GITIGNORE, flags=os.O_RDWR | os.O_CREAT | os.O_APPEND, mode=new_file_mode())
     try:
-        existing = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        existing = ""
-    present = {line.strip() for line in existing.splitlines()}
-    missing = [entry for entry in GITIGNORED if entry not in present]
-    if missing:
-        prefix = "" if not existing or existing.endswith("\n") else "\n"
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(prefix + "".join(f"{m}\n" for m in missing))
+        existing = os.pread(fd, MAX_GITIGNORE_BYTES, 0).decode("utf-8", "replace")
+        present = {line.strip() for line in existing.splitlines()}
+        missing = [entry for entry in GITIGNORED if entry not in present]
+        if missing:
+            prefix = "" if not existing or existing.endswith("\n") else "\n"
+            os.write(fd, (prefix + "".join(f"{m}\n" for m in missing)).encode("utf-8"))
+    finally:
+        os.close(fd)
 
 
 class JournalBusy(Exception):
@@ -113,126 +106,132 @@ def journal_lock(root: Path) -> Iterator[None]:
 
     Raises:
         JournalBusy: When another process holds it.
+        StateDirUnsafe: The journal or its lock file is a symlink.
     """
-    directory = journal_dir(root)
-    directory.mkdir(parents=True, exist_ok=True)
-    fd = os.open(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT, PRIVATE_MODE)
+    fd = open_state_file(root, JOURNAL_DIR, LOCK_NAME, flags=os.O_RDWR | os.O_CREAT, mode=PRIVATE_MODE)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as exc:
-            raise JournalBusy(str(directory)) from exc
+            raise JournalBusy(str(journal_dir(root))) from exc
         yield
     finally:
         os.close(fd)
 
 
-@dataclass
-class FileRecord:
-    """One target in a manifest (paths repo-relative, POSIX)."""
-
-    path: str
-    existed: bool
-    mode: int | None
-    before_sha256: str | None
-    after_sha256: str | None
-    blob: str | None
-    temp: str
-    created_dirs: list[str] = field(default_factory=list)
-
-
-@dataclass
-class Manifest:
-    """What a transaction is about to do, enough to undo it after a crash."""
-
-    id: str
-    created: float
-    kind: str
-    files: list[FileRecord]
-    entries: list[str] = field(default_factory=list)
-    group: str = ""
-    """Transactions of one plan (its chunks) share a group; undo reverts the whole group."""
-    version: int = MANIFEST_VERSION
-
-    def to_json(self) -> bytes:
-        """Serialised form."""
-        data = {"version": self.version, "id": self.id, "group": self.group or self.id, "created": self.created,
-                "kind": self.kind, "entries": self.entries, "files": [vars(f) for f in self.files]}
-        return json.dumps(data, indent=1).encode("utf-8")
-
-    @classmethod
-    def load(cls, directory: Path) -> Manifest:
-        """Read ``directory/manifest.json``."""
-        data: dict[str, Any] = json.loads((directory / MANIFEST).read_bytes())
-        files = [FileRecord(**f) for f in data["files"]]
-        return cls(data["id"], data["created"], data["kind"], files, data.get("entries", []),
-                   data.get("group") or data["id"], data["version"])
-
-    def save(self, directory: Path) -> None:
-        """Write the manifest durably (temp + fsync + rename + dir fsync)."""
-        temp = directory / (MANIFEST + TEMP_SUFFIX)
-        write_durable(temp, self.to_json())
-        os.replace(temp, directory / MANIFEST)
-        fsync_dir(directory)
-
-
-def _read(path: Path) -> bytes | None:
+def entry_problem(entry: Path) -> str | None:
+    """Why a journal entry is not a real folder (``None`` when it is one)."""
     try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except FileNotFoundError:
-        return None
+        st = os.lstat(entry)
+    except OSError as exc:
+        return f"cannot be examined ({exc.strerror})"
+    if stat.S_ISLNK(st.st_mode):
+        return "is a symbolic link, not a journal folder"
+    if not stat.S_ISDIR(st.st_mode):
+        return "is not a folder"
+    return None
 
 
-def restore(root: Path, tx_dir: Path, manifest: Manifest) -> list[tuple[str, str]]:
-    """Return every file of ``manifest`` to its pre-transaction bytes.
-
-    Returns:
-        ``(path, action)`` pairs; action is ``restored``, ``removed`` or ``unchanged``.
+def load(entry: Path) -> Manifest:
+    """The manifest of a journal folder, checked (the folder itself included).
 
     Raises:
-        OSError: When a file cannot be restored (the journal is then kept).
+        ManifestInvalid: The folder or its manifest is not what ljtui writes.
     """
-    actions = []
-    touched_dirs: set[Path] = set()
-    for record in reversed(manifest.files):
-        real = root / record.path
-        touched_dirs.add(real.parent)
-        temp = root / record.temp
-        if temp.is_file() and not temp.is_symlink():
-            temp.unlink()
-        actions.append((record.path, _restore_one(root, tx_dir, record, real)))
-        for rel in reversed(record.created_dirs):
-            try:
-                os.rmdir(root / rel)
-                touched_dirs.add((root / rel).parent)
-            except OSError:
-                pass
-    for directory in touched_dirs:
-        if directory.is_dir():
+    problem = entry_problem(entry)
+    if problem is not None:
+        raise ManifestInvalid(problem)
+    return read_manifest(entry)
+
+
+@dataclass(frozen=True)
+class Blob:
+    """A snapshot read back and checked against its recorded digest.
+
+    Attributes:
+        path: Where it is (inside ``<journal folder>/blobs``).
+        data: Its bytes.
+        nlink: Its link count (1 when no other name shares the inode).
+    """
+
+    path: Path
+    data: bytes
+    nlink: int
+
+
+def read_blob(tx_dir: Path, record: FileRecord) -> Blob:
+    """The snapshot of ``record``, read without following symlinks and hash-checked.
+
+    Raises:
+        ManifestInvalid: It is missing, a link, not a regular file, or not the bytes ``before_sha256`` names.
+    """
+    what = f"{record.blob} (the snapshot of {record.path})"
+    if record.blob is None:
+        raise ManifestInvalid(f"{record.path} has no snapshot")
+    name = record.blob.removeprefix(BLOBS + "/")
+    try:
+        dir_fd = os.open(tx_dir / BLOBS, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        raise ManifestInvalid(f"{BLOBS}/ cannot be opened as a real folder ({exc.strerror})") from exc
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
+    except OSError as exc:
+        raise ManifestInvalid(f"{what} cannot be opened ({exc.strerror})") from exc
+    finally:
+        os.close(dir_fd)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ManifestInvalid(f"{what} is not a regular file")
+        data = read_fd(fd)
+    finally:
+        os.close(fd)
+    if sha256(data) != record.before_sha256:
+        raise ManifestInvalid(f"{what} does not hold the bytes its before_sha256 names (missing or damaged)")
+    return Blob(tx_dir / record.blob, data, st.st_nlink)
+
+
+def read_fd(fd: int) -> bytes:
+    """Everything left to read from ``fd``."""
+    chunks = []
+    while chunk := os.read(fd, READ_CHUNK):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+@dataclass(frozen=True)
+class Quarantined:
+    """A journal folder moved aside, never acted on.
+
+    Attributes:
+        name: Its name before, e.g. ``tx-1a2b``.
+        moved_to: Where it is now, repo-relative.
+        reason: What was wrong with it.
+    """
+
+    name: str
+    moved_to: str
+    reason: str
+
+    def line(self) -> str:
+        """One line for the user: which journal, what is wrong, where it went."""
+        return f"journal {self.name} is refused: {self.reason}; moved to {self.moved_to}, nothing was written"
+
+
+def quarantine(entry: Path, reason: str) -> Quarantined:
+    """Rename a refused journal entry (a folder, link or file) to ``quarantine-<name>``; never delete it.
+
+    Raises:
+        OSError: It could not be renamed.
+    """
+    directory = entry.parent
+    for k in range(MAX_QUARANTINE_NAMES):
+        target = directory / (f"{QUARANTINE_PREFIX}{entry.name}" + (f"-{k}" if k else ""))
+        if not os.path.lexists(target):
+            os.rename(entry, target)
             fsync_dir(directory)
-    return actions
-
-
-def _restore_one(root: Path, tx_dir: Path, record: FileRecord, real: Path) -> str:
-    current = _read(real)
-    if not record.existed:
-        if current is None:
-            return "unchanged"
-        real.unlink()
-        return "removed"
-    if current is not None and sha256(current) == record.before_sha256:
-        if record.mode is not None:
-            os.chmod(real, record.mode)
-        return "unchanged"
-    blob = tx_dir / record.blob if record.blob else None
-    data = _read(blob) if blob else None
-    if blob is None or sha256(data) != record.before_sha256:
-        raise OSError(f"cannot restore {record.path}: its snapshot in {tx_dir} is missing or damaged")
-    if record.mode is not None:
-        os.chmod(blob, record.mode)
-    os.replace(blob, real)
-    return "restored"
+            return Quarantined(entry.name, f"{AGENT_DIR}/{JOURNAL_DIR}/{target.name}", reason)
+    raise FileExistsError(f"no free quarantine name for {entry.name} in {directory}")
 
 
 def discard(directory: Path) -> None:
@@ -241,40 +240,68 @@ def discard(directory: Path) -> None:
     The directory is first renamed (atomic, made durable), so a half-deleted
     transaction is never mistaken for an unfinished one.
     """
-    if not directory.exists():
+    if not os.path.lexists(directory):
         return
     retired = directory.with_name(DONE_PREFIX + directory.name)
     os.replace(directory, retired)
     fsync_dir(directory.parent)
-    shutil.rmtree(retired, ignore_errors=True)
+    _remove(retired)
+
+
+def _remove(path: Path) -> None:
+    """Delete a folder tree, or a link or file in its place (links are never followed)."""
+    if entry_problem(path) is None:
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
 
 
 def sweep_retired(root: Path) -> None:
     """Finish removing ``done-`` directories a crash left behind."""
-    directory = journal_dir(root)
+    directory = open_journal(root, create=False)
     for retired in directory.glob(DONE_PREFIX + "*"):
-        shutil.rmtree(retired, ignore_errors=True)
+        _remove(retired)
+
+
+def _entries(root: Path, prefix: str) -> list[Path]:
+    directory = open_journal(root, create=False)
+    if not directory.is_dir():
+        return []
+    return sorted(p for p in directory.iterdir() if p.name.startswith(prefix))
 
 
 def pending(root: Path) -> list[Path]:
-    """Unfinished transaction directories, oldest name first."""
-    directory = journal_dir(root)
-    if not directory.is_dir():
-        return []
-    return sorted(p for p in directory.iterdir() if p.is_dir() and p.name.startswith(TX_PREFIX))
+    """Unfinished transaction entries (``tx-*``, whatever their type), oldest name first.
+
+    Raises:
+        StateDirUnsafe: ``.agent`` or ``.agent/journal`` is a symlink or not a folder.
+    """
+    return _entries(root, TX_PREFIX)
+
+
+def scan_kept(root: Path) -> tuple[list[tuple[Path, Manifest]], list[tuple[Path, str]]]:
+    """Committed snapshots (``last-*``): the valid ones newest first, and the refused ones with why.
+
+    Raises:
+        StateDirUnsafe: ``.agent`` or ``.agent/journal`` is a symlink or not a folder.
+    """
+    valid: list[tuple[Path, Manifest]] = []
+    refused: list[tuple[Path, str]] = []
+    for entry in _entries(root, LAST_PREFIX):
+        try:
+            valid.append((entry, load(entry)))
+        except ManifestInvalid as exc:
+            refused.append((entry, str(exc)))
+    valid.sort(key=lambda item: (item[1].created, item[0].name), reverse=True)
+    return valid, refused
 
 
 def kept(root: Path) -> list[Path]:
-    """Committed snapshots kept for undo, newest first."""
-    directory = journal_dir(root)
-    if not directory.is_dir():
+    """Valid committed snapshots kept for undo, newest first (none when the journal is unsafe)."""
+    try:
+        return [entry for entry, _ in scan_kept(root)[0]]
+    except (StateDirUnsafe, OSError):
         return []
-    found = [p for p in directory.iterdir() if p.is_dir() and p.name.startswith(LAST_PREFIX) and (p / MANIFEST).is_file()]
-
-    def created(p: Path) -> tuple[float, str]:
-        try:
-            return (Manifest.load(p).created, p.name)
-        except (OSError, ValueError, KeyError, TypeError):
-            return (0.0, p.name)
-
-    return sorted(found, key=created, reverse=True)

@@ -1,15 +1,26 @@
-"""Recovery of unfinished transactions, and undo of the last applied plan."""
+"""Recovery of unfinished transactions, and undo of the last applied plan.
+
+Both read the journal back from the repository, which is untrusted: an
+entry or manifest that is not exactly what ljtui writes, or that names a
+path it may not write, is quarantined (moved aside, never deleted, never
+acted on) and reported in one line; the other journals are still handled.
+"""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ljtui.core.edits import errors as E
 from ljtui.core.edits import journal as J
-from ljtui.core.edits.transaction import IdFactory, TransactionOutcome, apply_changes, random_id
-from ljtui.core.edits.validate import FileChange
-from ljtui.core.ports import Clock
+from ljtui.core.edits.restore import RestoreRefused, plan_restore
+from ljtui.core.edits.undo import UndoOutcome, undo_last
+from ljtui.core.statedir import StateDirUnsafe
+
+__all__ = ["RecoveryReport", "UndoOutcome", "recover_journal", "undo_last"]
+
+BUSY_MESSAGE = "another ljtui process is applying; recovery skipped"
 
 
 @dataclass
@@ -19,17 +30,30 @@ class RecoveryReport:
     Attributes:
         transactions: ``(transaction id, [(path, action), ...])`` per rolled-back journal.
         skipped: Why recovery did not run (another process holds the lock), or ``None``.
-        errors: Journals that could not be restored (they are kept).
+        errors: One line per journal that could not be restored (quarantined
+            ones included), or why the journal could not be opened.
+        quarantined: The journals moved aside, with why.
     """
 
     transactions: list[tuple[str, list[tuple[str, str]]]] = field(default_factory=list)
     skipped: str | None = None
     errors: list[str] = field(default_factory=list)
+    quarantined: list[J.Quarantined] = field(default_factory=list)
 
     @property
     def changed(self) -> list[tuple[str, str]]:
         """Every ``(path, action)`` that changed a file."""
         return [(p, a) for _, acts in self.transactions for p, a in acts if a != "unchanged"]
+
+    def quarantine(self, entry: Path, reason: str) -> None:
+        """Move ``entry`` aside and record it (or record why it could not be moved)."""
+        try:
+            moved = J.quarantine(entry, reason)
+        except OSError as exc:
+            self.errors.append(f"{entry.name}: {reason}; it could not be moved aside ({exc}), nothing was written")
+            return
+        self.quarantined.append(moved)
+        self.errors.append(moved.line())
 
     def summary(self) -> list[str]:
         """Human lines describing the report (empty when there was nothing to do)."""
@@ -47,90 +71,54 @@ def recover_journal(root: Path) -> RecoveryReport:
     Cheap when there is no journal: one directory check.
     """
     report = RecoveryReport()
-    if not J.journal_dir(root).is_dir() or not J.pending(root):
+    if not J.journal_dir(root).is_dir():
         return report
     root = root.resolve()
     try:
+        if not J.pending(root):
+            return report
         with J.journal_lock(root):
-            for tx_dir in J.pending(root):
-                _recover_one(root, tx_dir, report)
+            for entry in J.pending(root):
+                _recover_one(root, entry, report)
             J.sweep_retired(root)
-            for extra in J.kept(root)[1:]:
-                J.discard(extra)
+            _drop_other_groups(root)
     except J.JournalBusy:
-        report.skipped = "another ljtui process is applying; recovery skipped"
+        report.skipped = BUSY_MESSAGE
+    except StateDirUnsafe as exc:
+        report.errors.append(exc.message)
     except OSError as exc:
         report.errors.append(f"cannot open the journal: {exc}")
     return report
 
 
-def _recover_one(root: Path, tx_dir: Path, report: RecoveryReport) -> None:
-    if not (tx_dir / J.MANIFEST).is_file():
-        J.discard(tx_dir)
+def _recover_one(root: Path, entry: Path, report: RecoveryReport) -> None:
+    problem = J.entry_problem(entry)
+    if problem is not None:
+        report.quarantine(entry, f"it {problem}")
+        return
+    if not os.path.lexists(entry / J.MANIFEST):
+        J.discard(entry)
         return
     try:
-        manifest = J.Manifest.load(tx_dir)
-        actions = J.restore(root, tx_dir, manifest)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        report.errors.append(f"{tx_dir.name}: {exc}")
+        manifest = J.load(entry)
+        plan = plan_restore(root, entry, manifest)
+    except (J.ManifestInvalid, RestoreRefused) as exc:
+        report.quarantine(entry, str(exc))
         return
-    J.discard(tx_dir)
+    try:
+        actions = plan.run()
+    except (OSError, RestoreRefused) as exc:
+        report.errors.append(f"{entry.name}: {exc}; the journal is kept: run `ljtui recover` again")
+        return
+    J.discard(entry)
     report.transactions.append((manifest.id, actions))
 
 
-@dataclass
-class UndoOutcome:
-    """What undo did: ``files`` restored, or ``error`` and nothing written."""
-
-    files: list[str] = field(default_factory=list)
-    error: E.EditError | None = None
-    entries: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        """True when the last plan was reverted."""
-        return self.error is None
-
-
-def undo_last(root: Path, *, clock: Clock | None = None, new_id: IdFactory = random_id) -> UndoOutcome:
-    """Revert the last applied plan (all its chunks) from its kept snapshots.
-
-    Refuses, writing nothing, when any file it wrote changed since.
-    """
-    root = root.resolve()
-    snapshots = [(p, J.Manifest.load(p)) for p in J.kept(root)]
-    if not snapshots:
-        return UndoOutcome(error=E.UndoRefused(None, "nothing to undo: no applied plan is kept in .agent/journal"))
-    group = [(p, m) for p, m in snapshots if m.group == snapshots[0][1].group]
-    current: dict[str, bytes | None] = {}
-    state: dict[str, bytes | None] = {}
-    changed: list[str] = []
-    for snap, manifest in group:
-        for record in manifest.files:
-            if record.path not in state:
-                real = root / record.path
-                current[record.path] = state[record.path] = real.read_bytes() if real.is_file() else None
-            if J.sha256(state[record.path]) != record.after_sha256:
-                changed.append(record.path)
-                continue
-            state[record.path] = (snap / record.blob).read_bytes() if record.existed and record.blob else None
-    if changed:
-        return UndoOutcome(error=E.UndoRefused(None, "refusing to undo: changed since the apply: "
-                                                     f"{', '.join(dict.fromkeys(changed))}; nothing was written"))
-    changes = [FileChange(path, root / path, current[path], after)
-               for path, after in state.items() if after != current[path]]
-    outcome: TransactionOutcome = apply_changes(root, changes, clock=clock, new_id=new_id, kind="undo",
-                                                keep_snapshot=False)
-    if not outcome.ok:
-        return UndoOutcome(error=outcome.error)
-    entries: list[str] = []
-    for snap, manifest in group:
-        for record in manifest.files:
-            for rel in reversed(record.created_dirs):
-                try:
-                    (root / rel).rmdir()
-                except OSError:
-                    pass
-        entries[:0] = manifest.entries
-        J.discard(snap)
-    return UndoOutcome(outcome.files, entries=entries)
+def _drop_other_groups(root: Path) -> None:
+    """Finish a commit a crash interrupted: only the newest plan's snapshots are kept."""
+    snapshots = J.scan_kept(root)[0]
+    if snapshots:
+        newest = snapshots[0][1].group
+        for entry, manifest in snapshots:
+            if manifest.group != newest:
+                J.discard(entry)

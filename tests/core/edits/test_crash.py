@@ -87,7 +87,7 @@ def assert_consistent(repo: Path, old, new) -> str:
     for name in old:
         assert now[name] in (old[name], new[name]), f"{name} is neither old nor new"
     assert now == old or now == new, "some files are old and others new"
-    assert not [p for p in repo.rglob(f"*{J.TEMP_SUFFIX}")], "temp files left behind"
+    assert not list(repo.rglob(J.TEMP_GLOB)), "temp files left behind"
     assert J.pending(repo) == []
     return "old" if now == old else "new"
 

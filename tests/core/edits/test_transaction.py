@@ -13,7 +13,7 @@ from ljtui.core.edits import errors as E
 from ljtui.core.edits import journal as J
 from ljtui.core.edits.apply import commit_plan, preview_plan
 from ljtui.core.edits.plan_format import parse_plan
-from ljtui.core.edits.recovery import recover_journal
+from ljtui.core.edits.recovery import recover_journal, undo_last
 from ljtui.core.edits.transaction import apply_changes
 from ljtui.core.edits.validate import FileChange
 from ljtui.core.ports import FixedClock
@@ -48,7 +48,7 @@ def test_apply_writes_keeps_mode_and_keeps_a_snapshot(tmp_path):
     manifest = json.loads((journal / "last-tx0001" / J.MANIFEST).read_text())
     assert (manifest["id"], manifest["created"], manifest["kind"]) == ("tx0001", FIXED_START, "apply")
     assert [f["path"] for f in manifest["files"]] == ["a.py", "b.py", "c.py"]
-    assert not list(tmp_path.glob(f".*{J.TEMP_SUFFIX}"))
+    assert not list(tmp_path.glob(J.TEMP_GLOB))
 
 
 def test_new_file_gets_umask_mode_and_parent_dirs(tmp_path):
@@ -74,7 +74,7 @@ def test_third_file_failing_leaves_first_two_untouched(tmp_path):
     files = three_files(tmp_path)
     inodes = {name: os.stat(tmp_path / name).st_ino for name in files}
     # A directory squatting on the third file's temp name makes its write fail for real.
-    (tmp_path / f".c.py.tx0001{J.TEMP_SUFFIX}").mkdir()
+    (tmp_path / J.temp_name("c.py", "tx0001", 2)).mkdir()
     report = apply_text(three_blocks(), tmp_path)
     assert report.result.status == "error"
     (err,) = report.errors
@@ -89,7 +89,7 @@ def test_third_file_failing_leaves_first_two_untouched(tmp_path):
 
 def test_created_files_and_dirs_are_removed_on_rollback(tmp_path):
     (tmp_path / "b.py").write_bytes(b"b = 1\n")
-    (tmp_path / f".b.py.tx0001{J.TEMP_SUFFIX}").mkdir()
+    (tmp_path / J.temp_name("b.py", "tx0001", 1)).mkdir()
     report = apply_text(plan_text(block(1, "new/dir/n.py", "", "n\n"), block(2, "b.py", "b = 1\n", "b = 2\n")), tmp_path)
     assert report.result.status == "error"
     assert not (tmp_path / "new").exists()
@@ -117,10 +117,17 @@ def test_second_apply_while_locked_is_refused(tmp_path):
     assert (tmp_path / "a.py").read_bytes() == b"a = 1\n"
 
 
+class NeverReadsBack(bytes):
+    """Bytes the transaction writes but never finds equal when it verifies them."""
+
+    def __ne__(self, other: object) -> bool:
+        return True
+
+
 def test_verify_failure_rolls_back(tmp_path):
     real = tmp_path / "a.py"
     real.write_bytes(b"a\n")
-    changes = [FileChange("a.py", real, b"a\n", b"first\n"), FileChange("a.py", real, b"a\n", b"second\n")]
+    changes = [FileChange("a.py", real, b"a\n", NeverReadsBack(b"first\n"))]
     outcome = apply_changes(tmp_path, changes, clock=FixedClock(), new_id=id_factory())
     assert isinstance(outcome.error, E.VerifyFailed)
     assert outcome.error.message == "a.py did not read back as written; every file was rolled back"
@@ -150,14 +157,21 @@ def test_recovery_discards_a_journal_without_manifest(tmp_path):
     assert report.transactions == [] and J.pending(tmp_path) == []
 
 
-def test_recovery_reports_a_damaged_snapshot_and_keeps_the_journal(tmp_path):
+def test_recovery_quarantines_a_damaged_snapshot_and_writes_nothing(tmp_path):
     (tmp_path / "a.py").write_bytes(b"a\n")
     tx = interrupted_transaction(tmp_path, [FileChange("a.py", tmp_path / "a.py", b"a\n", b"A\n")])
     (tx.dir / J.BLOBS / "0").write_bytes(b"garbage\n")
     report = recover_journal(tmp_path)
-    assert report.errors == [f"tx-tx0001: cannot restore a.py: its snapshot in {tx.dir} is missing or damaged"]
-    assert report.summary()[-1].startswith("ljtui: recovery failed: tx-tx0001")
-    assert J.pending(tmp_path) == [tx.dir]
+    assert report.errors == [
+        "journal tx-tx0001 is refused: cannot restore a.py: blobs/0 (the snapshot of a.py) does not hold the bytes "
+        "its before_sha256 names (missing or damaged); moved to .agent/journal/quarantine-tx-tx0001, "
+        "nothing was written"]
+    assert report.summary() == [f"ljtui: recovery failed: {report.errors[0]}"]
+    assert (tmp_path / "a.py").read_bytes() == b"A\n"
+    assert J.pending(tmp_path) == []
+    moved = J.journal_dir(tmp_path) / "quarantine-tx-tx0001"
+    assert (moved / J.BLOBS / "0").read_bytes() == b"garbage\n" and (moved / J.MANIFEST).is_file()
+    assert recover_journal(tmp_path).summary() == []
 
 
 def test_recovery_skips_while_another_process_applies(tmp_path):
@@ -191,12 +205,15 @@ def test_half_deleted_finished_journal_is_swept_not_recovered(tmp_path):
     assert sorted(p.name for p in journal.iterdir()) == [J.LOCK_NAME]
 
 
-def test_unusable_agent_directory_is_a_named_write_failure(tmp_path):
+def test_agent_that_is_a_file_is_refused_by_name(tmp_path):
     (tmp_path / ".agent").write_text("not a directory")
     (tmp_path / "a.py").write_bytes(b"a\n")
     outcome = apply_changes(tmp_path, [FileChange("a.py", tmp_path / "a.py", b"a\n", b"b\n")])
-    assert isinstance(outcome.error, E.WriteFailed)
-    assert outcome.error.message.startswith("cannot use the journal: [Errno 17] File exists")
+    assert isinstance(outcome.error, E.StateDirRefused)
+    assert outcome.error.message == (
+        ".agent is not a folder; ljtui keeps its state only in real folders and files inside the repository and "
+        "writes nothing through it: remove or rename .agent, then run ljtui again")
+    assert (tmp_path / ".agent").read_text() == "not a directory"
     assert (tmp_path / "a.py").read_bytes() == b"a\n"
 
 
@@ -226,11 +243,11 @@ def test_unexpected_exception_while_snapshotting_leaves_no_journal(tmp_path):
     assert (tmp_path / "a.py").read_bytes() == b"a\n" and J.pending(tmp_path) == []
 
 
-def test_unreachable_target_is_a_snapshot_failure(tmp_path):
+def test_unreachable_target_is_refused_before_anything_is_written(tmp_path):
     (tmp_path / "file").write_bytes(b"")
     outcome = apply_changes(tmp_path, [FileChange("file/x", tmp_path / "file" / "x", b"a\n", b"b\n")])
-    assert isinstance(outcome.error, E.WriteFailed)
-    assert outcome.error.message.startswith("cannot snapshot targets: [Errno 20] Not a directory")
+    assert isinstance(outcome.error, E.NotAFile)
+    assert outcome.error.message == "file/x: a parent of this path is a file"
     assert J.pending(tmp_path) == []
 
 
@@ -252,7 +269,23 @@ def test_failed_rollback_keeps_the_journal_for_recover(tmp_path):
                             clock=FixedClock(), new_id=id_factory())
     assert isinstance(outcome.error, E.WriteFailed)
     assert outcome.error.message == (
-        "a.py did not read back as written; rollback incomplete (cannot restore a.py: its snapshot in "
-        f"{J.journal_dir(tmp_path.resolve()) / 'tx-tx0001'} is missing or damaged); "
+        "a.py did not read back as written; rollback incomplete (cannot restore a.py: blobs/0 (the snapshot of "
+        "a.py) does not hold the bytes its before_sha256 names (missing or damaged)); "
         "the journal is kept: run `ljtui recover`")
     assert [p.name for p in J.pending(tmp_path)] == ["tx-tx0001"]
+
+
+def test_recovery_keeps_every_kept_chunk_of_the_last_plan(tmp_path):
+    """A crash before a new plan commits anything leaves the previous plan's chunks all undoable."""
+    for name in ("a.py", "b.py", "c.py", "d.py"):
+        (tmp_path / name).write_bytes(b"1\n")
+    ids = id_factory()
+    chunks = plan_text(*(block(n, f"{x}.py", "1\n", "2\n", entry=x) for n, x in enumerate("abc", start=1)))
+    assert len(apply_text(chunks, tmp_path, partial=True, chunk_size=1, new_id=ids).transaction_ids) == 3
+    interrupted_transaction(tmp_path, [FileChange("d.py", tmp_path / "d.py", b"1\n", b"2\n")])
+    assert recover_journal(tmp_path).transactions == [("tx0001", [("d.py", "restored")])]
+    assert len(J.kept(tmp_path)) == 3
+    outcome = undo_last(tmp_path, clock=FixedClock(), new_id=ids)
+    assert outcome.ok and sorted(outcome.files) == ["a.py", "b.py", "c.py"]
+    assert {p.name: p.read_bytes() for p in tmp_path.glob("*.py")} == dict.fromkeys(("a.py", "b.py", "c.py", "d.py"),
+                                                                                     b"1\n")

@@ -1,0 +1,164 @@
+"""Undo of the last applied plan from the snapshots the journal keeps.
+
+The snapshots (``last-*``) live in the untrusted repository. Under the
+journal lock, every one is checked; a malformed one is quarantined and the
+undo refused with the reason (run it again to revert the plan whose
+snapshots are intact). Every path is re-checked before it is read and again
+when it is written; a file changed since the apply is never overwritten.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ljtui.core.edits import errors as E
+from ljtui.core.edits import journal as J
+from ljtui.core.edits.paths import recheck
+from ljtui.core.edits.transaction import IdFactory, apply_changes, random_id
+from ljtui.core.edits.validate import FileChange
+from ljtui.core.ports import Clock
+from ljtui.core.statedir import StateDirUnsafe
+
+NOTHING_TO_UNDO = "nothing to undo: no applied plan is kept in .agent/journal"
+
+
+@dataclass
+class UndoOutcome:
+    """What undo did: ``files`` restored, or ``error`` and nothing written.
+
+    Attributes:
+        files: Repo-relative paths written.
+        error: Why nothing was written, or ``None``.
+        entries: Entry ids of the reverted plan.
+        quarantined: Kept snapshots moved aside because they were malformed.
+        notes: Things the user should know about the write (see ``TransactionOutcome.notes``).
+    """
+
+    files: list[str] = field(default_factory=list)
+    error: E.EditError | None = None
+    entries: list[str] = field(default_factory=list)
+    quarantined: list[J.Quarantined] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when the last plan was reverted."""
+        return self.error is None
+
+
+class _Refusal(Exception):
+    def __init__(self, outcome: UndoOutcome) -> None:
+        super().__init__(outcome.error.message if outcome.error else "")
+        self.outcome = outcome
+
+
+def _refused(message: str, quarantined: list[J.Quarantined] | None = None) -> _Refusal:
+    return _Refusal(UndoOutcome(error=E.UndoRefused(None, message), quarantined=quarantined or []))
+
+
+def undo_last(root: Path, *, clock: Clock | None = None, new_id: IdFactory = random_id) -> UndoOutcome:
+    """Revert the last applied plan (all its chunks) from its kept snapshots.
+
+    Refuses, writing nothing, when any file it wrote changed since, when a
+    path is no longer safe to write, or when a snapshot is malformed.
+    """
+    root = root.resolve()
+    try:
+        if not J.open_journal(root, create=False).is_dir():
+            return UndoOutcome(error=E.UndoRefused(None, NOTHING_TO_UNDO))
+        with J.journal_lock(root):
+            return _undo_locked(root, clock, new_id)
+    except _Refusal as refusal:
+        return refusal.outcome
+    except J.JournalBusy:
+        return UndoOutcome(error=E.ApplyInProgress(
+            None, "another ljtui process is applying in this repository; try again when it finishes"))
+    except StateDirUnsafe as exc:
+        return UndoOutcome(error=E.StateDirRefused(None, exc.message))
+    except OSError as exc:
+        return UndoOutcome(error=E.WriteFailed(None, f"cannot use the journal: {exc}; nothing was written"))
+
+
+def _undo_locked(root: Path, clock: Clock | None, new_id: IdFactory) -> UndoOutcome:
+    snapshots, refused = J.scan_kept(root)
+    if refused:
+        moved = [J.quarantine(entry, reason) for entry, reason in refused]
+        again = "; run `ljtui undo` again to revert the last plan whose snapshots are intact" if snapshots else ""
+        raise _refused("refusing to undo: " + "; ".join(q.line() for q in moved) + again, quarantined=moved)
+    if not snapshots:
+        return UndoOutcome(error=E.UndoRefused(None, NOTHING_TO_UNDO))
+    group = [(p, m) for p, m in snapshots if m.group == snapshots[0][1].group]
+    current, state = _reverted_state(root, group)
+    changes = [FileChange(path, root / path, current[path], after)
+               for path, after in state.items() if after != current[path]]
+    outcome = apply_changes(root, changes, clock=clock, new_id=new_id, kind="undo", keep_snapshot=False,
+                            lock_held=True)
+    if not outcome.ok:
+        return UndoOutcome(error=outcome.error)
+    entries: list[str] = []
+    for snap, manifest in group:
+        for record in manifest.files:
+            _remove_created_dirs(root, record)
+        entries[:0] = manifest.entries
+        J.discard(snap)
+    return UndoOutcome(outcome.files, entries=entries, notes=outcome.notes)
+
+
+def _reverted_state(root: Path, group: list[tuple[Path, J.Manifest]]
+                    ) -> tuple[dict[str, bytes | None], dict[str, bytes | None]]:
+    """Current bytes and bytes after undoing every snapshot of ``group``, newest first."""
+    current: dict[str, bytes | None] = {}
+    state: dict[str, bytes | None] = {}
+    changed: list[str] = []
+    for snap, manifest in group:
+        for record in manifest.files:
+            if record.path not in state:
+                current[record.path] = state[record.path] = _read_current(root, record.path)
+            if J.sha256(state[record.path]) != record.after_sha256:
+                changed.append(record.path)
+                continue
+            state[record.path] = _snapshot_bytes(snap, record) if record.existed else None
+    if changed:
+        raise _refused("refusing to undo: changed since the apply: "
+                       f"{', '.join(dict.fromkeys(changed))}; nothing was written")
+    return current, state
+
+
+def _read_current(root: Path, path: str) -> bytes | None:
+    target = recheck(root, path, for_write=False)
+    if isinstance(target, E.EditError):
+        raise _refused(f"refusing to undo: {target.message}; nothing was written")
+    try:
+        fd = os.open(target.real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise _refused(f"refusing to undo: cannot read {path} ({exc.strerror}); nothing was written") from exc
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _refused(f"refusing to undo: {path} is no longer a regular file; nothing was written")
+        return J.read_fd(fd)
+    finally:
+        os.close(fd)
+
+
+def _snapshot_bytes(snap: Path, record: J.FileRecord) -> bytes:
+    try:
+        return J.read_blob(snap, record).data
+    except J.ManifestInvalid as exc:
+        moved = J.quarantine(snap, str(exc))
+        raise _refused(f"refusing to undo: {moved.line()}", quarantined=[moved]) from exc
+
+
+def _remove_created_dirs(root: Path, record: J.FileRecord) -> None:
+    """Remove the now-empty folders the apply created, never through a symlink."""
+    for rel in reversed(record.created_dirs):
+        if os.path.realpath(root / rel) != str(root / rel):
+            return
+        try:
+            os.rmdir(root / rel)
+        except OSError:
+            pass

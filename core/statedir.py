@@ -1,0 +1,129 @@
+"""The per-repository state folder ``.agent/``, opened without following symlinks.
+
+The repository is untrusted input: a committed ``.agent`` (or a folder
+below it) may be a symlink to anywhere on the machine, or a regular file.
+Every feature that keeps state there (journal, sessions, plans, gates,
+playbooks, exports) reaches it through :func:`state_dir` and opens its
+files with :func:`open_state_file`, so ljtui never creates, writes, locks
+or reads its own state through a link that leads elsewhere.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+AGENT_DIR = ".agent"
+"""The state folder at the repository root."""
+STATE_DIR_MODE = 0o777
+"""Mode asked for new state folders (the process umask applies)."""
+STATE_FILE_MODE = 0o600
+"""Mode of new state files."""
+_SAFE_FLAGS = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+"""Added to every open: never follow a final symlink, never block on a FIFO."""
+
+
+class StateDirUnsafe(Exception):
+    """``.agent`` or something below it is a symlink or not what ljtui expects.
+
+    Attributes:
+        path: The repo-relative path that was refused, e.g. ``.agent/journal``.
+        problem: What is wrong with it, e.g. ``is a symbolic link``.
+        message: One sentence a user can act on.
+    """
+
+    def __init__(self, path: str, problem: str) -> None:
+        self.path = path
+        self.problem = problem
+        self.message = (f"{path} {problem}; ljtui keeps its state only in real folders and files inside the "
+                        f"repository and writes nothing through it: remove or rename {path}, then run ljtui again")
+        super().__init__(self.message)
+
+
+def _check_name(name: str) -> None:
+    if not name or name in (".", "..") or "/" in name or "\x00" in name:
+        raise ValueError(f"not a single path component: {name!r}")
+
+
+def _lstat_dir(path: Path, shown: str) -> os.stat_result | None:
+    """``lstat`` of a state folder, ``None`` when missing; refuses links and non-folders."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        raise StateDirUnsafe(shown, "is a symbolic link")
+    if not stat.S_ISDIR(st.st_mode):
+        raise StateDirUnsafe(shown, "is not a folder")
+    return st
+
+
+def state_dir(root: Path, *parts: str, create: bool) -> Path:
+    """``<root>/.agent/<parts…>``, each component checked to be a real folder.
+
+    Args:
+        root: The repository root (trusted: chosen by the user).
+        *parts: Folder names below ``.agent``, one component each.
+        create: Create missing folders; otherwise a missing folder ends the
+            walk and its path is returned (nothing below it can exist).
+
+    Returns:
+        The folder's path; it exists when ``create`` is true.
+
+    Raises:
+        StateDirUnsafe: A component is a symbolic link or not a folder.
+        OSError: A folder could not be created or examined.
+    """
+    current = root
+    shown: list[str] = []
+    for name in (AGENT_DIR, *parts):
+        _check_name(name)
+        current = current / name
+        shown.append(name)
+        if _lstat_dir(current, "/".join(shown)) is not None:
+            continue
+        if not create:
+            return root.joinpath(AGENT_DIR, *parts)
+        try:
+            os.mkdir(current, STATE_DIR_MODE)
+        except FileExistsError:
+            pass
+        _lstat_dir(current, "/".join(shown))
+    return current
+
+
+def open_state_file(root: Path, *parts: str, flags: int, mode: int = STATE_FILE_MODE) -> int:
+    """Open ``<root>/.agent/<parts…>`` as a regular file, never through a symlink.
+
+    Args:
+        root: The repository root.
+        *parts: Folders below ``.agent`` then the file name.
+        flags: ``os.open`` flags; with ``os.O_CREAT`` missing folders are created.
+        mode: Mode of a newly created file.
+
+    Returns:
+        An open file descriptor (the caller closes it).
+
+    Raises:
+        StateDirUnsafe: A folder or the file is a symbolic link, or the file is not a regular file.
+        OSError: The file could not be opened.
+    """
+    *folders, name = parts
+    _check_name(name)
+    directory = state_dir(root, *folders, create=bool(flags & os.O_CREAT))
+    shown = "/".join((AGENT_DIR, *parts))
+    try:
+        fd = os.open(directory / name, flags | _SAFE_FLAGS, mode)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise StateDirUnsafe(shown, "is a symbolic link") from exc
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise StateDirUnsafe(shown, "is not a regular file")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
