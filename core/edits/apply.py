@@ -96,6 +96,8 @@ class ApplyReport:
     errors: list[E.EditError] = field(default_factory=list)
     checks: list[CheckResult] = field(default_factory=list)
     transaction_ids: list[str] = field(default_factory=list)
+    write_notes: list[str] = field(default_factory=list)
+    """What the transactions reported about the files they wrote (split hard links, kept owners)."""
 
 
 def _failed_from(outcome: EntryOutcome) -> FailedEntry:
@@ -141,13 +143,14 @@ def commit_plan(preview: Preview, root: Path, *, clock: Clock | None = None, new
             applied.extend(ids)
             files.extend(f for f in outcome.files if f not in files)
             report.transaction_ids.append(outcome.id)
+            report.write_notes.extend(outcome.notes)
         else:
             report.errors.append(outcome.error)
             for entry_id in ids:
                 failed[entry_id] = FailedEntry(entry_id, f"{outcome.error.kind}: {outcome.error.message}")
     if run_checks and files:
         report.checks = check_files(root.resolve(), files)
-    report.result = _result(preview, applied, failed, files, report.checks)
+    report.result = _result(preview, applied, failed, files, report.checks, report.write_notes)
     return report
 
 
@@ -158,11 +161,11 @@ def _match_notes(preview: Preview, applied: Sequence[str]) -> list[str]:
 
 
 def _result(preview: Preview, applied: list[str], failed: dict[str, FailedEntry], files: list[str],
-            checks: list[CheckResult]) -> ApplyResult:
+            checks: list[CheckResult], write_notes: Sequence[str] = ()) -> ApplyResult:
     entry_ids = preview.plan.entry_ids
     ordered_failed = [failed[i] for i in entry_ids if i in failed]
     status = DONE if not ordered_failed else (PARTIAL if applied else ERROR)
-    notes = _match_notes(preview, applied)
+    notes = _match_notes(preview, applied) + list(write_notes)
     notes += [f"syntax check failed: {c.file} ({c.checker}): {c.message}; `ljtui undo` reverts the apply"
               for c in checks if not c.ok]
     message = None

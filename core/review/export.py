@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 from pathlib import Path, PurePosixPath
 
+from ljtui.core.statedir import StateDirUnsafe, state_dir
+
 EXPORT_DIR = ".agent/plans"
 """Default folder of exported plans, relative to the repository root."""
 EXPORT_FILE_MODE = 0o644
@@ -35,6 +37,12 @@ def export_target(root: Path, typed: str) -> Path:
     root_real = Path(os.path.realpath(root))
     given = Path(typed)
     candidate = given if given.is_absolute() else root_real / given
+    written = PurePosixPath(os.path.normpath(candidate)).parts
+    if root_real.parts == written[:len(root_real.parts)] and written[len(root_real.parts):][:1] == (".agent",):
+        try:
+            state_dir(root_real, *written[len(root_real.parts) + 1:-1], create=False)
+        except StateDirUnsafe as exc:
+            raise ExportRefused(exc.message) from None
     real = Path(os.path.realpath(candidate))
     if real == root_real or root_real not in real.parents:
         raise ExportRefused(f"{typed} is outside the repository; exports stay inside it")
@@ -45,9 +53,10 @@ def export_target(root: Path, typed: str) -> Path:
     if folded[0] == ".agent":
         if len(folded) < 3 or folded[1] != "plans":
             raise ExportRefused(f"{typed} is inside .agent/ but not in .agent/plans/")
-        for part in (root_real / ".agent", root_real / ".agent" / "plans"):
-            if part.is_symlink() or (part.exists() and not part.is_dir()):
-                raise ExportRefused(f"{part.relative_to(root_real)} is not a plain folder; nothing is written there")
+        try:
+            state_dir(root_real, *rel.parts[1:-1], create=False)
+        except StateDirUnsafe as exc:
+            raise ExportRefused(exc.message) from None
     if real.is_dir():
         raise ExportRefused(f"{typed} is a directory")
     return real
@@ -60,6 +69,12 @@ def write_export(root: Path, target: Path, text: str) -> None:
         OSError: when the file cannot be written (nothing half-written is left).
         ExportRefused: when a folder on the way turned into a symlink out of the repository.
     """
+    rel = target.relative_to(Path(os.path.realpath(root))).parts
+    if rel[0].casefold() == ".agent":
+        try:
+            state_dir(root, *rel[1:-1], create=True)
+        except StateDirUnsafe as exc:
+            raise ExportRefused(exc.message) from None
     target.parent.mkdir(parents=True, exist_ok=True)
     if export_target(root, str(target)) != target:
         raise ExportRefused(f"{target} moved while it was being written")

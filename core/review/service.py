@@ -211,9 +211,12 @@ class ReviewService:
 
     async def undo(self) -> None:
         """Show what the last apply wrote, ask, then restore it."""
-        files = await asyncio.to_thread(last_applied_files, self.root)
+        files, problem = await asyncio.to_thread(last_applied_files, self.root)
         if files is None:
-            self._sink.emit(Notice("Nothing to undo: no applied plan is kept in .agent/journal.", "warning"))
+            if problem is None:
+                self._sink.emit(Notice("Nothing to undo: no applied plan is kept in .agent/journal.", "warning"))
+            else:
+                self._sink.emit(R.UndoFinished((), problem))
             return
         lines = ["Restore these files to their bytes before the last apply:", "", *(f"  {f}" for f in files), "",
                  "Refused, with nothing written, if any of them changed since."]

@@ -351,9 +351,21 @@ def undo(root: Path, *, clock: Clock | None = None) -> UndoOutcome:
     return undo_last(root, clock=clock)
 
 
-def last_applied_files(root: Path) -> list[str] | None:
-    """Files the last kept apply wrote (what undo would revert), or ``None``."""
-    snapshots = J.kept(root.resolve())
-    if not snapshots:
-        return None
-    return [record.path for record in J.Manifest.load(snapshots[0]).files]
+def last_applied_files(root: Path) -> tuple[list[str] | None, str | None]:
+    """Files the last kept apply wrote (what undo would revert), or ``None`` and why nothing can be undone.
+
+    The reason is ``None`` when nothing was applied; otherwise it names the
+    unsafe state folder or the damaged snapshot, as undo itself would.
+    """
+    try:
+        valid, refused = J.scan_kept(root.resolve())
+    except J.StateDirUnsafe as exc:
+        return None, exc.message
+    except OSError as exc:
+        return None, f"cannot read .agent/journal: {exc.strerror or exc}"
+    if valid:
+        return [record.path for record in valid[0][1].files], None
+    if refused:
+        entry, reason = refused[0]
+        return None, f"the kept snapshot {entry.name} is damaged ({reason}); `ljtui undo` sets it aside"
+    return None, None

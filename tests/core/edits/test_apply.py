@@ -147,7 +147,7 @@ def test_only_the_last_apply_is_kept(tmp_path):
 def test_partial_chunk_that_fails_to_write_fails_only_its_entries(tmp_path):
     entry_repo(tmp_path)
     # The second chunk's transaction (tx0002) cannot create its temp file for f3.py.
-    (tmp_path / f".f3.py.tx0002{J.TEMP_SUFFIX}").mkdir()
+    (tmp_path / J.temp_name("f3.py", "tx0002", 1)).mkdir()
     result = apply_text(entry_plan(), tmp_path, partial=True).result
     assert result.status == "partial" and result.applied_entry_ids == ["e0", "e1", "e2"]
     reasons = {f.entry_id: f.reason for f in result.failed}

@@ -141,8 +141,9 @@ def test_non_utf8_file_is_edited_bytewise(tmp_path):
     ("/etc/passwd", E.PathEscape, "/etc/passwd is absolute; plan paths are relative to the repo root"),
     ("../x.py", E.PathEscape, "../x.py uses `..`; plan paths stay inside the repo root"),
     ("a/../../x.py", E.PathEscape, "a/../../x.py uses `..`; plan paths stay inside the repo root"),
-    (".git/config", E.PathForbidden, ".git/config lies inside .git/, which plans may not write"),
-    (".agent/journal/x", E.PathForbidden, ".agent/journal/x lies inside .agent/journal/, which plans may not write"),
+    (".git/config", E.PathProtected, ".git/config is inside a .git folder or file, which plans may not create or change"),
+    (".agent/journal/x", E.PathProtected,
+     ".agent/journal/x is inside .agent/, ljtui's own state folder, which plans may not create or change"),
 ])
 def test_path_rules(tmp_path, path, kind, message):
     err = only_error(validate(tmp_path, block(1, path, "", "x\n")))

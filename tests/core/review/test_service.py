@@ -185,3 +185,25 @@ async def test_export_with_nothing_that_applies_writes_nothing(repo: Path) -> No
     svc.set_all(False)
     await svc.export()
     assert approver.asked == [] and "nothing to export" in of(sink, R.ExportFailed)[0].message
+
+
+async def test_export_into_a_symlinked_agent_folder_is_refused(repo: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    os.symlink(outside, repo / ".agent")
+    svc, sink = service(repo, ScriptedApprover({"export": [Decision("yes", ".agent/plans/p.md")]}))
+    svc.open_text(PLAN, "plan.md")
+    await svc.export()
+    [failed] = of(sink, R.ExportFailed)
+    assert "is a symbolic link" in failed.message and list(outside.iterdir()) == []
+
+
+async def test_undo_names_an_unsafe_state_folder_instead_of_nothing_to_undo(repo: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    (outside / "journal").mkdir(parents=True)
+    os.symlink(outside, repo / ".agent")
+    approver = ScriptedApprover({"undo": ["yes"]})
+    svc, sink = service(repo, approver)
+    await svc.undo()
+    [undone] = of(sink, R.UndoFinished)
+    assert approver.asked == [] and ".agent is a symbolic link" in undone.error
