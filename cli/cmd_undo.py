@@ -1,34 +1,61 @@
-"""``ljtui undo``: revert the last applied plan from its kept snapshot."""
+"""``ljtui undo``: revert the last applied plan from its kept snapshot (asks first)."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 from pathlib import Path
 
-from ljtui.cli.main import repo_root_arg
-from ljtui.core.edits.recovery import undo_last
+from ljtui.cli.approver import CliApprover
+from ljtui.cli.session import headless_engine
+from ljtui.core.events import Event, Notice
+from ljtui.core.review.events import UndoFinished
 
 EXIT_OK = 0
 EXIT_REFUSED = 2
+PROG = "ljtui undo"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``undo`` command."""
-    parser = subparsers.add_parser("undo", help="revert the last applied plan")
+    parser = subparsers.add_parser(
+        "undo", help="revert the last applied plan",
+        description="Restore every file the last apply wrote to its bytes before the apply (created files are "
+                    "removed). Refused, with nothing written, if any of them changed since. Exit 0: undone; "
+                    "2: refused, declined or nothing to undo.")
+    parser.add_argument("--yes", action="store_true", help="undo without asking (needed without a terminal)")
     parser.add_argument("--repo", type=Path, default=argparse.SUPPRESS, help="repository root (default: from cwd)")
     parser.set_defaults(func=run)
 
 
+class _Report:
+    def __init__(self) -> None:
+        self.finished: UndoFinished | None = None
+
+    def emit(self, event: Event) -> None:
+        if isinstance(event, UndoFinished):
+            self.finished = event
+        elif isinstance(event, Notice):
+            print(f"{PROG}: {event.message}", file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
-    """Undo; refuse (exit 2, nothing written) when the files changed since."""
-    root = repo_root_arg(args, "ljtui undo")
+    """Undo; refuse (exit 2, nothing written) when the files changed since, or when declined."""
+    from ljtui.cli.main import repo_root_arg
+
+    root = repo_root_arg(args, PROG)
     if root is None:
         return EXIT_REFUSED
-    outcome = undo_last(root)
-    if outcome.error is not None:
-        print(f"ljtui undo: {outcome.error.message}", file=sys.stderr)
+    report = _Report()
+    engine = headless_engine(PROG, root, report, CliApprover(PROG, yes=args.yes))
+    asyncio.run(engine.review.undo())
+    finished = report.finished
+    if finished is None:
         return EXIT_REFUSED
-    for path in outcome.files:
+    if finished.error is not None:
+        print(f"{PROG}: {finished.error}", file=sys.stderr)
+        return EXIT_REFUSED
+    for path in finished.files:
         print(f"reverted {path}")
     return EXIT_OK

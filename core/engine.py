@@ -41,6 +41,7 @@ from ljtui.core.tools import ToolRegistry
 
 if TYPE_CHECKING:
     from ljtui.core.planner.loop import PlannerResult
+    from ljtui.core.edits.service import EditService
     from ljtui.core.review.service import ReviewService
 
 ClientFactory = Callable[[ProviderConfig], ChatClient]
@@ -102,6 +103,7 @@ class Engine:
         self._system = build_system_prompt(repo_root.name)
         self.approver: Approver = approver or DenyAll()
         self._review: ReviewService | None = None
+        self._edits: EditService | None = None
 
     @property
     def review(self) -> ReviewService:
@@ -111,6 +113,15 @@ class Engine:
 
             self._review = ReviewService(self.repo_root, self.sink, self.ask, self.clock)
         return self._review
+
+    @property
+    def edits(self) -> EditService:
+        """Plan files and the journal, for headless commands (built on first use)."""
+        if self._edits is None:
+            from ljtui.core.edits.service import EditService
+
+            self._edits = EditService(self.repo_root, self.sink, self.ask, self.clock)
+        return self._edits
 
     async def watch(self, stop: asyncio.Event) -> None:
         """Re-check the plan under review whenever files change on disk, until ``stop`` is set."""

@@ -82,6 +82,46 @@ def undo_last(root: Path, *, clock: Clock | None = None, new_id: IdFactory = ran
         return UndoOutcome(error=E.WriteFailed(None, f"cannot use the journal: {exc}; nothing was written"))
 
 
+@dataclass(frozen=True)
+class UndoPreview:
+    """What undo would do, found without writing or moving anything.
+
+    Attributes:
+        files: the files undo would restore, when it can.
+        problem: why it would refuse (``None`` with no files: nothing was applied).
+        damaged: a kept snapshot fails its checks; undo only sets it aside
+            (no file of the repository is written), so it needs no confirmation.
+    """
+
+    files: list[str] | None = None
+    problem: str | None = None
+    damaged: bool = False
+
+
+def undo_preview(root: Path) -> UndoPreview:
+    """What undo would restore, checked without writing or moving anything."""
+    root = root.resolve()
+    try:
+        if not J.open_journal(root, create=False).is_dir():
+            return UndoPreview()
+        snapshots, refused = J.scan_kept(root)
+        if refused:
+            entry, reason = refused[0]
+            return UndoPreview(problem=f"the kept snapshot {entry.name} is damaged ({reason})", damaged=True)
+        if not snapshots:
+            return UndoPreview()
+        group = [(p, m) for p, m in snapshots if m.group == snapshots[0][1].group]
+        _, state = _reverted_state(root, group)
+    except _Refusal as refusal:
+        error = refusal.outcome.error
+        return UndoPreview(problem=error.message if error is not None else "undo is not possible")
+    except StateDirUnsafe as exc:
+        return UndoPreview(problem=exc.message)
+    except OSError as exc:
+        return UndoPreview(problem=f"cannot read the journal: {exc.strerror or exc}")
+    return UndoPreview(files=list(state))
+
+
 def _undo_locked(root: Path, clock: Clock | None, new_id: IdFactory) -> UndoOutcome:
     snapshots, refused = J.scan_kept(root)
     if refused:

@@ -26,7 +26,8 @@ from ljtui.core.events import Notice
 from ljtui.core.ports import Clock, EventSink
 from ljtui.core.review import events as R
 from ljtui.core.review.export import EXPORT_DIR, ExportRefused, export_target, write_export
-from ljtui.core.review.session import ApplyRefused, Review, last_applied_files, undo
+from ljtui.core.edits.undo import undo_preview
+from ljtui.core.review.session import ApplyRefused, Review, undo
 
 Ask = Callable[[ApprovalRequest], Awaitable[Decision]]
 """Asks a human (the engine's approval step, which also reports the question as events)."""
@@ -211,12 +212,16 @@ class ReviewService:
 
     async def undo(self) -> None:
         """Show what the last apply wrote, ask, then restore it."""
-        files, problem = await asyncio.to_thread(last_applied_files, self.root)
+        preview = await asyncio.to_thread(undo_preview, self.root)
+        if preview.damaged:
+            await asyncio.to_thread(self._undo)  # sets the damaged snapshot aside and says so; writes no file
+            return
+        files = preview.files
         if files is None:
-            if problem is None:
+            if preview.problem is None:
                 self._sink.emit(Notice("Nothing to undo: no applied plan is kept in .agent/journal.", "warning"))
             else:
-                self._sink.emit(R.UndoFinished((), problem))
+                self._sink.emit(R.UndoFinished((), preview.problem))
             return
         lines = ["Restore these files to their bytes before the last apply:", "", *(f"  {f}" for f in files), "",
                  "Refused, with nothing written, if any of them changed since."]

@@ -16,7 +16,6 @@ from typing import Callable
 from ljtui.core.edits import errors as E
 from ljtui.core.edits.apply import ApplyReport, apply_plan
 from ljtui.core.edits.diffs import unified_diff
-from ljtui.core.edits import journal as J
 from ljtui.core.edits.journal import sha256
 from ljtui.core.edits.paths import resolve_target
 from ljtui.core.edits.plan_format import DEFAULT_ENTRY_ID, EditBlock, EditPlan, Entry, parse_plan
@@ -349,23 +348,3 @@ def _read_once(reader: Reader) -> Reader:
 def undo(root: Path, *, clock: Clock | None = None) -> UndoOutcome:
     """Revert the last applied plan (refused if its files changed since)."""
     return undo_last(root, clock=clock)
-
-
-def last_applied_files(root: Path) -> tuple[list[str] | None, str | None]:
-    """Files the last kept apply wrote (what undo would revert), or ``None`` and why nothing can be undone.
-
-    The reason is ``None`` when nothing was applied; otherwise it names the
-    unsafe state folder or the damaged snapshot, as undo itself would.
-    """
-    try:
-        valid, refused = J.scan_kept(root.resolve())
-    except J.StateDirUnsafe as exc:
-        return None, exc.message
-    except OSError as exc:
-        return None, f"cannot read .agent/journal: {exc.strerror or exc}"
-    if valid:
-        return [record.path for record in valid[0][1].files], None
-    if refused:
-        entry, reason = refused[0]
-        return None, f"the kept snapshot {entry.name} is damaged ({reason}); `ljtui undo` sets it aside"
-    return None, None

@@ -13,11 +13,12 @@ import pytest
 from ljtui.cli.main import main
 from ljtui.core.trust import TrustStore
 from tests.fakes import anthropic_api as api
+from tests.fixtures import SCRIPTS
 from tests.fakes import openai_api as oapi
 from tests.fakes.fixtures import FAKE_KEY
 from tests.fakes.server import FakeSSEServer
 
-SCRIPT = Path(__file__).parents[2] / "fixtures" / "scripts" / "hello.yaml"
+SCRIPT = SCRIPTS / "hello.yaml"
 FAST_CONFIG = "provider:\n  timeout: 1\n  max_retries: 2\n  retry_delay: 0.01\n  retry_max_delay: 0.01\n"
 
 

@@ -118,7 +118,7 @@ def test_undo_quarantines_a_kept_snapshot_that_names_a_file_outside(git_repo, ho
         "nothing was written\n")
     again = ljtui(git_repo, "undo")
     assert (again.returncode, again.stderr) == (
-        EXIT_FAILED, "ljtui undo: nothing to undo: no applied plan is kept in .agent/journal\n")
+        EXIT_FAILED, "ljtui undo: Nothing to undo: no applied plan is kept in .agent/journal.\n")
 
 
 def test_symlinked_agent_folder_is_never_used(git_repo, home, tmp_path):

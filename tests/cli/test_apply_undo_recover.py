@@ -36,7 +36,7 @@ GREET_NEW = "    return f'hello {name}!'\n"
 
 def test_apply_json_done(git_repo):
     plan = write_plan(git_repo, block(1, "app.py", GREET_OLD, GREET_NEW))
-    done = ljtui(git_repo, "apply", plan, "--json")
+    done = ljtui(git_repo, "apply", plan, "--json", "--yes")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert (result["status"], result["applied_entry_ids"], result["files"]) == ("done", ["plan"], ["app.py"])
@@ -65,7 +65,7 @@ def test_partial_exit_one_and_error_exit_two(git_repo):
     good = block(1, "app.py", GREET_OLD, GREET_NEW, entry="good")
     bad = block(2, "README.md", "# nothing like this\n", "x\n", entry="bad")
     plan = write_plan(git_repo, good, bad)
-    partial = ljtui(git_repo, "apply", plan, "--partial", "--json")
+    partial = ljtui(git_repo, "apply", plan, "--partial", "--json", "--yes")
     assert partial.returncode == 1
     result = json.loads(partial.stdout)
     assert result["status"] == "partial" and result["failed"][0]["entry_id"] == "bad"
@@ -115,14 +115,16 @@ def test_recover_command_fails_while_another_process_applies(git_repo):
 
 def test_undo_command_and_refusal(git_repo):
     plan = write_plan(git_repo, block(1, "app.py", GREET_OLD, GREET_NEW))
-    assert ljtui(git_repo, "apply", plan).returncode == 0
+    assert ljtui(git_repo, "apply", plan, "--yes").returncode == 0
     (git_repo / "app.py").write_text("edited by hand\n")
     refused = ljtui(git_repo, "undo")
     assert refused.returncode == 2
     assert refused.stderr == ("ljtui undo: refusing to undo: changed since the apply: app.py; "
                               "nothing was written\n")
     (git_repo / "app.py").write_text("def greet(name):\n" + GREET_NEW)
-    undone = ljtui(git_repo, "undo")
+    declined = ljtui(git_repo, "undo")
+    assert declined.returncode == 2 and "pass --yes to confirm without asking" in declined.stderr
+    undone = ljtui(git_repo, "undo", "--yes")
     assert (undone.returncode, undone.stdout) == (0, "reverted app.py\n")
     assert (git_repo / "app.py").read_text().endswith(GREET_OLD)
 

@@ -1,0 +1,72 @@
+"""The command line's side of the Approver port: a prompt on a terminal, a policy otherwise.
+
+``--yes`` answers every question with its first non-safe choice. Without
+it, a terminal gets the question and a prompt (on stderr when that is the
+terminal, so ``--json`` output stays clean, else on stdout); with no
+terminal the safe answer is taken and the command says how to proceed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import TextIO
+
+from ljtui.core.approval import AllowAll, ApprovalRequest, Decision
+
+COLOURS = {"+": "\x1b[32m", "-": "\x1b[31m", "@": "\x1b[36m"}
+RESET = "\x1b[0m"
+
+
+class CliApprover:
+    """Asks on the terminal, or follows the ``--yes`` / deny-by-default policy."""
+
+    def __init__(self, prog: str, *, yes: bool, interactive: bool | None = None, out: TextIO | None = None,
+                 inp: TextIO | None = None) -> None:
+        """
+        Args:
+            prog: the command, for messages (``ljtui apply``).
+            yes: answer every question with its first non-safe choice.
+            interactive: prompt (default: when stdin and stderr are terminals).
+            out: where questions are written (default stderr).
+            inp: where answers are read (default stdin).
+        """
+        self.prog = prog
+        self.yes = yes
+        self.inp = inp or sys.stdin
+        terminal = next((s for s in (sys.stderr, sys.stdout) if s.isatty()), None)
+        self.out = out or terminal or sys.stderr
+        self.interactive = (self.inp.isatty() and terminal is not None) if interactive is None else interactive
+
+    async def decide(self, request: ApprovalRequest) -> Decision:
+        if self.yes:
+            return await AllowAll().decide(request)
+        if not self.interactive:
+            safe = request.choice(request.safe)
+            print(f"{self.prog}: {request.title} Not a terminal, so the answer is "
+                  f"'{safe.label if safe else request.safe}'; pass --yes to confirm without asking.", file=self.out)
+            return Decision(request.safe)
+        return await asyncio.to_thread(self._prompt, request)
+
+    def _prompt(self, request: ApprovalRequest) -> Decision:
+        colour = self.out.isatty()
+        for line in request.lines:
+            start = COLOURS.get(line[:1], "") if colour and not line.startswith(("+++", "---")) else ""
+            print(f"{start}{line}{RESET if start else ''}", file=self.out)
+        text = None
+        if request.text is not None:
+            self.out.write(f"{request.title} [{request.text}]: ")
+            self.out.flush()
+            text = self.inp.readline().strip() or request.text
+        keys = {c.key if len(c.key) == 1 else c.id[:1]: c for c in request.choices}
+        if {c.id for c in request.choices} == {"yes", "no"} and request.safe == "no":
+            shown = "y/N"
+        else:
+            shown = " / ".join(f"{key}={c.label}" for key, c in keys.items()) + f"; default: {request.safe}"
+        self.out.write(f"{request.title} [{shown}] ")
+        self.out.flush()
+        answer = self.inp.readline().strip().lower()
+        chosen = keys.get(answer[:1]) if answer else None
+        if chosen is None and answer in ("yes", "y"):
+            chosen = request.choice("yes")
+        return Decision(chosen.id if chosen else request.safe, text)

@@ -1,0 +1,125 @@
+"""Applying a plan file headless, through the engine: one door for ``ljtui apply``.
+
+:class:`EditService` validates a plan against the repository, asks a human
+through the Approver port (the request carries the unified diffs, written
+by core), writes it atomically, and reports every step as an event. It
+never raises on bad input: every outcome is an EDIT-6 result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Awaitable, Callable
+
+from ljtui.core.approval import YES, ApprovalRequest, Decision, confirm
+from ljtui.core.clock import Clock
+from ljtui.core.edits.apply import DEFAULT_CHUNK_SIZE, Preview, commit_plan, dry_run_result, preview_plan
+from ljtui.core.edits.diffs import render_diffs
+from ljtui.core.edits.errors import StalePlan
+from ljtui.core.edits.plan_format import PlanParseError, parse_plan
+from ljtui.core.edits.recovery import RecoveryReport, recover_journal
+from ljtui.core.edits.repair import format_failures_for_repair
+from ljtui.core.edits.result import ERROR, ApplyResult, FailedEntry
+from ljtui.core.events import Notice
+from ljtui.core.ports import EventSink
+from ljtui.core.review import events as R
+
+Ask = Callable[[ApprovalRequest], Awaitable[Decision]]
+MAX_PLAN_BYTES = 20 * 1024 * 1024
+"""A plan file larger than this is not read."""
+
+
+@dataclass(frozen=True)
+class ApplyOptions:
+    """How ``ljtui apply`` applies a plan."""
+
+    partial: bool = False
+    chunk_size: int = DEFAULT_CHUNK_SIZE
+    dry_run: bool = False
+    checks: bool = True
+
+
+@dataclass
+class FileApply:
+    """What applying a plan file produced: the result, and the plan's entry ids for the contract."""
+
+    result: ApplyResult
+    entry_ids: tuple[str, ...] = ()
+    diff: str = field(default="", repr=False)
+    """The unified diff of a dry run."""
+
+
+class EditService:
+    """Plan files and the journal, for headless commands."""
+
+    def __init__(self, root: Path, sink: EventSink, ask: Ask, clock: Clock) -> None:
+        self.root = root
+        self._sink = sink
+        self._ask = ask
+        self._clock = clock
+
+    def recover(self) -> RecoveryReport:
+        """Finish what a crash left in the journal; each summary line is a notice."""
+        report = recover_journal(self.root)
+        for line in report.summary():
+            self._sink.emit(Notice(line, "warning"))
+        return report
+
+    async def apply_file(self, path: Path, options: ApplyOptions = ApplyOptions()) -> FileApply:
+        """Validate, ask (unless a dry run), write, check; the outcome is always a result."""
+        text, problem = await asyncio.to_thread(_read_plan, path)
+        if text is None:
+            return FileApply(ApplyResult(ERROR, message=problem))
+        try:
+            plan = parse_plan(text)
+        except PlanParseError as exc:
+            for err in exc.errors:
+                self._say(str(err))
+            return FileApply(ApplyResult(ERROR, message=f"the plan is malformed: {exc}"))
+        preview = await asyncio.to_thread(preview_plan, plan, self.root, partial=options.partial,
+                                          chunk_size=options.chunk_size, say=self._say)
+        if preview.errors:
+            self._say(format_failures_for_repair(preview.errors, self.root))
+        if options.dry_run:
+            return FileApply(dry_run_result(preview), plan.entry_ids, render_diffs(preview.changes, colour=False))
+        if preview.changes:
+            decision = await self._ask(self._request(preview))
+            if decision.choice != YES:
+                declined = [FailedEntry(i, "declined: the user did not confirm the apply") for i in plan.entry_ids]
+                return FileApply(ApplyResult(ERROR, failed=declined, message="declined; nothing was written"),
+                                 plan.entry_ids)
+        report = await asyncio.to_thread(commit_plan, preview, self.root, clock=self._clock,
+                                         run_checks=options.checks, say=self._say)
+        if any(isinstance(err, StalePlan) for err in report.errors):
+            await asyncio.to_thread(self._revalidate, preview, options)
+        self._sink.emit(R.ApplyFinished(report.result.to_dict(), len(plan.blocks)))
+        return FileApply(report.result, plan.entry_ids)
+
+    def _request(self, preview: Preview) -> ApprovalRequest:
+        diff = render_diffs(preview.changes, colour=False)
+        files = len(preview.changes)
+        return confirm("apply", f"Apply changes to {files} file(s)?", diff.splitlines(), "apply")
+
+    def _revalidate(self, preview: Preview, options: ApplyOptions) -> None:
+        """After a stale refusal, validate again against the files as they are now."""
+        fresh = preview_plan(preview.plan, self.root, partial=options.partial, chunk_size=options.chunk_size)
+        if fresh.errors:
+            self._say("re-validated against the current files: the plan no longer applies:")
+            self._say(format_failures_for_repair(fresh.errors, self.root))
+        else:
+            self._say(f"re-validated against the current files: the plan still applies to {len(fresh.changes)} "
+                      "file(s); run the command again to review and apply it")
+
+    def _say(self, line: str) -> None:
+        self._sink.emit(R.ApplyProgressed(line))
+
+
+def _read_plan(path: Path) -> tuple[str | None, str]:
+    try:
+        if path.stat().st_size > MAX_PLAN_BYTES:
+            return None, f"cannot read plan {path}: larger than {MAX_PLAN_BYTES} bytes"
+        return path.read_bytes().decode("utf-8"), ""
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, f"cannot read plan {path}: {getattr(exc, 'strerror', None) or exc}"
