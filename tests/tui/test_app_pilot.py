@@ -4,18 +4,13 @@ from pathlib import Path
 
 from textual.widgets import Markdown
 
-from ljtui.tui.app import LjtuiApp
 from ljtui.tui.messages import EngineEventPosted
 from ljtui.tui.screens.help import HelpScreen
-from ljtui.tui.widgets.conversation import NoticeLine, ToolCallLine, UserMessage
+from ljtui.tui.widgets.conversation import ToolCallLine, UserMessage
 from ljtui.tui.widgets.prompt_input import PromptInput
-from tests.tui.conftest import AppFactory
+from tests.tui.conftest import AppFactory, notices, until
 
 SIZE = (120, 40)
-
-
-def notices(app: LjtuiApp) -> list[str]:
-    return [str(n.render()) for n in app.main_screen.query(NoticeLine)]
 
 
 async def send(pilot, text: str) -> None:
@@ -128,7 +123,18 @@ async def test_theme_switch_from_command_palette(make_app: AppFactory) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+p")
         await pilot.press(*"Theme: high")
-        await pilot.pause(0.5)
+
+        def offered() -> bool:
+            from textual.command import CommandPalette
+            from textual.widgets import OptionList
+
+            palette = app.screen
+            if not isinstance(palette, CommandPalette):
+                return False
+            options = palette.query_one(OptionList)
+            return options.option_count > 0 and "high-contrast" in str(options.get_option_at_index(0).prompt)
+
+        await until(pilot, offered, "the palette to offer the high-contrast theme")
         await pilot.press("enter")
         await pilot.pause()
         assert app.theme == "high-contrast"
@@ -193,7 +199,7 @@ async def test_message_while_busy_is_kept(make_app: AppFactory, tmp_path: Path) 
     app = make_app(script=None, **{"provider.name": "scripted", "provider.script": str(script)})
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*"/chat first", "enter")
-        await pilot.pause(0.1)
+        await until(pilot, lambda: app.bridge.busy, "the first message to start")
         await pilot.press(*"/chat second", "enter")
         await pilot.pause()
         assert notices(app)[-1] == "Still working on the previous request; wait for it to finish."

@@ -58,6 +58,10 @@ def to_style(text: str, style: str) -> bytes:
     return normal.replace(b"\n", b"\r\n") if style == "CRLF" else normal
 
 
+def without_final_break(text: str) -> str:
+    return text[:-2] if text.endswith("\r\n") else text[:-1] if text[-1:] in ("\r", "\n") else text
+
+
 small_text = st.text(alphabet="ab \t\n\r", max_size=24)
 
 
