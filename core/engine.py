@@ -19,11 +19,12 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable, Mapping
 
 from ljtui.core.config import Config, ProviderConfig
 from ljtui.core.events import (
-    ApprovalDecided, ApprovalRequested, ConversationCleared, ModelCallRetried, ModelCallStarted, TokenDelta, ToolCallFinished, ToolCallStarted,
+    ApprovalDecided, ApprovalRequested, ConfigChanged, ConversationCleared, ModelCallRetried, ModelCallStarted,
+    Notice, TokenDelta, ToolCallFinished, ToolCallStarted,
     TurnFailed, TurnFinished, TurnStarted, Usage, UsageRecorded,
 )
 from ljtui.core.approval import ApprovalRequest, Approver, Decision, DenyAll
@@ -122,6 +123,34 @@ class Engine:
 
             self._edits = EditService(self.repo_root, self.sink, self.ask, self.clock)
         return self._edits
+
+    def reconfigure(self, config: Config) -> None:
+        """Use ``config`` from the next model call on (e.g. once the repository is trusted)."""
+        self.config = config
+        self._secrets = known_secrets(config.provider)
+        inner = self.sink.inner if isinstance(self.sink, RedactingSink) else self.sink
+        self.sink = RedactingSink(inner, self._secrets) if self._secrets else inner
+        self._client = None
+        self.sink.emit(ConfigChanged(self.provider_label))
+
+    async def trust_repository(self, enables: list[str], env: Mapping[str, str],
+                               reload: Callable[[], Config]) -> bool:
+        """Ask whether to trust this repository, whose own settings would do ``enables``.
+
+        A yes is recorded in the user's config dir and the configuration is
+        read again (``reload``) and used from the next model call on.
+        """
+        from ljtui.core.trust import TrustStore, trust_request
+
+        decision = await self.ask(trust_request(self.repo_root, enables))
+        if decision.choice != "yes":
+            self.sink.emit(Notice("Not trusted: this repository's own settings stay ignored "
+                                  "(`ljtui trust` asks again).", "warning"))
+            return False
+        await asyncio.to_thread(lambda: TrustStore.for_env(env).trust(self.repo_root, self.clock.now()))
+        self.reconfigure(await asyncio.to_thread(reload))
+        self.sink.emit(Notice(f"Trusted {self.repo_root.name}: its own settings are in use."))
+        return True
 
     async def watch(self, stop: asyncio.Event) -> None:
         """Re-check the plan under review whenever files change on disk, until ``stop`` is set."""

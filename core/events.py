@@ -182,6 +182,13 @@ class ApprovalDecided(Event):
 
 
 @dataclass(frozen=True)
+class ConfigChanged(Event):
+    """The configuration was read again (e.g. the repository was trusted); ``provider`` is its label."""
+
+    provider: str
+
+
+@dataclass(frozen=True)
 class ConversationCleared(Event):
     """The conversation history was dropped (``/clear``)."""
 

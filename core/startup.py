@@ -16,6 +16,7 @@ from ljtui.core.config import Config, load_config
 from ljtui.core.providers import provider_label, provider_problem
 from ljtui.core.repo import current_branch
 from ljtui.core.theme_files import ThemeFiles, read_theme_files
+from ljtui.core.trust import enabled_by_trust
 from ljtui.core.userdirs import user_config_dir
 
 THEMES_DIR = "themes"
@@ -35,6 +36,8 @@ class Startup:
     """Why the configured model cannot be used, or ``None``."""
     branch: str | None
     themes: ThemeFiles
+    untrusted: list[str]
+    """What the repository's own settings would do once trusted (empty: nothing is held back)."""
 
 
 def prepare(repo_root: Path, env: Mapping[str, str], overrides: Mapping[str, Any] | None = None) -> Startup:
@@ -43,4 +46,4 @@ def prepare(repo_root: Path, env: Mapping[str, str], overrides: Mapping[str, Any
     cfg = loaded.config
     return Startup(repo_root, cfg, list(loaded.warnings), provider_label(cfg.provider),
                    provider_problem(cfg.provider, env), current_branch(repo_root),
-                   read_theme_files(user_config_dir(env) / THEMES_DIR))
+                   read_theme_files(user_config_dir(env) / THEMES_DIR), enabled_by_trust(loaded.ignored))

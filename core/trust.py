@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from ljtui.core.approval import ApprovalRequest, Choice
 from ljtui.core.userdirs import user_config_dir
 
 TRUST_FILE = "trusted-repos.json"
@@ -119,10 +120,25 @@ def trust_would_enable(root: Path, env: Mapping[str, str] | None = None) -> list
 
     Settings only the user's own config may hold are left out: trust never enables them.
     """
-    from ljtui.core.config import TRUSTED, key_scope, load_config
+    from ljtui.core.config import load_config
 
-    loaded = load_config(root, env, trusted=False)
-    return [f"set {key} = {_shown(value)}" for key, value in loaded.ignored if key_scope(key) == TRUSTED]
+    return enabled_by_trust(load_config(root, env, trusted=False).ignored)
+
+
+def enabled_by_trust(ignored: list[tuple[str, Any]]) -> list[str]:
+    """The ignored repository settings that trust would let through, one line each."""
+    from ljtui.core.config import TRUSTED, key_scope
+
+    return [f"set {key} = {_shown(value)}" for key, value in ignored if key_scope(key) == TRUSTED]
+
+
+def trust_request(root: Path, enables: list[str]) -> ApprovalRequest:
+    """The question asked before a repository's own settings are used."""
+    lines = [f"{root}", "", "This repository's own files (.agent/) would:", *(f"  - {line}" for line in enables), "",
+             "Until you trust it, these settings are ignored. Trust is recorded in your config dir;",
+             "`ljtui trust --revoke` takes it back."]
+    return ApprovalRequest("trust", "Trust this repository?", tuple(lines),
+                           (Choice("yes", "trust it", "t"), Choice("no", "not now", "escape")), "no", str(root))
 
 
 def _shown(value: Any) -> str:

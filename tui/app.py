@@ -62,7 +62,8 @@ class LjtuiApp(App[int]):
         self.repo_root = (repo_root or Path.cwd()).resolve()
         self.clock = clock or SystemClock()
         self._env = dict(os.environ if env is None else env)
-        self.startup = prepare(self.repo_root, self._env, overrides)
+        self._overrides = dict(overrides or {})
+        self.startup = prepare(self.repo_root, self._env, self._overrides)
         self.config = self.startup.config
         self.startup_warnings = list(self.startup.warnings)
         self.theme_set = themes_from(self.startup.themes)
@@ -134,7 +135,10 @@ class LjtuiApp(App[int]):
         self.call_after_refresh(self._start_engine_work)
 
     def _start_engine_work(self) -> None:
-        """After the first frame: build the engine, open a plan given at start, watch the repository."""
+        """After the first frame: build the engine, ask about trust, open a plan given at start, watch."""
+        if self.startup.untrusted:
+            reload = lambda: prepare(self.repo_root, self._env, self._overrides).config  # noqa: E731
+            self.bridge.run(self.engine.trust_repository(self.startup.untrusted, self._env, reload), "trust")
         if self._review_path is not None:
             path = str(self._review_path)
             self.bridge.thread(lambda: self.engine.review.open_file(path), "open_plan")

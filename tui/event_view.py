@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ljtui.core.events import (
-    ConversationCleared, Event, ModelCallRetried, ModelCallStarted, Notice, TokenDelta, ToolCallFinished,
+    ConfigChanged, ConversationCleared, Event, ModelCallRetried, ModelCallStarted, Notice, TokenDelta, ToolCallFinished,
     ToolCallStarted, TurnFailed, TurnFinished, TurnStarted, UsageRecorded,
 )
 from ljtui.core.events import AGENT_PLANNER
@@ -82,6 +82,8 @@ async def show_event(screen: MainScreen, event: Event, calls: dict[str, str]) ->
             screen.status.busy = False
         case Notice(message=message, level=level):
             conv.add_notice(message, level)
+        case ConfigChanged(provider=provider):
+            screen.status.provider = provider
         case ConversationCleared():
             await conv.clear()
         case _:

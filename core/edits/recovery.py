@@ -12,7 +12,6 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ljtui.core.edits import errors as E
 from ljtui.core.edits import journal as J
 from ljtui.core.edits.restore import RestoreRefused, plan_restore
 from ljtui.core.edits.undo import UndoOutcome, undo_last

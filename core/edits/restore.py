@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ljtui.core.edits import errors as E
 from ljtui.core.edits import journal as J
-from ljtui.core.edits.durable import Keep, fsync_dir, write_durable
+from ljtui.core.edits.durable import fsync_dir, write_durable
 from ljtui.core.edits.paths import recheck
 
 RESTORED = "restored"
