@@ -7,7 +7,6 @@ theme). A file that cannot be read or parsed is a warning naming it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,9 @@ class ThemeFiles:
 def read_theme_files(user_dir: Path | None) -> ThemeFiles:
     """The bundled themes, then ``user_dir/*.yaml`` (a user theme may replace a bundled one)."""
     found = ThemeFiles()
-    bundled = sorted((p for p in files("ljtui.themes").iterdir() if p.name.endswith(".yaml")), key=lambda p: p.name)
+    import ljtui.themes
+
+    bundled = sorted(Path(ljtui.themes.__file__).parent.glob("*.yaml"))
     for path in bundled:
         _read(found, path, f"ljtui/themes/{path.name}")
     if user_dir is not None and user_dir.is_dir():

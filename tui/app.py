@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 class LjtuiApp(App[int]):
     """The full-screen coding agent."""
 
+    CSS_PATH = "screens/main.tcss"
     TITLE = "ljtui"
     MODES = {"main": MainScreen}
     DEFAULT_MODE = "main"

@@ -52,7 +52,6 @@ class ScreenHost(Protocol):
 class MainScreen(Screen):
     """One screen, four panes (UI-1)."""
 
-    CSS_PATH = "main.tcss"
     AUTO_FOCUS = "#prompt"
 
     BINDINGS = ACTIONS.bindings(MAIN)
