@@ -40,23 +40,33 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
-def add_model_flags(parser: argparse.ArgumentParser) -> None:
-    """Flags that choose the model, shared by every command that calls one."""
+def add_model_flags(parser: argparse.ArgumentParser, *, top_level: bool = False) -> None:
+    """Flags that choose the model and the repository, shared by ``ljtui`` and its commands.
+
+    They work before or after the command name: a command's own parser
+    leaves a flag it was not given untouched, so ``ljtui --provider scripted
+    plan …`` and ``ljtui plan --provider scripted …`` mean the same.
+    """
+    default = None if top_level else argparse.SUPPRESS
     group = parser.add_argument_group("model")
-    group.add_argument("--provider", choices=PROVIDER_NAMES, help="model provider (default: anthropic)")
-    group.add_argument("--model", help="model name sent to the provider")
-    group.add_argument("--base-url", dest="base_url", help="provider endpoint (e.g. http://127.0.0.1:11434/v1)")
-    group.add_argument("--script", help="YAML script replayed by the scripted provider")
-    group.add_argument("--repo", type=Path, default=None, help="repository to work in (default: current directory)")
+    group.add_argument("--provider", choices=PROVIDER_NAMES, default=default,
+                       help="model provider (default: anthropic)")
+    group.add_argument("--model", default=default, help="model name sent to the provider")
+    group.add_argument("--base-url", dest="base_url", default=default,
+                       help="provider endpoint (e.g. http://127.0.0.1:11434/v1)")
+    group.add_argument("--script", default=default, help="YAML script replayed by the scripted provider")
+    where = parser.add_argument_group("repository")
+    where.add_argument("--repo", type=Path, default=default,
+                       help="repository to work in (default: the one holding the current directory)")
 
 
 def model_overrides(args: argparse.Namespace) -> dict[str, object]:
     """The dotted config keys set by :func:`add_model_flags`."""
     return {
-        "provider.name": args.provider,
-        "provider.model": args.model,
-        "provider.base_url": args.base_url,
-        "provider.script": args.script,
+        "provider.name": getattr(args, "provider", None),
+        "provider.model": getattr(args, "model", None),
+        "provider.base_url": getattr(args, "base_url", None),
+        "provider.script": getattr(args, "script", None),
     }
 
 
@@ -92,10 +102,11 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The ``ljtui`` parser; only the command chosen in ``argv`` is imported."""
     parser = argparse.ArgumentParser(
         prog="ljtui",
-        description="A terminal coding agent: precise, reviewable, verifiable changes to a real repository.",
+        description="A terminal coding agent: precise, reviewable, verifiable changes to a real repository. "
+                    "With no command, ljtui opens the full-screen app in the repository.",
     )
     parser.add_argument("--version", action=_VersionAction)
-    add_model_flags(parser)
+    add_model_flags(parser, top_level=True)
     parser.add_argument("--theme", help="theme name (dark, light, high-contrast, or one of yours)")
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     chosen = chosen_command(argv)

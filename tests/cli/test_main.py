@@ -52,3 +52,26 @@ def test_help_lists_every_command(capsys) -> None:
     for name, help_text in COMMANDS.items():
         assert name in out
     assert "open an EDIT plan in the Diff pane" in out
+
+
+def test_model_flags_work_before_or_after_the_command(tmp_path, capsys) -> None:
+    from tests.fixtures import SCRIPTS
+
+    script = str(SCRIPTS / "hello.yaml")
+    assert main(["--provider", "scripted", "--script", script, "run", "hi", "--repo", str(tmp_path)]) == 0
+    before = capsys.readouterr().out
+    assert main(["run", "hi", "--provider", "scripted", "--script", script, "--repo", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == before and before.startswith("I read the repository.")
+    assert main(["--repo", str(tmp_path / "typo"), "run", "hi", "--script", script]) == 2
+
+
+def test_help_says_no_command_opens_the_app_and_every_command_has_a_description(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = capsys.readouterr().out
+    assert "With no command, ljtui opens the full-screen app" in text
+    assert "repository:\n  --repo" in text
+    for name in ("undo", "recover", "trust", "plan", "apply", "review", "run"):
+        with pytest.raises(SystemExit):
+            main([name, "--help"])
+        assert "usage: ljtui " + name in capsys.readouterr().out
