@@ -137,6 +137,7 @@ class LjtuiApp(App[int]):
 
     def _start_engine_work(self) -> None:
         """After the first frame: build the engine, ask about trust, open a plan given at start, watch."""
+        self.main_screen.focus_diff_when_opened = self._review_path is not None
         if self.startup.untrusted:
             reload = lambda: prepare(self.repo_root, self._env, self._overrides).config  # noqa: E731
             self.bridge.run(self.engine.trust_repository(self.startup.untrusted, self._env, reload), "trust")

@@ -106,6 +106,8 @@ def _show_review_event(screen: MainScreen, event: Event) -> bool:
                 conv.add_notice(f"The plan has {what}. {REVIEW_KEYS}")
             else:
                 conv.add_notice(f"Opened {origin}: {what}. {REVIEW_KEYS}")
+            if screen.focus_diff_when_opened:
+                screen.focus_diff_when_opened = False
                 screen.action_focus_pane("diff")
         case R.ReviewChanged(blocks=blocks, seq=seq, notes=notes):
             if screen.diff_pane.show(blocks, seq):

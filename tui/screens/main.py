@@ -56,6 +56,9 @@ class MainScreen(Screen):
 
     BINDINGS = ACTIONS.bindings(MAIN)
 
+    focus_diff_when_opened = False
+    """Move to the Diff pane when the next plan opens (``ljtui review`` asked for it)."""
+
     def compose(self) -> ComposeResult:
         host: ScreenHost = self.app  # type: ignore[assignment]
         self._startup = host.startup_info()
