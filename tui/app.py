@@ -14,7 +14,7 @@ from textual.widgets import Input
 
 from ljtui.core.clock import Clock, SystemClock
 from ljtui.core.startup import prepare
-from ljtui.tui.actions import APP, NONE, REQUIRED
+from ljtui.tui.actions import APP, MAIN, NONE, REQUIRED
 from ljtui.tui.approver import DialogApprover
 from ljtui.tui.bridge import Bridge
 from ljtui.tui.commands import ACTIONS
@@ -148,11 +148,32 @@ class LjtuiApp(App[int]):
             self.bridge.watch(self.engine)
 
     async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and self._key_taken(event):
+            return
+        await super().on_event(event)
+
+    def _key_taken(self, event: events.Key) -> bool:
+        """Drop a key typed before the dialog on top opened; route text typed in a pane to the input."""
         top = self.screen_stack[-1] if self.screen_stack else None
         opened_at = getattr(top, "opened_at", None)
-        if isinstance(event, events.Key) and opened_at is not None and event.time < opened_at:
-            return  # typed before the dialog opened: not an answer to it
-        await super().on_event(event)
+        if opened_at is not None:
+            return event.time < opened_at
+        if isinstance(top, MainScreen):
+            from ljtui.tui.key_routing import route_key
+
+            return route_key(top, event, self._pane_keys())
+        return False
+
+    def _pane_keys(self) -> dict[str, set[str]]:
+        """Keys bound in each pane, after the user's keymap."""
+        keymap = self.config.ui.keymap
+        keys: dict[str, set[str]] = {}
+        for action in ACTIONS.actions:
+            bound = keymap.get(action.id, action.keys)
+            if bound:
+                scope = "everywhere" if action.scope in (APP, MAIN) else action.scope
+                keys.setdefault(scope, set()).update(k.strip() for k in bound.split(","))
+        return keys
 
     def _resolve_theme(self, name: str) -> str:
         if name in self.theme_set.themes:
@@ -192,6 +213,7 @@ class LjtuiApp(App[int]):
             command = parse_slash(text, (a.slash for a in ACTIONS.slash_commands()))
         except UnknownSlashCommand as exc:
             conv.add_notice(str(exc), "error")
+            prompt.select_all()  # kept to fix, replaced by whatever is typed next
             return
         prompt.clear()
         if command is None:

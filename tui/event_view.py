@@ -11,7 +11,7 @@ from ljtui.core.events import (
 from ljtui.core.events import AGENT_PLANNER
 from ljtui.core.planner.events import PlannerFinished, PlannerPlanChecked, PlannerReplyRejected, PlannerTurnStarted
 from ljtui.core.review import events as R
-from ljtui.tui.result_view import apply_lines, undo_lines
+from ljtui.tui.result_view import apply_lines, check_details, undo_lines
 from ljtui.tui.screens.main import MainScreen
 
 ARG_PREVIEW_CHARS = 60
@@ -97,6 +97,10 @@ REVIEW_KEYS = "In the Diff pane (F4): space accepts/rejects, a applies, e export
 def _show_review_event(screen: MainScreen, event: Event) -> bool:
     """Render a review event; False when ``event`` is not one."""
     conv = screen.conversation
+    if isinstance(event, R.PlanOpened):
+        screen.content_changed("diff")
+    elif isinstance(event, R.ReviewChanged) and event.blocks is None and screen.chosen_pane == "diff":
+        screen.action_focus_pane("prompt")  # nothing left to review: back to where text is typed
     match event:
         case R.PlanOpened(origin=origin, blocks=blocks, seq=seq):
             screen.diff_pane.show(blocks, seq)
@@ -125,6 +129,8 @@ def _show_review_event(screen: MainScreen, event: Event) -> bool:
             conv.hide_thinking()
             for message, level in apply_lines(result, blocks):
                 conv.add_notice(message, level)
+            if result.get("checks"):
+                conv.add_details("every file checked", check_details(result["checks"]))
         case R.UndoFinished(files=files, error=error):
             for message, level in undo_lines(files, error):
                 conv.add_notice(message, level)

@@ -24,13 +24,27 @@ def apply_lines(result: dict[str, Any], blocks: int) -> list[Line]:
         for c in failed.get("candidates", [])[:MAX_CANDIDATES_SHOWN]:
             text += f"\n    nearest: {c.get('file')}:{c.get('line')} ({c.get('score', 0):.2f}) {c.get('excerpt', '')}"
         lines.append((text, "error"))
-    for check in result.get("checks", []):
-        ok = check.get("ok")
-        detail = "" if ok else f": {check.get('message')}"
-        lines.append((f"  syntax {'✓' if ok else '✗'} {check.get('file')} ({check.get('checker')}){detail}",
-                      "info" if ok else "error"))
-    lines += [(f"  note: {note}", "warning") for note in result.get("notes", [])]
+    checks = result.get("checks", [])
+    if checks:
+        lines.append(checks_summary(checks))
+    for check in checks:
+        if not check.get("ok"):
+            lines.append((f"  syntax ✗ {check.get('file')} ({check.get('checker')}): {check.get('message')}", "error"))
+    lines += [(f"  note: {note}", "warning") for note in result.get("notes", []) if not note.startswith("syntax check")]
     return lines
+
+
+def checks_summary(checks: list[dict[str, Any]]) -> Line:
+    """``syntax checks: 11 passed, 1 failed`` — one line however many files were written."""
+    failed = sum(1 for c in checks if not c.get("ok"))
+    passed = len(checks) - failed
+    text = f"  syntax checks: {passed} passed" + (f", {failed} failed" if failed else "")
+    return text, "error" if failed else "info"
+
+
+def check_details(checks: list[dict[str, Any]]) -> list[str]:
+    """Every check, one line each, for the expandable list under the summary."""
+    return [f"{'✓' if c.get('ok') else '✗'} {c.get('file')} ({c.get('checker')})" for c in checks]
 
 
 def undo_lines(files: tuple[str, ...], error: str | None) -> list[Line]:

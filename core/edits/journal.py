@@ -50,8 +50,9 @@ QUARANTINE_PREFIX = "quarantine-"
 TEMP_GLOB = f"{TEMP_PREFIX}*{TEMP_SUFFIX}"
 """Matches every temp file a transaction writes next to its targets."""
 GITIGNORE = ".gitignore"
-GITIGNORED = ("journal/", "sessions/", "workspace/")
-"""``.agent/`` sub-directories kept out of git; playbooks and gates stay shared."""
+GITIGNORED = (".gitignore", "journal/", "sessions/", "workspace/", "plans/")
+"""What ljtui creates under ``.agent/`` for itself, kept out of git (this list's own file included),
+so the user's ``git status`` is left as it was; playbooks and gates, meant to be shared, are not listed."""
 MAX_GITIGNORE_BYTES = 1024 * 1024
 """Only this much of ``.agent/.gitignore`` is read when completing it."""
 MAX_QUARANTINE_NAMES = 1000

@@ -71,8 +71,11 @@ def write_export(root: Path, target: Path, text: str) -> None:
     """
     rel = target.relative_to(Path(os.path.realpath(root))).parts
     if rel[0].casefold() == ".agent":
+        from ljtui.core.edits.journal import ensure_agent_gitignore
+
         try:
             state_dir(root, *rel[1:-1], create=True)
+            ensure_agent_gitignore(root)
         except StateDirUnsafe as exc:
             raise ExportRefused(exc.message) from None
     target.parent.mkdir(parents=True, exist_ok=True)

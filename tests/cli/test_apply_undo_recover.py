@@ -42,12 +42,14 @@ def test_apply_json_done(git_repo):
     assert (result["status"], result["applied_entry_ids"], result["files"]) == ("done", ["plan"], ["app.py"])
     assert result["checks"] == [{"file": "app.py", "checker": "python", "ok": True, "message": ""}]
     assert (git_repo / "app.py").read_text() == "def greet(name):\n" + GREET_NEW
-    assert (git_repo / ".agent" / ".gitignore").read_text() == "journal/\nsessions/\nworkspace/\n"
-    status = subprocess.run(["git", "status", "--porcelain"], cwd=git_repo, capture_output=True, text=True).stdout
-    assert status.splitlines() == [" M app.py", "?? .agent/"]
-    untracked = subprocess.run(["git", "status", "--porcelain", "-uall"], cwd=git_repo,
-                               capture_output=True, text=True).stdout
-    assert ".agent/journal" not in untracked
+    assert (git_repo / ".agent" / ".gitignore").read_text() == ".gitignore\njournal/\nsessions/\nworkspace/\nplans/\n"
+    status = subprocess.run(["git", "status", "--porcelain", "-uall"], cwd=git_repo, capture_output=True,
+                            text=True).stdout
+    assert status.splitlines() == [" M app.py"]
+    assert ljtui(git_repo, "undo", "--yes").returncode == 0
+    status = subprocess.run(["git", "status", "--porcelain", "-uall"], cwd=git_repo, capture_output=True,
+                            text=True).stdout
+    assert status == ""
 
 
 def test_dry_run_prints_plain_diff_and_writes_nothing(git_repo):

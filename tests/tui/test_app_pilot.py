@@ -149,13 +149,13 @@ async def test_pane_focus_and_maximise(make_app: AppFactory) -> None:
             await pilot.press(key)
             assert screen.focused is screen.pane(pane)
         await pilot.press("f4", "f8")
-        assert screen.maximized is screen.pane("diff")
+        assert screen.maximized_pane == "diff"
         await pilot.press("f8")
-        assert screen.maximized is None
+        assert screen.maximized_pane is None
         await pilot.press("f6", "f8")
-        assert screen.maximized is screen.conversation
+        assert screen.maximized_pane == "conversation"
         await pilot.press("f3")
-        assert screen.maximized is None and screen.focused is screen.pane("plan")
+        assert screen.maximized_pane is None and screen.focused is screen.pane("plan")
         await pilot.press("f9")
         assert not screen.query_one("#side").display
         assert isinstance(screen.focused, PromptInput)

@@ -59,6 +59,38 @@ class MainScreen(Screen):
     focus_diff_when_opened = False
     """Move to the Diff pane when the next plan opens (``ljtui review`` asked for it)."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.chosen_pane: str | None = None
+        """The pane the user moved to on purpose; its single-letter keys are actions."""
+        self._shown_at: dict[str, float] = {}
+
+    def shown_at(self, pane: str) -> float:
+        """When ``pane`` last started showing new content (keys pressed before are not for it)."""
+        return self._shown_at.get(pane, 0.0)
+
+    def content_changed(self, pane: str) -> None:
+        """Record that ``pane`` now shows something new."""
+        from textual import _time
+
+        self._shown_at[pane] = _time.get_time()
+
+    def on_descendant_focus(self) -> None:
+        from ljtui.tui.key_routing import pane_of
+
+        if pane_of(self) != self.chosen_pane:
+            self.chosen_pane = None
+
+    def on_click(self, event) -> None:  # type: ignore[no-untyped-def]
+        """A click on a pane is a choice to work there."""
+        from ljtui.tui.key_routing import pane_of
+
+        self.call_after_refresh(lambda: setattr(self, "chosen_pane", pane_of(self)))
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one(PromptInput)
+
     def compose(self) -> ComposeResult:
         host: ScreenHost = self.app  # type: ignore[assignment]
         self._startup = host.startup_info()
@@ -97,26 +129,36 @@ class MainScreen(Screen):
     def pane(self, pane_id: str) -> Widget:
         return self.query_one(f"#{pane_id}")
 
+    @property
+    def maximized_pane(self) -> str | None:
+        """The id of the pane that fills the body, if one does."""
+        return next((p for p in PANES if self.has_class(f"-max-{p}")), None)
+
     def action_focus_pane(self, pane_id: str) -> None:
-        """Focus a pane; if another pane is maximised, restore first."""
+        """Focus a pane; if another pane fills the body, restore the layout first."""
         if pane_id not in PANES:
             return
         target = self.pane(pane_id)
-        if self.maximized is not None and self.maximized is not target:
-            self.minimize()
+        if self.maximized_pane not in (None, pane_id, "prompt") and pane_id != "prompt":
+            self._set_maximized(None)
         if pane_id != "conversation" and pane_id != "prompt":
             self.query_one("#side").remove_class("-hidden")
         target.focus()
+        self.chosen_pane = pane_id
 
     def action_toggle_maximize(self) -> None:
-        """Maximise the focused pane, or restore the layout."""
-        if self.maximized is not None:
-            self.minimize()
+        """Let the focused pane fill the body (the input stays), or restore the layout."""
+        if self.maximized_pane is not None:
+            self._set_maximized(None)
             return
         focused = self.focused
-        if focused is None or isinstance(focused, PromptInput):
-            focused = self.conversation
-        self.maximize(focused)
+        pane = next((p for p in PANES if p != "prompt" and focused is not None
+                     and (focused.id == p or any(a.id == p for a in focused.ancestors))), "conversation")
+        self._set_maximized(pane)
+
+    def _set_maximized(self, pane: str | None) -> None:
+        for p in PANES:
+            self.set_class(p == pane, f"-max-{p}")
 
     def action_toggle_side(self) -> None:
         side = self.query_one("#side")

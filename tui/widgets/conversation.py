@@ -124,6 +124,12 @@ class Conversation(VerticalScroll):
     def add_notice(self, message: str, level: str = "info") -> None:
         self.mount(_notice(message, level))
 
+    def add_details(self, title: str, lines: list[str]) -> None:
+        """A folded list (Enter or a click unfolds it), e.g. every file an apply checked."""
+        from textual.widgets import Collapsible
+
+        self.mount(Collapsible(Static(Text("\n".join(lines))), title=title, collapsed=True, classes="details"))
+
     def show_thinking(self, label: str = "thinking…") -> None:
         self.hide_thinking()
         self._thinking = Thinking(label, self._monotonic)

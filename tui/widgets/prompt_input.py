@@ -18,7 +18,7 @@ class PromptInput(Input):
     """
 
     def __init__(self, *, blink: bool = True, **kwargs: object) -> None:
-        super().__init__(placeholder=PLACEHOLDER, **kwargs)
+        super().__init__(placeholder=PLACEHOLDER, select_on_focus=False, **kwargs)
         self.cursor_blink = blink
 
     def check_consume_key(self, key: str, character: str | None) -> bool:

@@ -1,0 +1,100 @@
+"""Keys never surprise: text goes to the input, maximise works for every pane, stale keys never act."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ljtui.tui.screens.dialog import ApprovalDialog
+from ljtui.tui.widgets.prompt_input import PromptInput
+from tests.tui.conftest import AppFactory, notices, settle, states
+from tests.tui.test_review_loop import ORIGINAL, plan_request
+
+SIZE = (100, 30)
+
+
+@pytest.mark.parametrize(("key", "pane"), [("f2", "conversation"), ("f3", "plan"), ("f4", "diff"), ("f5", "gates")])
+async def test_every_pane_maximises_within_the_screen_and_keeps_the_input(make_app: AppFactory, key: str,
+                                                                           pane: str) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(key, "f8")
+        screen = app.main_screen
+        shown = {w.id: w.region for w in screen.query("#conversation, #plan, #diff, #gates") if w.region.width}
+        assert list(shown) == [pane]
+        assert shown[pane].width == SIZE[0] and shown[pane].right <= SIZE[0]
+        assert screen.query_one(PromptInput).region.height > 0
+        await pilot.press("f8")
+        assert screen.maximized_pane is None and screen.pane("conversation").region.width < SIZE[0]
+
+
+async def test_text_typed_after_an_apply_goes_to_the_input_and_never_undoes(make_app: AppFactory,
+                                                                             git_repo: Path) -> None:
+    app = make_app("plan_three_blocks.yaml")
+    async with app.run_test(size=SIZE) as pilot:
+        await plan_request(pilot)
+        await pilot.press("f4", "a")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        applied = (git_repo / "app.py").read_text(encoding="utf-8")
+        assert applied != ORIGINAL
+        await pilot.press(*"use the new name")
+        await settle(pilot)
+        assert not isinstance(app.screen, ApprovalDialog)
+        assert app.main_screen.query_one(PromptInput).value.endswith("use the new name")
+        assert (git_repo / "app.py").read_text(encoding="utf-8") == applied
+
+
+async def test_keys_of_a_pane_act_only_when_the_user_moved_there(make_app: AppFactory, git_repo: Path) -> None:
+    app = make_app("plan_three_blocks.yaml")
+    async with app.run_test(size=SIZE) as pilot:
+        await plan_request(pilot)
+        assert isinstance(app.focused, PromptInput)
+        app.main_screen.diff_pane.focus()  # focus that arrived without the user choosing the pane
+        await pilot.press("a", "R")
+        await settle(pilot)
+        assert states(app) == ["accepted"] * 3 and not isinstance(app.screen, ApprovalDialog)
+        assert app.main_screen.query_one(PromptInput).value == "aR"
+        await pilot.press("f4", "R")
+        await settle(pilot)
+        assert states(app) == ["rejected"] * 3
+
+
+async def test_keys_pressed_before_a_plan_was_shown_are_not_replayed_as_actions(make_app: AppFactory,
+                                                                                 git_repo: Path) -> None:
+    from textual import _time, events
+
+    app = make_app("plan_three_blocks.yaml")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f4")
+        early = events.Key("R", "R")  # typed while the plan was still being made
+        await plan_request(pilot)
+        assert early.time < _time.get_time()
+        app.post_message(early)
+        await settle(pilot)
+        assert states(app) == ["accepted"] * 3
+        assert app.main_screen.query_one(PromptInput).value == "R"
+
+
+async def test_question_mark_opens_help_from_a_pane_and_an_empty_input_but_types_in_text(
+        make_app: AppFactory) -> None:
+    from ljtui.tui.screens.help import HelpScreen
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape", *"why", "question_mark")
+        assert not isinstance(app.screen, HelpScreen)
+        assert app.main_screen.query_one(PromptInput).value == "why?"
+
+
+async def test_an_unknown_command_is_selected_so_the_next_one_replaces_it(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"/frobnicate", "enter")
+        assert notices(app)[-1].startswith("Unknown command /frobnicate.")
+        await pilot.press(*"/help")
+        assert app.main_screen.query_one(PromptInput).value == "/help"
