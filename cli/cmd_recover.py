@@ -32,7 +32,7 @@ class _Lines:
 
     def emit(self, event: Event) -> None:
         if isinstance(event, Notice):
-            self.lines.append(event.message)
+            self.lines.extend(event.message.splitlines())
 
 
 def run(args: argparse.Namespace) -> int:

@@ -21,7 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("plan", type=Path, help="the EDIT plan file (Markdown)")
     parser.add_argument("--repo", type=Path, default=argparse.SUPPRESS,
                         help="repository the plan applies to (default: cwd)")
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, skip_auto_recover=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,6 +42,6 @@ def run(args: argparse.Namespace) -> int:
 
     overrides = model_overrides(args)
     overrides["ui.theme"] = args.theme
-    app = LjtuiApp(repo_root=repo, overrides=overrides, review_path=plan.resolve())
+    app = LjtuiApp(repo_root=repo, overrides=overrides, review_path=plan.resolve(), recover=True)
     app.run()
     return app.return_code or 0

@@ -128,7 +128,7 @@ def run_app(args: argparse.Namespace) -> int:
         return 2
     overrides = model_overrides(args)
     overrides["ui.theme"] = args.theme
-    app = LjtuiApp(repo_root=root, overrides=overrides)
+    app = LjtuiApp(repo_root=root, overrides=overrides, recover=True)
     app.run()
     return app.return_code or 0
 
@@ -146,12 +146,16 @@ def repo_root_arg(args: argparse.Namespace, prog: str) -> Path | None:
     return find_repo_root(start)
 
 
+STARTUP_RECOVERY_FILES = 10
+"""Files listed per recovered apply when recovery runs before a command (the rest are counted)."""
+
+
 def recover_leftover_journal(args: argparse.Namespace) -> None:
     """Roll back an apply a crash left unfinished, and say what was restored on stderr.
 
     Costs a few ``stat`` calls when there is no journal; imports no UI.
     """
-    if getattr(args, "skip_auto_recover", False):
+    if getattr(args, "skip_auto_recover", False) or getattr(args, "func", None) is run_app:
         return
     from ljtui.core.edits.journal import journal_dir
 
@@ -165,7 +169,7 @@ def recover_leftover_journal(args: argparse.Namespace) -> None:
         return
     from ljtui.core.edits.recovery import recover_journal
 
-    for line in recover_journal(root).summary():
+    for line in recover_journal(root).summary(max_files=STARTUP_RECOVERY_FILES):
         print(line, file=sys.stderr)
 
 

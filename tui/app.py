@@ -28,6 +28,10 @@ if TYPE_CHECKING:
     from ljtui.core.engine import ClientFactory, Engine
 
 
+TUI_RECOVERY_FILES = 5
+"""Files named in the start-up recovery notice (the rest are counted)."""
+
+
 class LjtuiApp(App[int]):
     """The full-screen coding agent."""
 
@@ -48,6 +52,7 @@ class LjtuiApp(App[int]):
         cursor_blink: bool = True,
         watch: bool = True,
         review_path: Path | None = None,
+        recover: bool = False,
     ) -> None:
         """
         Args:
@@ -59,6 +64,7 @@ class LjtuiApp(App[int]):
             cursor_blink: blink the input cursor (off for snapshots).
             watch: watch the repository for changes to files under review.
             review_path: an EDIT plan to open for review at start.
+            recover: finish an apply a crash interrupted, after the first frame (reported as a notice).
         """
         self.repo_root = (repo_root or Path.cwd()).resolve()
         self.clock = clock or SystemClock()
@@ -75,6 +81,7 @@ class LjtuiApp(App[int]):
         self.approver = DialogApprover(self)
         self._watch = watch
         self._review_path = review_path
+        self._recover = recover
         self.cursor_blink = cursor_blink
         self._client_factory = client_factory
         self._engine: Engine | None = None
@@ -138,6 +145,8 @@ class LjtuiApp(App[int]):
     def _start_engine_work(self) -> None:
         """After the first frame: build the engine, ask about trust, open a plan given at start, watch."""
         self.main_screen.focus_diff_when_opened = self._review_path is not None
+        if self._recover:
+            self.bridge.thread(lambda: self.engine.edits.recover(max_files=TUI_RECOVERY_FILES), "recover")
         if self.startup.untrusted:
             reload = lambda: prepare(self.repo_root, self._env, self._overrides).config  # noqa: E731
             self.bridge.run(self.engine.trust_repository(self.startup.untrusted, self._env, reload), "trust")

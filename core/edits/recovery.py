@@ -54,12 +54,22 @@ class RecoveryReport:
         self.quarantined.append(moved)
         self.errors.append(moved.line())
 
-    def summary(self) -> list[str]:
-        """Human lines describing the report (empty when there was nothing to do)."""
+    def summary(self, max_files: int | None = None) -> list[str]:
+        """Human lines describing the report (empty when there was nothing to do).
+
+        Args:
+            max_files: list at most this many files per recovered apply, then
+                say how many more (``None``: every file).
+        """
         lines = [f"ljtui: {self.skipped}"] if self.skipped else []
         for tx_id, actions in self.transactions:
             lines.append(f"ljtui: recovered unfinished apply {tx_id}: every file is back to its pre-apply bytes")
-            lines.extend(f"  {action}: {path}" for path, action in actions if action != "unchanged")
+            changed = [f"  {action}: {path}" for path, action in actions if action != "unchanged"]
+            shown = changed if max_files is None else changed[:max_files]
+            lines.extend(shown)
+            if len(changed) > len(shown):
+                lines.append(f"  … and {len(changed) - len(shown)} more (`ljtui recover` lists none: "
+                             "they are all back already)")
         lines.extend(f"ljtui: recovery failed: {err}" for err in self.errors)
         return lines
 

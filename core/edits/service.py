@@ -60,11 +60,12 @@ class EditService:
         self._ask = ask
         self._clock = clock
 
-    def recover(self) -> RecoveryReport:
-        """Finish what a crash left in the journal; each summary line is a notice."""
+    def recover(self, max_files: int | None = None) -> RecoveryReport:
+        """Finish what a crash left in the journal, reported as one notice (files capped at ``max_files``)."""
         report = recover_journal(self.root)
-        for line in report.summary():
-            self._sink.emit(Notice(line, "warning"))
+        lines = report.summary(max_files)
+        if lines:
+            self._sink.emit(Notice("\n".join(lines), "error" if report.errors else "warning"))
         return report
 
     async def apply_file(self, path: Path, options: ApplyOptions = ApplyOptions()) -> FileApply:

@@ -75,3 +75,16 @@ def test_help_says_no_command_opens_the_app_and_every_command_has_a_description(
         with pytest.raises(SystemExit):
             main([name, "--help"])
         assert "usage: ljtui " + name in capsys.readouterr().out
+
+
+def test_the_full_screen_app_recovers_inside_itself_not_on_the_terminal(git_repo, capsys) -> None:
+    from ljtui.cli.main import build_parser, recover_leftover_journal
+    from ljtui.core.edits.validate import FileChange
+    from tests.core.edits.helpers import interrupted_transaction
+
+    interrupted_transaction(git_repo, [FileChange("new.py", git_repo / "new.py", None, b"x\n")])
+    recover_leftover_journal(build_parser([]).parse_args(["--repo", str(git_repo)]))
+    assert capsys.readouterr().err == "" and (git_repo / "new.py").exists()
+    argv = ["undo", "--repo", str(git_repo)]
+    recover_leftover_journal(build_parser(argv).parse_args(argv))
+    assert "recovered unfinished apply" in capsys.readouterr().err and not (git_repo / "new.py").exists()

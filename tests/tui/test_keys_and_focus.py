@@ -98,3 +98,21 @@ async def test_an_unknown_command_is_selected_so_the_next_one_replaces_it(make_a
         assert notices(app)[-1].startswith("Unknown command /frobnicate.")
         await pilot.press(*"/help")
         assert app.main_screen.query_one(PromptInput).value == "/help"
+
+
+async def test_recovery_at_start_is_one_notice_inside_the_app(git_repo: Path) -> None:
+    from ljtui.core.clock import FixedClock
+    from ljtui.core.edits.validate import FileChange
+    from ljtui.tui.app import LjtuiApp
+    from tests.core.edits.helpers import interrupted_transaction
+
+    created = [FileChange(f"gen/f{n}.txt", git_repo / "gen" / f"f{n}.txt", None, b"x\n") for n in range(30)]
+    (git_repo / "gen").mkdir()
+    interrupted_transaction(git_repo, created)
+    app = LjtuiApp(git_repo, clock=FixedClock(), cursor_blink=False, watch=False, recover=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        recovered = [n for n in notices(app) if "recovered unfinished apply" in n]
+        assert len(recovered) == 1
+        assert recovered[0].count("removed: gen/") == 5 and "… and 25 more" in recovered[0]
+        assert not any((git_repo / "gen").iterdir())
