@@ -28,6 +28,11 @@ if TYPE_CHECKING:
     from ljtui.core.engine import ClientFactory, Engine
 
 
+NO_MODEL_LABEL = "no model"
+"""The status bar's provider when none is configured."""
+NO_MODEL_WORKS = ("Without a model you can still try everything on a sample project with `ljtui --demo`, review "
+                  "and apply a plan file with `ljtui review PLAN.md` or /open PLAN.md here, and undo with /undo.")
+
 TUI_RECOVERY_FILES = 5
 """Files named in the start-up recovery notice (the rest are counted)."""
 
@@ -127,10 +132,12 @@ class LjtuiApp(App[int]):
             "/help lists commands, F1 shows keys.", "info",
         )]
         notices += [(w, "warning") for w in self.startup_warnings]
-        problem = None if self._review_path else self.startup.provider_problem
-        if problem:
+        problem = self.startup.provider_problem
+        if problem and not self._review_path:
             notices.append((problem[0].upper() + problem[1:] + ".", "warning"))
-        return StartupInfo(self.startup.provider, self.startup.branch, notices)
+            notices.append((NO_MODEL_WORKS, "info"))
+        provider = NO_MODEL_LABEL if problem else self.startup.provider
+        return StartupInfo(provider, self.startup.branch, notices)
 
     @property
     def main_screen(self) -> MainScreen:

@@ -200,8 +200,29 @@ async def test_message_while_busy_is_kept(make_app: AppFactory, tmp_path: Path) 
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*"/chat first", "enter")
         await until(pilot, lambda: app.bridge.busy, "the first message to start")
-        await pilot.press(*"/chat second", "enter")
+        app.main_screen.query_one(PromptInput).value = "/chat second"
+        await pilot.press("enter")
         await pilot.pause()
         assert notices(app)[-1] == "Still working on the previous request; wait for it to finish."
         assert app.main_screen.query_one(PromptInput).value == "/chat second"
         await app.workers.wait_for_complete()
+
+
+def _luminance(hex_colour: str) -> float:
+    channels = [int(hex_colour.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+async def test_unfocused_pane_borders_stand_out_from_the_background_in_every_theme(make_app: AppFactory) -> None:
+    from rich.color import Color as RichColor
+
+    for theme in ("dark", "light", "high-contrast"):
+        app = make_app(theme=theme)
+        async with app.run_test(size=SIZE):
+            variables = app.get_css_variables()
+            border, background = variables["border-blurred"], variables["background"]
+            lighter, darker = sorted((_luminance(border), _luminance(background)), reverse=True)
+            assert (lighter + 0.05) / (darker + 0.05) >= 2.0, theme
+            in_256 = [RichColor.parse(c).downgrade(2).number for c in (border, background)]  # 256-colour terminals
+            assert in_256[0] != in_256[1], theme

@@ -29,7 +29,7 @@ async def test_trusting_in_the_dialog_records_it_and_uses_the_settings(git_repo:
         await settle(pilot)
         assert isinstance(app.screen, ApprovalDialog) and app.screen.request.kind == "trust"
         assert "  - set provider.name = scripted" in app.screen.request.lines
-        assert app.main_screen.status.provider == "anthropic/claude-sonnet-5-5"
+        assert app.main_screen.status.provider == "no model"
         await pilot.press("t")
         await settle(pilot)
         assert TrustStore.for_env().is_trusted(git_repo)
@@ -44,6 +44,6 @@ async def test_escape_keeps_the_repository_untrusted(git_repo: Path) -> None:
         await pilot.press("escape")
         await settle(pilot)
         assert not TrustStore.for_env().is_trusted(git_repo)
-        assert app.main_screen.status.provider == "anthropic/claude-sonnet-5-5"
+        assert app.main_screen.status.provider == "no model"
         assert notices(app)[-1].startswith("Not trusted: this repository's own settings stay ignored")
         assert any("'provider.script' ignored: this repository is not trusted" in n for n in notices(app))
