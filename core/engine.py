@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Mapping
 
 from ljtui.core.config import Config, ProviderConfig
 from ljtui.core.events import (
-    ApprovalDecided, ApprovalRequested, ConfigChanged, ConversationCleared, ModelCallRetried, ModelCallStarted,
+    AGENT_CHAT, ApprovalDecided, ApprovalRequested, ConfigChanged, ConversationCleared, ModelCallRetried, ModelCallStarted,
     Notice, TokenDelta, ToolCallFinished, ToolCallStarted,
     TurnFailed, TurnFinished, TurnStarted, Usage, UsageRecorded,
 )
@@ -38,7 +38,7 @@ from ljtui.core.providers.base import (
 from ljtui.core.providers.pricing import cost_usd, rates_for
 from ljtui.core.providers.retry import RetryPolicy, RetryScheduled, retry_call
 from ljtui.core.secrets import RedactingSink, StreamRedactor, known_secrets, redact, redact_message
-from ljtui.core.tools import ToolRegistry
+from ljtui.core.tools import ToolContext, ToolRegistry
 
 if TYPE_CHECKING:
     from ljtui.core.planner.loop import PlannerResult
@@ -103,6 +103,8 @@ class Engine:
         self._client: ChatClient | None = None
         self._system = build_system_prompt(repo_root.name)
         self.approver: Approver = approver or DenyAll()
+        self.services: dict[str, object] = {}
+        """Shared services tools reach through their context (permissions, writer, reader …)."""
         self._review: ReviewService | None = None
         self._edits: EditService | None = None
 
@@ -329,9 +331,13 @@ class Engine:
             self.sink.emit(TokenDelta(turn, tail))
         return "".join(parts), calls, usage, stop
 
+    def tool_context(self, turn: int, call_id: str, agent: str = AGENT_CHAT) -> ToolContext:
+        """What a tool call of ``agent`` in ``turn`` can reach."""
+        return ToolContext(self.repo_root, turn, call_id, agent, self.sink.emit, self.config, self.services)
+
     async def _run_tool(self, turn: int, call: ToolCall) -> ToolResultBlock:
         self.sink.emit(ToolCallStarted(turn, call.id, call.name, dict(call.input)))
-        outcome = await self.tools.call(call.name, call.input)
+        outcome = await self.tools.call(call.name, call.input, self.tool_context(turn, call.id))
         self.sink.emit(ToolCallFinished(turn, call.id, call.name, outcome.ok, outcome.summary))
         return ToolResultBlock(call.id, outcome.content, is_error=not outcome.ok)
 

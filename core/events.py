@@ -115,6 +115,48 @@ class ToolCallFinished(Event):
 
 
 @dataclass(frozen=True)
+class ToolOutput(Event):
+    """Output a running tool produced (a command's stdout/stderr as it streams)."""
+
+    turn: int
+    call_id: str
+    text: str
+    agent: str = AGENT_CHAT
+
+
+@dataclass(frozen=True)
+class PermissionRequested(Event):
+    """A tool that writes or runs a command asks to go ahead (``subject``: the path or the command)."""
+
+    turn: int
+    call_id: str
+    tool: str
+    subject: str
+    agent: str = AGENT_CHAT
+
+
+@dataclass(frozen=True)
+class PermissionDecided(Event):
+    """The answer: ``decision`` is ``allow`` or ``deny``; ``scope`` is ``once``, ``session`` or ``policy``."""
+
+    turn: int
+    call_id: str
+    tool: str
+    decision: str
+    scope: str
+    agent: str = AGENT_CHAT
+
+
+@dataclass(frozen=True)
+class ContextCompressed(Event):
+    """Older messages were summarised to keep the prompt under ``agent.compress_at_tokens``."""
+
+    tokens_before: int
+    tokens_after: int
+    kept_messages: int
+
+
+@dataclass(frozen=True)
 class UsageRecorded(Event):
     """Token use of one model call, and the session's running total."""
 

@@ -1,16 +1,24 @@
-"""The registry of tools the conversation agent may call.
+"""Tools an agent may call: the result type, the registry, and what a call can reach.
 
-A tool is a name, a JSON schema and an async function. Calls with unknown
-names or bad arguments become tool errors sent back to the model, never
-exceptions in the engine.
+A tool is a name, a JSON schema and an async function of its arguments and a
+:class:`ToolContext`. Calls with unknown names or bad arguments become tool
+errors sent back to the model, never exceptions in the engine: a tool that
+raises anything but cancellation is reported as failed, naming the
+exception type.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from ljtui.core.providers.base import ToolSpec
+
+if TYPE_CHECKING:
+    from ljtui.core.config import Config
+    from ljtui.core.events import Event
 
 
 @dataclass(frozen=True)
@@ -28,15 +36,50 @@ class ToolResult:
     summary: str
 
 
-ToolFn = Callable[[dict[str, Any]], Awaitable[ToolResult]]
-
-
 class ToolError(Exception):
     """A tool refused its input; the message goes back to the model."""
 
 
+@dataclass
+class ToolContext:
+    """What one tool call can reach: the repository, the session's services, and who is calling.
+
+    Attributes:
+        root: the repository root (real path).
+        turn: the user message this call belongs to.
+        call_id: the model's id for the call.
+        agent: who called (``chat``, ``task <id>`` …).
+        emit: reports an event (tool output as it streams, permission decisions).
+        config: the session's configuration.
+        services: the session's shared services by name (permissions, writer,
+            reader, outline …), set up by the engine.
+        cancelled: set when the user cancels the running turn.
+    """
+
+    root: Path
+    turn: int
+    call_id: str
+    agent: str
+    emit: Callable[[Event], None]
+    config: Config
+    services: dict[str, Any] = field(default_factory=dict)
+    cancelled: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def service(self, name: str) -> Any:
+        """A shared service; a missing one is a clear tool error."""
+        try:
+            return self.services[name]
+        except KeyError:
+            raise ToolError(f"this session has no {name}") from None
+
+
+ToolFn = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult]]
+
+
 @dataclass(frozen=True)
 class Tool:
+    """A tool: its spec (name, description, input schema) and what runs it."""
+
     spec: ToolSpec
     run: ToolFn
 
@@ -53,10 +96,14 @@ class ToolRegistry:
         self._tools[tool.spec.name] = tool
 
     @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._tools)
+
+    @property
     def specs(self) -> tuple[ToolSpec, ...]:
         return tuple(t.spec for t in self._tools.values())
 
-    async def call(self, name: str, arguments: Any) -> ToolResult:
+    async def call(self, name: str, arguments: Any, ctx: ToolContext) -> ToolResult:
         """Run one tool call; every failure is a ``ToolResult`` with ``ok=False``."""
         tool = self._tools.get(name)
         if tool is None:
@@ -67,6 +114,11 @@ class ToolRegistry:
             msg = f"{name}: arguments must be a JSON object"
             return ToolResult(False, msg, msg)
         try:
-            return await tool.run(arguments)
+            return await tool.run(arguments, ctx)
         except ToolError as exc:
             return ToolResult(False, f"error: {exc}", f"{name}: {exc}")
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a tool must never take the engine down
+            msg = f"{name} failed: {type(exc).__name__}: {exc}"
+            return ToolResult(False, f"error: {msg}", msg[:160])

@@ -41,7 +41,7 @@ async def test_run_turn_streams_reply_as_events(tmp_path: Path) -> None:
 async def test_tool_calls_are_executed_and_fed_back(tmp_path: Path) -> None:
     seen: list[dict] = []
 
-    async def read_file(args: dict) -> ToolResult:
+    async def read_file(args: dict, ctx: object) -> ToolResult:
         seen.append(args)
         return ToolResult(True, "def greet(name): ...", f"read {args['path']}")
 
@@ -68,13 +68,19 @@ async def test_unknown_tool_and_tool_error_go_back_to_model(tmp_path: Path) -> N
     block = engine.history[2].content[0]
     assert isinstance(block, ToolResultBlock) and block.is_error
 
-    async def refuse(args: dict) -> ToolResult:
+    async def refuse(args: dict, ctx: object) -> ToolResult:
         raise ToolError("path must be a string")
 
-    registry = ToolRegistry([Tool(ToolSpec("read_file", "", {}), refuse)])
-    outcome = await registry.call("read_file", {"path": 3})
+    async def crash(args: dict, ctx: object) -> ToolResult:
+        raise KeyError("boom")
+
+    registry = ToolRegistry([Tool(ToolSpec("read_file", "", {}), refuse), Tool(ToolSpec("crash", "", {}), crash)])
+    ctx = engine.tool_context(1, "call-1")
+    outcome = await registry.call("read_file", {"path": 3}, ctx)
     assert not outcome.ok and outcome.summary == "read_file: path must be a string"
-    assert not (await registry.call("read_file", ["not", "a", "dict"])).ok
+    assert not (await registry.call("read_file", ["not", "a", "dict"], ctx)).ok
+    crashed = await registry.call("crash", {}, ctx)
+    assert not crashed.ok and crashed.summary == "crash failed: KeyError: 'boom'"
 
 
 async def test_failed_turn_keeps_previous_conversation(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ READ_SPEC = ToolSpec(
 )
 
 
-async def _read_file(args: dict[str, Any]) -> ToolResult:
+async def _read_file(args: dict[str, Any], ctx: object) -> ToolResult:
     return ToolResult(True, f"contents of {args['path']}", f"read {args['path']}")
 
 
