@@ -10,6 +10,7 @@ command's module is imported, and Textual only when a screen opens.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import sys
 from pathlib import Path
@@ -108,6 +109,8 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_VersionAction)
     add_model_flags(parser, top_level=True)
     parser.add_argument("--theme", help="theme name (dark, light, high-contrast, or one of yours)")
+    parser.add_argument("--demo", action="store_true",
+                        help="a guided tour on a copy of a sample project, offline, with a recorded model")
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     chosen = chosen_command(argv)
     for name, help_text in COMMANDS.items():
@@ -177,7 +180,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
-    recover_leftover_journal(args)
+    if args.demo:  # the demo makes a repository of its own: nothing where it starts is recovered
+        from ljtui.cli.demo import run_demo
+
+        args.func = functools.partial(run_demo, command=chosen_command(argv))
+    else:
+        recover_leftover_journal(args)
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:

@@ -1,0 +1,101 @@
+"""What the demo does and says: its request, its steps and their words.
+
+The recorded model in ``script.yaml`` answers :data:`REQUEST` on the bundled
+sample project. A new step goes into :data:`STEPS` in the order the user
+meets it, with the model's words for it appended to the script.
+"""
+
+from __future__ import annotations
+
+from ljtui.core.events import Event, Notice, TurnFailed
+from ljtui.core.review.events import ApplyFinished, PlanOpened, UndoFinished
+from ljtui.demo.tour import Detour, Step
+
+LABEL = "demo (scripted)"
+"""How the status bar names the demo's model."""
+
+REQUEST = (
+    "count_words in wordstats/counting.py is wrong for real text: two spaces count an extra word, "
+    "a line break joins two words into one, and an empty text has one word. Fix it and add tests."
+)
+"""The request the demo sends for the user; ``script.yaml`` holds the recorded planner's answer."""
+
+INTRO = (
+    "The ljtui demo, on a copy of the small Python project {project} in a new git repository. The model is "
+    "a recording replayed offline (no key, no network); everything else is real: tool calls read the copy, "
+    "the apply writes it, syntax checks run, undo restores it."
+)
+"""Shown first, above the first step."""
+
+PLANNER_ORIGIN = "planner"
+"""The origin of a plan the planner wrote (other plans come from files)."""
+DONE_STATUS = "done"
+"""The status of an apply that wrote every accepted block."""
+SCRIPT_FAILURE = "script"
+"""The failure kind of a model call the recording cannot answer."""
+
+
+def _planner_plan_opened(event: Event) -> bool:
+    return isinstance(event, PlanOpened) and event.origin == PLANNER_ORIGIN
+
+
+def _applied(event: Event) -> bool:
+    return isinstance(event, ApplyFinished) and event.status == DONE_STATUS
+
+
+def _undone(event: Event) -> bool:
+    return isinstance(event, UndoFinished) and event.error is None and bool(event.files)
+
+
+def _declined(event: Event) -> bool:
+    """The review's own notice that a dialog was cancelled (it follows the decision, so the reminder comes last)."""
+    if not isinstance(event, Notice):
+        return False
+    from ljtui.core.review.service import APPLY_CANCELLED, UNDO_CANCELLED  # loaded by then: a dialog was shown
+
+    return event.message in (APPLY_CANCELLED, UNDO_CANCELLED)
+
+
+def _off_script(event: Event) -> bool:
+    return isinstance(event, TurnFailed) and event.error == SCRIPT_FAILURE
+
+
+STEPS: tuple[Step, ...] = (
+    Step(
+        "request",
+        None,
+        "the request. The demo sends it for you, as if you had typed it; the read-only planner lists, greps "
+        "and reads the project for real, then writes a plan.",
+    ),
+    Step(
+        "review",
+        _planner_plan_opened,
+        "review. The plan is in the Diff pane, which has the focus ({keys[focus.diff]} returns to it, "
+        "{keys[pane.maximize]} enlarges it): {keys[review.next]}/{keys[review.prev]} pick a block, "
+        "{keys[review.toggle]} rejects or accepts it. Press {keys[review.apply]} to apply the accepted blocks; "
+        "a dialog asks first.",
+        again="Press {keys[review.apply]} in the Diff pane when you want to apply the plan.",
+    ),
+    Step(
+        "result",
+        _applied,
+        "the result. The files above were written and their syntax checked; `git diff` in {repo} shows the "
+        "change. Press {keys[review.undo]} to undo it; a dialog asks first.",
+        again="Press {keys[review.undo]} in the Diff pane when you want to undo the apply.",
+    ),
+    Step(
+        "undone",
+        _undone,
+        "undone: the files hold their bytes from before the apply again, and `git diff` in {repo} shows "
+        "nothing. That is the demo. {keys[app.quit]} quits; the copy stays in {repo}. To use ljtui on your "
+        "own project, run it there with ANTHROPIC_API_KEY set (ljtui --help lists the other providers).",
+    ),
+)
+"""The demo's stages, in order."""
+
+DETOURS: tuple[Detour, ...] = (
+    Detour(_declined, ""),
+    Detour(_off_script, "The demo's model is a recording of one session: it has no answer to other "
+                        "requests (on your own project, a real model answers).", "warning"),
+)
+"""Events off the demo's path; each is answered by a reminder of the current step."""

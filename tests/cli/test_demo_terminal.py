@@ -1,0 +1,116 @@
+"""``ljtui --demo`` as a user starts it: the installed command on a pseudo-terminal, from an unrelated
+folder, with no key, no configuration and no network; the whole tour by keys, then quit."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import re
+import select
+import shutil
+import struct
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
+from typing import Callable
+
+from ljtui.demo.repo import SAMPLE_DIR
+
+LJTUI = str(Path(sys.executable).with_name("ljtui"))
+ROWS, COLUMNS = 40, 120
+WAIT_SECONDS = 60.0
+"""Longest wait for one screen state (the app starts in a fresh process on a loaded machine)."""
+READ_BYTES = 65536
+POLL_SECONDS = 0.05
+CTRL_Q = b"\x11"
+COUNTING = "wordstats/counting.py"
+KEPT = re.compile(r"The demo's repository is kept in (\S+) \(look around")
+
+
+class Terminal:
+    """A process on a pseudo-terminal, and everything it has written so far."""
+
+    def __init__(self, argv: list[str], cwd: Path, env: dict[str, str]) -> None:
+        master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
+        self.proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=slave, stdout=slave, stderr=slave,
+                                     start_new_session=True)
+        os.close(slave)
+        self.master = master
+        self.output = b""
+
+    def read(self) -> None:
+        ready, _, _ = select.select([self.master], [], [], POLL_SECONDS)
+        if ready:
+            try:
+                self.output += os.read(self.master, READ_BYTES)
+            except OSError:  # the process ended and closed its side
+                pass
+
+    def wait_for(self, condition: Callable[[], bool], what: str) -> None:
+        deadline = time.monotonic() + WAIT_SECONDS
+        while not condition():
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                raise AssertionError(f"no {what}; the screen so far ends with {self.output[-2000:]!r}")
+            self.read()
+
+    def shows(self, text: str) -> Callable[[], bool]:
+        start = len(self.output)
+        return lambda: text.encode() in self.output[start:]
+
+    def press(self, keys: bytes) -> None:
+        os.write(self.master, keys)
+
+    def finish(self) -> int:
+        deadline = time.monotonic() + WAIT_SECONDS
+        while self.proc.poll() is None and time.monotonic() < deadline:
+            self.read()
+        code = self.proc.wait(timeout=WAIT_SECONDS)
+        for _ in range(3):
+            self.read()
+        os.close(self.master)
+        return code
+
+
+def test_the_installed_demo_runs_from_anywhere_with_no_key_and_keeps_its_repository(tmp_path: Path) -> None:
+    elsewhere, home, temp = tmp_path / "elsewhere", tmp_path / "home", tmp_path / "tmp"
+    for folder in (elsewhere, home, temp):
+        folder.mkdir()
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+           "TMPDIR": str(temp), "TERM": "xterm-256color", "LANG": "C.UTF-8"}
+    assert shutil.which("git", path=env["PATH"])
+    original = (SAMPLE_DIR / COUNTING).read_bytes()
+    term = Terminal([LJTUI, "--demo"], elsewhere, env)
+    try:
+        term.wait_for(term.shows("EDIT 2"), "plan in the Diff pane")
+        [copy] = temp.glob("ljtui-demo-*/wordstats")
+        assert (copy / COUNTING).read_bytes() == original
+        dialog = term.shows("Apply the accepted blocks?")
+        term.press(b"a")
+        term.wait_for(dialog, "apply dialog")
+        term.press(b"\r")
+        term.wait_for(lambda: (copy / COUNTING).read_bytes() != original, "apply on disk")
+        assert b"return len(text.split())\n" in (copy / COUNTING).read_bytes()
+        dialog = term.shows("Undo the last apply?")
+        term.press(b"u")
+        term.wait_for(dialog, "undo dialog")
+        term.press(b"\r")
+        term.wait_for(lambda: (copy / COUNTING).read_bytes() == original, "undo on disk")
+        term.wait_for(term.shows("Step 4 of 4"), "last step of the guide")
+        term.press(CTRL_Q)
+        code = term.finish()
+    finally:
+        if term.proc.poll() is None:
+            term.proc.kill()
+            term.proc.wait()
+    assert code == 0
+    shown = term.output.decode("utf-8", "replace")
+    kept = KEPT.search(shown)
+    assert kept is not None, shown[-2000:]
+    assert Path(kept.group(1)) == copy
+    assert f"Remove it with: rm -r {copy.parent}" in shown
+    assert not (home / ".config" / "ljtui").exists() or not any((home / ".config" / "ljtui").iterdir())
+    assert list(elsewhere.iterdir()) == []

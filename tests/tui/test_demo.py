@@ -1,0 +1,156 @@
+"""``ljtui --demo`` driven by keys: request → plan in the Diff pane → apply → result → undo, on a real copy."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ljtui.core.ports import FixedClock
+from ljtui.demo.app import DemoApp, key_names
+from ljtui.demo.repo import SAMPLE_DIR, DemoRepo, create_demo_repo
+from ljtui.demo.steps import INTRO, LABEL, REQUEST, STEPS
+from ljtui.tui.bridge import WATCH_GROUP
+from ljtui.tui.screens.dialog import ApprovalDialog
+from ljtui.tui.widgets.conversation import ToolCallLine, UserMessage
+from ljtui.tui.widgets.diff_pane import DiffPane
+from tests.tui.conftest import notices, settle, states, until
+from tests.tui.test_one_door import CORE_ALLOWED, core_imports, file_calls
+
+SMALL = (80, 24)
+LARGE = (120, 40)
+COUNTING = "wordstats/counting.py"
+TESTS = "tests/test_counting.py"
+ORIGINAL = {name: (SAMPLE_DIR / name).read_bytes() for name in (COUNTING, TESTS)}
+DEMO_APP_SOURCE = Path(__file__).resolve().parents[2] / "demo" / "app.py"
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> DemoRepo:
+    made = create_demo_repo(tmp_path)
+    assert isinstance(made, DemoRepo), made
+    return made
+
+
+def demo_app(demo: DemoRepo, *, watch: bool = True) -> DemoApp:
+    app = DemoApp(demo, clock=FixedClock(), cursor_blink=False, watch=watch, chunk_delay=0)
+    app.animation_level = "none"
+    return app
+
+
+def on_disk(demo: DemoRepo) -> dict[str, bytes]:
+    return {name: (demo.root / name).read_bytes() for name in ORIGINAL}
+
+
+def git_diff(demo: DemoRepo) -> str:
+    return subprocess.run(["git", "diff", "--stat"], cwd=demo.root, capture_output=True, text=True,
+                          check=True).stdout
+
+
+async def plan_under_review(pilot) -> None:
+    await until(pilot, lambda: bool(pilot.app.main_screen.diff_pane.blocks), "the demo's plan in the Diff pane")
+    await settle(pilot)
+
+
+def step_text(app: DemoApp, name: str) -> str:
+    """The notice that opens step ``name``, as the tour writes it."""
+    [number] = [n for n, step in enumerate(STEPS, start=1) if step.name == name]
+    facts = {"repo": str(app.demo.root), "project": app.demo.project, "keys": key_names(app.config.ui.keymap)}
+    return f"Step {number} of {len(STEPS)} — {STEPS[number - 1].text.format_map(facts)}"
+
+
+async def test_the_whole_demo_by_keys_with_the_files_checked_at_each_step(demo: DemoRepo) -> None:
+    app = demo_app(demo)
+    async with app.run_test(size=LARGE) as pilot:
+        assert notices(app)[:2] == [INTRO.format(project="wordstats"), step_text(app, "request")]
+        await plan_under_review(pilot)
+        [request] = app.main_screen.query(UserMessage)
+        assert str(request.render()) == f"› {REQUEST}"
+        assert [str(line.render()) for line in app.main_screen.query(ToolCallLine)] == [
+            "▸ list_dir . ✓", "▸ grep 'def count_words' . ✓", f"▸ read_file {COUNTING} ✓", f"▸ read_file {TESTS} ✓",
+        ]
+        assert states(app) == ["accepted", "accepted"]
+        assert isinstance(app.focused, DiffPane)
+        assert str(app.main_screen.status.render()).startswith(LABEL)
+        assert notices(app)[-1] == step_text(app, "review")
+        assert on_disk(demo) == ORIGINAL
+        assert any(w.group == WATCH_GROUP and w.is_running for w in app.workers)
+
+        await pilot.press("a")
+        await settle(pilot)
+        assert isinstance(app.screen, ApprovalDialog)
+        assert on_disk(demo) == ORIGINAL
+        await pilot.press("enter")
+        await settle(pilot)
+        applied = on_disk(demo)
+        assert b"return len(text.split())\n" in applied[COUNTING]
+        assert b"def test_empty_text_has_no_words(self):" in applied[TESTS]
+        assert "2 files changed" in git_diff(demo)
+        assert f"  syntax ✓ {COUNTING} (python)" in notices(app)
+        assert f"  syntax ✓ {TESTS} (python)" in notices(app)
+        assert notices(app)[-1] == step_text(app, "result")
+        assert str(demo.root) in notices(app)[-1]
+
+        await pilot.press("u")
+        await settle(pilot)
+        assert isinstance(app.screen, ApprovalDialog)
+        assert on_disk(demo) == applied
+        await pilot.press("enter")
+        await settle(pilot)
+        assert on_disk(demo) == ORIGINAL
+        assert git_diff(demo) == ""
+        assert notices(app)[-2:] == [f"Undone: restored {COUNTING}, {TESTS}.", step_text(app, "undone")]
+
+
+async def test_a_cancelled_dialog_writes_nothing_and_the_guide_says_what_to_do(demo: DemoRepo) -> None:
+    app = demo_app(demo, watch=False)
+    async with app.run_test(size=LARGE) as pilot:
+        await plan_under_review(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert notices(app)[-2:] == ["Apply cancelled: nothing was written.",
+                                     "Press a in the Diff pane when you want to apply the plan."]
+        assert on_disk(demo) == ORIGINAL
+        await pilot.press("a")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert notices(app)[-1] == step_text(app, "result")
+
+
+async def test_a_request_of_ones_own_is_told_that_the_model_is_a_recording(demo: DemoRepo) -> None:
+    app = demo_app(demo, watch=False)
+    async with app.run_test(size=LARGE) as pilot:
+        await plan_under_review(pilot)
+        await pilot.press("f6", *"hello", "enter")
+        await settle(pilot)
+        assert notices(app)[-1].startswith("The demo's model is a recording of one session: it has no answer")
+        assert notices(app)[-1].endswith("Press a in the Diff pane when you want to apply the plan.")
+        assert states(app) == ["accepted", "accepted"]
+
+
+async def test_the_guide_names_the_keys_of_the_users_keymap(demo: DemoRepo, isolated_env: Path) -> None:
+    (isolated_env / "ljtui").mkdir()
+    (isolated_env / "ljtui" / "config.yaml").write_text("ui:\n  keymap:\n    review.apply: p\n", encoding="utf-8")
+    app = demo_app(demo, watch=False)
+    async with app.run_test(size=LARGE) as pilot:
+        await plan_under_review(pilot)
+        assert "Press p to apply the accepted blocks" in notices(app)[-1]
+        await pilot.press("p")
+        await settle(pilot)
+        assert isinstance(app.screen, ApprovalDialog)
+
+
+def test_the_demo_screen_follows_the_one_door_rule() -> None:
+    tree = ast.parse(DEMO_APP_SOURCE.read_text(encoding="utf-8"))
+    assert core_imports(tree) <= CORE_ALLOWED
+    assert file_calls(tree) == []
+
+
+@pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "120x40"])
+def test_first_screen_with_the_plan_under_review(snap_compare, demo: DemoRepo, size: tuple[int, int]) -> None:
+    assert snap_compare(demo_app(demo, watch=False), terminal_size=size, run_before=plan_under_review)
