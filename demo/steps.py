@@ -80,8 +80,9 @@ STEPS: tuple[Step, ...] = (
         "result",
         _applied,
         "the result. The files above were written and their syntax checked; `git diff` in {repo} shows the "
-        "change. Press {keys[review.undo]} to undo it; a dialog asks first.",
-        again="Press {keys[review.undo]} in the Diff pane when you want to undo the apply.",
+        "change. The focus is back in the input box: go to the Diff pane with {keys[focus.diff]} and press "
+        "{keys[review.undo]} to undo it (or type /undo); a dialog asks first.",
+        again="Press {keys[focus.diff]} then {keys[review.undo]} (or type /undo) when you want to undo the apply.",
     ),
     Step(
         "undone",

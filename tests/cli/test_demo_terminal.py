@@ -95,7 +95,7 @@ def test_the_installed_demo_runs_from_anywhere_with_no_key_and_keeps_its_reposit
         term.wait_for(lambda: (copy / COUNTING).read_bytes() != original, "apply on disk")
         assert b"return len(text.split())\n" in (copy / COUNTING).read_bytes()
         dialog = term.shows("Undo the last apply?")
-        term.press(b"u")
+        term.press(b"/undo\r")  # the focus is back in the input once the applied plan left the Diff pane
         term.wait_for(dialog, "undo dialog")
         term.press(b"\r")
         term.wait_for(lambda: (copy / COUNTING).read_bytes() == original, "undo on disk")
