@@ -120,6 +120,18 @@ class AgentConfig:
 
     max_iterations: int = opt(10, scope=REPO, minimum=1, maximum=1000)
     """Model calls per user message before the loop stops (AGENT-1)."""
+    allow_tools: list[str] = opt(factory=list)
+    """Tools that write or run commands without asking, e.g. ``[edit_file]`` (AGENT-3)."""
+    allow_commands: list[str] = opt(factory=list)
+    """Command globs ``bash`` runs without asking, e.g. ``["pytest*", "git status"]``; never a dangerous one."""
+    bash_timeout: float = opt(120.0, minimum=1, maximum=3600)
+    """Seconds a ``bash`` command may run before it and its children are killed."""
+    compress_at_tokens: int = opt(60_000, scope=REPO, minimum=2_000, maximum=10_000_000)
+    """Estimated prompt tokens above which older messages are summarised (AGENT-6)."""
+    web_search_url: str | None = opt(None)
+    """A SearXNG-style search endpoint (``https://host/search``) for ``web_search``; none: unavailable."""
+    web_timeout: float = opt(20.0, minimum=1, maximum=300)
+    """Seconds a ``web_fetch`` or ``web_search`` may take."""
 
 
 @dataclass

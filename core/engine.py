@@ -93,7 +93,7 @@ class Engine:
         self.sink: EventSink = RedactingSink(sink, self._secrets) if self._secrets else sink
         self.repo_root = repo_root
         self.clock = clock or SystemClock()
-        self.tools = tools or ToolRegistry()
+        self.tools = tools if tools is not None else _agent_tools()
         self.history: list[Message] = []
         self.session_usage = Usage()
         self.session_cost_usd: float | None = None
@@ -103,10 +103,24 @@ class Engine:
         self._client: ChatClient | None = None
         self._system = build_system_prompt(repo_root.name)
         self.approver: Approver = approver or DenyAll()
-        self.services: dict[str, object] = {}
+        self.services: dict[str, object] = self._services()
         """Shared services tools reach through their context (permissions, writer, reader …)."""
         self._review: ReviewService | None = None
         self._edits: EditService | None = None
+
+    def _services(self) -> dict[str, object]:
+        from ljtui.core.agent.permissions import Permissions, PermissionPolicy
+        from ljtui.core.agent.writer import AgentWriter
+        from ljtui.core.planner.tools import ReadOnlyTools
+        from ljtui.core.secret_files import SecretFiles
+
+        agent = self.config.agent
+        policy = PermissionPolicy(frozenset(agent.allow_tools), tuple(agent.allow_commands))
+        return {
+            "reader": ReadOnlyTools(self.repo_root, secrets=SecretFiles.allowing(self.config.security.allow_secret_files)),
+            "writer": AgentWriter(self.repo_root, self.clock),
+            "permissions": Permissions(self.ask, lambda event: self.sink.emit(event), policy),
+        }
 
     @property
     def review(self) -> ReviewService:
@@ -190,6 +204,9 @@ class Engine:
         self.turns += 1
         turn = self.turns
         self.sink.emit(TurnStarted(turn, text))
+        writer = self.services.get("writer")
+        if writer is not None:
+            writer.new_message()  # type: ignore[attr-defined]
         saved = len(self.history)
         self.history.append(redact_message(Message.user(text), self._secrets))
         try:
@@ -350,3 +367,9 @@ class Engine:
         """Close the provider's connections."""
         if self._client is not None:
             await self._client.aclose()
+
+
+def _agent_tools() -> ToolRegistry:
+    from ljtui.core.agent.tools import agent_tools
+
+    return agent_tools()

@@ -49,6 +49,6 @@ def route_key(screen: MainScreen, event: events.Key, pane_keys: dict[str, set[st
     if armed and event.key in pane_keys.get(pane, set()):
         return False
     prompt = screen.prompt
-    prompt.focus()
+    screen.set_focus(prompt)  # at once: the next key, maybe already queued, must find the input focused
     prompt.insert_text_at_cursor(event.character)
     return True

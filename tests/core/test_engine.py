@@ -59,12 +59,17 @@ async def test_tool_calls_are_executed_and_fed_back(tmp_path: Path) -> None:
     assert isinstance(tool_result, ToolResultBlock) and not tool_result.is_error
 
 
+async def _missing(args: dict, ctx: object) -> ToolResult:
+    raise ToolError("no such file")
+
+
 async def test_unknown_tool_and_tool_error_go_back_to_model(tmp_path: Path) -> None:
     sink = ListSink()
-    engine = Engine(scripted_config(SCRIPTS / "tool_then_text.yaml"), sink, repo_root=tmp_path)
+    engine = Engine(scripted_config(SCRIPTS / "tool_then_text.yaml"), sink, repo_root=tmp_path,
+                    tools=ToolRegistry([Tool(ToolSpec("read_file", "", {}), _missing)]))
     await engine.run_turn("go")
     [finished] = [e for e in sink.events if isinstance(e, ToolCallFinished)]
-    assert not finished.ok and "unknown tool 'read_file'" in finished.summary
+    assert not finished.ok and finished.summary == "read_file: no such file"
     block = engine.history[2].content[0]
     assert isinstance(block, ToolResultBlock) and block.is_error
 

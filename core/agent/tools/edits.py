@@ -1,0 +1,150 @@
+"""Writing tools: ``write_file``, ``edit_file``, ``create_directory``.
+
+Each asks first (the dialog shows the diff) and writes through the session's
+:class:`~ljtui.core.agent.writer.AgentWriter`, so every byte goes through the
+patcher's transaction and undo reverts it. ``edit_file`` follows the EDIT-2
+rules and messages exactly: ``old`` must occur once (counted by the
+start-of-line rule), with the nearest candidates when it does not.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+from ljtui.core.agent.permissions import Permissions
+from ljtui.core.agent.tools.base import failed, text_arg
+from ljtui.core.agent.writer import AgentWriter, PlannedWrite, WriteRefused
+from ljtui.core.edits.plan_format import DEFAULT_ENTRY_ID, EditBlock, EditPlan
+from ljtui.core.edits.validate import validate_plan
+from ljtui.core.providers.base import ToolSpec
+from ljtui.core.tools import Tool, ToolContext, ToolError, ToolResult
+
+WRITER = "writer"
+PERMISSIONS = "permissions"
+MAX_CANDIDATES_TOLD = 4
+
+WRITE_FILE = ToolSpec(
+    "write_file",
+    "Create a file, or replace a whole file, with `content`. Asks the user first (they see the diff). "
+    "Prefer edit_file to change part of an existing file.",
+    {"type": "object", "properties": {
+        "path": {"type": "string", "description": "path relative to the repository root"},
+        "content": {"type": "string", "description": "the file's complete new content"}},
+     "required": ["path", "content"], "additionalProperties": False},
+)
+EDIT_FILE = ToolSpec(
+    "edit_file",
+    "Replace `old` with `new` in a file. `old` must occur exactly once, byte for byte (copy it from "
+    "read_file, with its indentation); an `old` that ends with a line break or starts with whitespace matches "
+    "only at the start of a line. An empty `old` creates the file. Asks the user first (they see the diff).",
+    {"type": "object", "properties": {
+        "path": {"type": "string"}, "old": {"type": "string"}, "new": {"type": "string"}},
+     "required": ["path", "old", "new"], "additionalProperties": False},
+)
+CREATE_DIRECTORY = ToolSpec(
+    "create_directory",
+    "Create a folder (and any missing parents) inside the repository. Asks the user first.",
+    {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"],
+     "additionalProperties": False},
+)
+
+
+async def _ask_and_write(ctx: ToolContext, tool: str, planned: PlannedWrite, verb: str) -> ToolResult:
+    path = planned.target.key
+    if planned.before == planned.after:
+        return ToolResult(True, f"{path} already holds exactly this content; nothing was written",
+                          f"{path} unchanged")
+    permissions: Permissions = ctx.service(PERMISSIONS)
+    answer = await permissions.request(tool=tool, subject=path, title=f"{verb} {path}?",
+                                       lines=planned.diff_lines(), turn=ctx.turn, call_id=ctx.call_id,
+                                       agent=ctx.agent)
+    if not answer.allowed:
+        return failed(answer.reason)
+    writer: AgentWriter = ctx.service(WRITER)
+    outcome = await asyncio.to_thread(writer.write, planned, entry=f"{tool} {path}")
+    if outcome.error is not None:
+        return failed(f"{outcome.error.kind}: {outcome.error.message}")
+    lines = len(planned.diff_lines(limit=10**9))
+    notes = "".join(f"\nnote: {n}" for n in outcome.notes)
+    return ToolResult(True, f"wrote {path} ({lines} diff lines); /undo reverts this message's writes{notes}",
+                      f"wrote {path}")
+
+
+def _writer(ctx: ToolContext) -> AgentWriter:
+    writer: AgentWriter = ctx.service(WRITER)
+    return writer
+
+
+async def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    path = text_arg(args, "path", empty_ok=False)
+    content = text_arg(args, "content")
+    try:
+        planned = await asyncio.to_thread(_writer(ctx).plan, path, content.encode("utf-8"))
+    except WriteRefused as exc:
+        return failed(str(exc))
+    verb = "Create" if planned.before is None else "Overwrite"
+    return await _ask_and_write(ctx, "write_file", planned, verb)
+
+
+async def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    path = text_arg(args, "path", empty_ok=False)
+    old = text_arg(args, "old")
+    new = text_arg(args, "new")
+    writer = _writer(ctx)
+    block = EditBlock(number=1, file=path, where=None, entry=DEFAULT_ENTRY_ID, old=old, new=new)
+    report = await asyncio.to_thread(validate_plan, EditPlan((block,)), writer.root)
+    if report.errors:
+        error = report.errors[0]
+        near = "".join(f"\n  nearest: {c.file}:{c.line} ({c.score:.2f}) {c.excerpt}"
+                       for c in error.candidates[:MAX_CANDIDATES_TOLD])
+        return failed(f"{error.kind}: {error.message}{near}\nRead the file again and copy `old` exactly.")
+    [change] = report.changes.values() or [None]
+    if change is None:
+        return ToolResult(True, f"`new` equals `old`; {path} is unchanged", f"{path} unchanged")
+    try:
+        planned = await asyncio.to_thread(writer.plan, path, change.after)
+    except WriteRefused as exc:
+        return failed(str(exc))
+    if planned.before != change.before:
+        return failed(f"{path} changed while the edit was prepared; read it again")
+    note = "".join(f"\nnote: {n}" for n in report.notes)
+    result = await _ask_and_write(ctx, "edit_file", planned, "Edit" if change.before is not None else "Create")
+    return ToolResult(result.ok, result.content + note, result.summary) if result.ok else result
+
+
+async def create_directory(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    path = text_arg(args, "path", empty_ok=False)
+    writer = _writer(ctx)
+    try:
+        target = writer.folder(path.rstrip("/") or path)
+    except WriteRefused as exc:
+        return failed(str(exc))
+    if target.real.is_dir():
+        return ToolResult(True, f"{target.key}/ already exists", f"{target.key}/ exists")
+    permissions: Permissions = ctx.service(PERMISSIONS)
+    answer = await permissions.request(tool="create_directory", subject=target.key,
+                                       title=f"Create the folder {target.key}/?", lines=[f"mkdir -p {target.key}"],
+                                       turn=ctx.turn, call_id=ctx.call_id, agent=ctx.agent)
+    if not answer.allowed:
+        return failed(answer.reason)
+    try:
+        await asyncio.to_thread(_make_dirs, writer, target.key)
+    except (OSError, WriteRefused) as exc:
+        raise ToolError(f"cannot create {target.key}/: {getattr(exc, 'strerror', None) or exc}") from None
+    return ToolResult(True, f"created {target.key}/", f"created {target.key}/")
+
+
+def _make_dirs(writer: AgentWriter, key: str) -> None:
+    """Create each missing folder, checking just before each one that it still lands inside the root."""
+    current = writer.root
+    for part in key.split("/"):
+        current = current / part
+        if current.is_dir():
+            continue
+        writer.folder(current.relative_to(writer.root).as_posix())
+        os.mkdir(current)
+
+
+TOOLS = (Tool(WRITE_FILE, write_file), Tool(EDIT_FILE, edit_file), Tool(CREATE_DIRECTORY, create_directory))

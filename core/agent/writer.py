@@ -1,0 +1,111 @@
+"""The one path every byte an agent writes takes (AGENT-1a).
+
+A write is checked like a plan path (inside the repository after resolving
+symlinks, never ``.git`` or ``.agent``, never a read-only file), then
+written through the patcher's transaction: snapshot, journal, temp file,
+fsync, rename, verify, rollback. The transactions of one user message share
+a group, so undo reverts everything the agent wrote for that message —
+files it created are removed — exactly as it reverts an applied plan. This
+is also the one place where a delivery gate will redirect writes.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ljtui.core.clock import Clock
+from ljtui.core.edits.diffs import unified_diff
+from ljtui.core.edits.errors import EditError
+from ljtui.core.edits.paths import Target, check_spelling, protected_reason, resolve_target
+from ljtui.core.edits.transaction import TransactionOutcome, apply_changes, random_id
+from ljtui.core.edits.validate import FileChange, read_bytes
+
+DIFF_LINES_SHOWN = 200
+"""Lines of a diff a permission dialog shows; the rest are counted."""
+
+
+class WriteRefused(Exception):
+    """A path an agent may not write; ``str(exc)`` is for the model."""
+
+
+@dataclass(frozen=True)
+class PlannedWrite:
+    """A write worked out but not done: the file, its bytes now and after."""
+
+    target: Target
+    before: bytes | None
+    after: bytes | None
+
+    @property
+    def change(self) -> FileChange:
+        return FileChange(self.target.key, self.target.real, self.before, self.after)
+
+    def diff_lines(self, limit: int = DIFF_LINES_SHOWN) -> list[str]:
+        """The unified diff, cut to ``limit`` lines with a count of the rest."""
+        lines = unified_diff(self.change).splitlines()
+        if len(lines) <= limit:
+            return lines
+        return [*lines[:limit], f"… {len(lines) - limit} more diff lines not shown"]
+
+
+class AgentWriter:
+    """Writes of one session, grouped per user message."""
+
+    def __init__(self, root: Path, clock: Clock) -> None:
+        self.root = Path(os.path.realpath(root))
+        self.clock = clock
+        self.group = random_id()
+        """The transaction group of the current user message (set by the engine per message)."""
+
+    def new_message(self) -> None:
+        """Start a new group: undo reverts the writes of the latest message only."""
+        self.group = random_id()
+
+    def target(self, path: str) -> Target:
+        """Where ``path`` (repo-relative, from the model) may be written.
+
+        Raises:
+            WriteRefused: outside the repository, protected, not a file, read-only, malformed.
+        """
+        found = resolve_target(self.root, path, root_resolved=True)
+        if isinstance(found, EditError):
+            raise WriteRefused(found.message)
+        return found
+
+    def folder(self, path: str) -> Target:
+        """Where the folder ``path`` may be created (the plan-path rules, for a folder).
+
+        Raises:
+            WriteRefused: outside the repository, protected, malformed, or an existing file.
+        """
+        refused = check_spelling(path)
+        if refused is not None:
+            raise WriteRefused(refused.message)
+        real = os.path.realpath(os.path.join(self.root, path))
+        if real == str(self.root) or not real.startswith(str(self.root) + os.sep):
+            raise WriteRefused(f"{path} resolves to {real}, outside the repository (or is its root)")
+        key = real[len(str(self.root)) + 1:]
+        reason = protected_reason(key)
+        if reason is not None:
+            raise WriteRefused(f"{path} resolves to {key}: {reason}")
+        if os.path.lexists(real) and not os.path.isdir(real):
+            raise WriteRefused(f"{key} exists and is not a folder")
+        return Target(key, Path(real))
+
+    def plan(self, path: str, after: bytes | None) -> PlannedWrite:
+        """The write of ``after`` to ``path`` (``None`` removes the file), with the current bytes."""
+        target = self.target(path)
+        try:
+            before = read_bytes(target.real)
+        except IsADirectoryError:
+            raise WriteRefused(f"{path} is a directory") from None
+        except OSError as exc:
+            raise WriteRefused(f"cannot read {path}: {exc.strerror or exc}") from None
+        return PlannedWrite(target, before, after)
+
+    def write(self, planned: PlannedWrite, *, entry: str) -> TransactionOutcome:
+        """Write ``planned`` atomically in the current message's group (checked again just before)."""
+        return apply_changes(self.root, [planned.change], clock=self.clock, kind="apply", entries=[entry],
+                             group=self.group)
