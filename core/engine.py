@@ -17,27 +17,23 @@ configured API key never reaches the UI, logs or JSON output.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Awaitable, Callable, Mapping
 
+from ljtui.core.agent.chat import ChatLoop, _TurnTally
+from ljtui.core.approval import ApprovalRequest, Approver, Decision, DenyAll
 from ljtui.core.config import Config, ProviderConfig
 from ljtui.core.events import (
-    AGENT_CHAT, ApprovalDecided, ApprovalRequested, ConfigChanged, ConversationCleared, ModelCallRetried, ModelCallStarted,
-    Notice, TokenDelta, ToolCallFinished, ToolCallStarted,
-    TurnFailed, TurnFinished, TurnStarted, Usage, UsageRecorded,
+    AGENT_CHAT, ApprovalDecided, ApprovalRequested, ConfigChanged, ConversationCleared, Notice, ToolCallFinished,
+    ToolCallStarted, TurnFailed, TurnStarted, Usage,
 )
-from ljtui.core.approval import ApprovalRequest, Approver, Decision, DenyAll
 from ljtui.core.ports import Clock, EventSink, SystemClock
 from ljtui.core.prompts import build_system_prompt
 from ljtui.core.providers import make_client, provider_label
-from ljtui.core.providers.base import (
-    ChatClient, ChatRequest, Message, ProviderError, StreamEnd, TextBlock, TextDelta,
-    ToolCall, ToolResultBlock, ToolUseBlock, UsageDelta,
-)
-from ljtui.core.providers.pricing import cost_usd, rates_for
-from ljtui.core.providers.retry import RetryPolicy, RetryScheduled, retry_call
-from ljtui.core.secrets import RedactingSink, StreamRedactor, known_secrets, redact, redact_message
+from ljtui.core.providers.base import ChatClient, Message, ProviderError, ToolCall, ToolResultBlock
+from ljtui.core.providers.retry import RetryPolicy
+from ljtui.core.secrets import RedactingSink, known_secrets, redact_message
 from ljtui.core.tools import ToolContext, ToolRegistry
 
 if TYPE_CHECKING:
@@ -65,15 +61,7 @@ class TurnResult:
     cost_usd: float | None = None
 
 
-@dataclass
-class _TurnTally:
-    """Tokens and cost of the model calls of one turn."""
-
-    usage: Usage = field(default_factory=Usage)
-    cost_usd: float | None = None
-
-
-class Engine:
+class Engine(ChatLoop):
     """Holds one session's conversation and runs its turns."""
 
     def __init__(
@@ -263,90 +251,6 @@ class Engine:
         if result is None or not result.ok:
             return False
         return await asyncio.to_thread(self.review.open_text, result.plan, "planner")
-
-    async def _loop(self, turn: int) -> TurnResult:
-        client = self._get_client()
-        tally = _TurnTally()
-        reply_text: list[str] = []
-        for _ in range(self.config.agent.max_iterations):
-            request = ChatRequest(
-                self._system, tuple(self.history), self.tools.specs, self.config.provider.max_tokens
-            )
-            text, calls, stop = await self._call_with_retries(turn, client, request, tally)
-            text = redact(text, self._secrets)
-            reply_text.append(text)
-            blocks: list = [TextBlock(text)] if text else []
-            blocks += [ToolUseBlock(c.id, c.name, c.input) for c in calls]
-            self.history.append(redact_message(Message("assistant", tuple(blocks)), self._secrets))
-            if not calls:
-                result = TurnResult("".join(reply_text), stop, tally.usage, tally.cost_usd)
-                self.sink.emit(TurnFinished(turn, result.text, stop, tally.usage, tally.cost_usd))
-                return result
-            results = tuple([await self._run_tool(turn, c) for c in calls])
-            self.history.append(redact_message(Message("user", results), self._secrets))
-        limit = self.config.agent.max_iterations
-        raise ProviderError(
-            "config",
-            f"stopped after {limit} model calls in one turn (agent.max_iterations); "
-            "send a message to continue",
-        )
-
-    async def _call_with_retries(
-        self, turn: int, client: ChatClient, request: ChatRequest, tally: _TurnTally
-    ) -> tuple[str, list[ToolCall], str]:
-        """One model call; retryable mid-reply failures are sent again with backoff."""
-        policy = RetryPolicy.from_config(self.config.provider)
-
-        def attempt() -> Awaitable[tuple[str, list[ToolCall], Usage, str]]:
-            self.sink.emit(ModelCallStarted(turn, client.provider, client.model))
-            return self._stream(turn, client, request)
-
-        def announce(retry: int, exc: ProviderError, delay: float) -> None:
-            self.sink.emit(ModelCallRetried(turn, retry, policy.max_retries, exc.kind, exc.message, delay))
-
-        text, calls, usage, stop = await retry_call(attempt, policy, on_retry=announce, sleep=self._sleep)
-        self._record_usage(turn, client, usage, tally)
-        return text, calls, stop
-
-    def _record_usage(self, turn: int, client: ChatClient, usage: Usage, tally: _TurnTally) -> None:
-        cost = cost_usd(usage, rates_for(self.config.provider.prices, client.model))
-        self.session_usage = self.session_usage + usage
-        tally.usage = tally.usage + usage
-        if cost is not None:
-            self.session_cost_usd = (self.session_cost_usd or 0.0) + cost
-            tally.cost_usd = (tally.cost_usd or 0.0) + cost
-        self.sink.emit(UsageRecorded(
-            turn, usage, self.session_usage, cost, self.session_cost_usd, tally.usage, tally.cost_usd,
-        ))
-
-    async def _stream(
-        self, turn: int, client: ChatClient, request: ChatRequest
-    ) -> tuple[str, list[ToolCall], Usage, str]:
-        parts: list[str] = []
-        calls: list[ToolCall] = []
-        usage = Usage()
-        stop = "end_turn"
-        shown = StreamRedactor(self._secrets)
-        async for delta in client.stream(request):
-            if isinstance(delta, TextDelta):
-                parts.append(delta.text)
-                safe = shown.feed(delta.text)
-                if safe:
-                    self.sink.emit(TokenDelta(turn, safe))
-            elif isinstance(delta, ToolCall):
-                calls.append(delta)
-            elif isinstance(delta, UsageDelta):
-                usage = usage + delta.usage
-            elif isinstance(delta, StreamEnd):
-                stop = delta.stop_reason
-            elif isinstance(delta, RetryScheduled):
-                self.sink.emit(ModelCallRetried(
-                    turn, delta.retry, delta.max_retries, delta.kind, delta.message, delta.delay))
-                self.sink.emit(ModelCallStarted(turn, client.provider, client.model))
-        tail = shown.flush()
-        if tail:
-            self.sink.emit(TokenDelta(turn, tail))
-        return "".join(parts), calls, usage, stop
 
     def tool_context(self, turn: int, call_id: str, agent: str = AGENT_CHAT) -> ToolContext:
         """What a tool call of ``agent`` in ``turn`` can reach."""

@@ -57,6 +57,8 @@ def build_params(request: ChatRequest, model: str) -> dict[str, Any]:
     params: dict[str, Any] = {"model": model, "max_tokens": request.max_tokens}
     if request.system:
         params["system"] = [_with_breakpoint({"type": "text", "text": request.system})]
+        if request.system_tail:
+            params["system"].append({"type": "text", "text": request.system_tail})
     if request.tools:
         tools = [tool_to_wire(t) for t in request.tools]
         tools[-1] = _with_breakpoint(tools[-1])

@@ -75,6 +75,9 @@ class ChatRequest:
     messages: tuple[Message, ...]
     tools: tuple[ToolSpec, ...] = ()
     max_tokens: int = 8192
+    system_tail: str = ""
+    """System text that changes during a session (the conversation summary, later the gate status);
+    it follows the cached prefix, so changing it never invalidates the cache of what comes before."""
 
 
 @dataclass(frozen=True)

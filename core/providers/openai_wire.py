@@ -54,7 +54,8 @@ def tool_to_wire(tool: ToolSpec) -> dict[str, Any]:
 
 def build_params(request: ChatRequest, model: str) -> dict[str, Any]:
     """Keyword arguments for ``chat.completions.create`` (streaming, with usage)."""
-    messages: list[dict[str, Any]] = [{"role": "system", "content": request.system}] if request.system else []
+    system = "\n\n".join(part for part in (request.system, request.system_tail) if part)
+    messages: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     for message in request.messages:
         messages.extend(message_to_wire(message))
     params: dict[str, Any] = {

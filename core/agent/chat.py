@@ -1,0 +1,179 @@
+"""The chat loop of the conversation agent: model calls, tools, compression (AGENT-1, AGENT-6).
+
+:class:`ChatLoop` is mixed into the :class:`~ljtui.core.engine.Engine`: one user
+message runs model calls and the tool calls the model asks for, until the
+model ends its turn or ``agent.max_iterations`` is reached. Before every
+model call the prompt is estimated and, above ``agent.compress_at_tokens``,
+the older messages are summarised (:mod:`ljtui.core.agent.compression`).
+
+An error that arrives in the middle of a reply and is worth retrying is
+retried here with backoff, announced by ``ModelCallRetried`` so the UI drops
+the partial reply; retries the SDK makes before the reply starts arrive as
+``RetryScheduled`` deltas and are announced the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Awaitable
+
+from ljtui.core.agent import compression as C
+from ljtui.core.events import (
+    ContextCompressed, ModelCallRetried, ModelCallStarted, Notice, TokenDelta, TurnFinished, Usage, UsageRecorded,
+)
+from ljtui.core.providers.base import (
+    ChatClient, ChatRequest, Message, ProviderError, StreamEnd, TextBlock, TextDelta, ToolCall, ToolUseBlock,
+    UsageDelta,
+)
+from ljtui.core.providers.pricing import cost_usd, rates_for
+from ljtui.core.providers.retry import RetryPolicy, RetryScheduled, retry_call
+from ljtui.core.secrets import StreamRedactor, redact, redact_message
+
+if TYPE_CHECKING:
+    from ljtui.core.engine import Engine, TurnResult
+
+NOTHING_TO_COMPACT = "Nothing to compact yet: the conversation is only a few messages long."
+
+
+@dataclass
+class _TurnTally:
+    """Tokens and cost of the model calls of one turn."""
+
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float | None = None
+
+
+class ChatLoop:
+    """The conversation loop, as part of the engine (``self`` is the :class:`Engine`)."""
+
+    summary: str = ""
+    """The running summary of messages that compression removed."""
+
+    async def _loop(self: Engine, turn: int) -> TurnResult:
+        from ljtui.core.engine import TurnResult
+
+        client = self._get_client()
+        tally = _TurnTally()
+        reply_text: list[str] = []
+        for _ in range(self.config.agent.max_iterations):
+            if self.estimated_tokens() > self.config.agent.compress_at_tokens:
+                await self._compress(turn, client, tally)
+            request = ChatRequest(self._system, tuple(self.history), self.tools.specs,
+                                  self.config.provider.max_tokens, C.summary_section(self.summary))
+            text, calls, stop = await self._call_with_retries(turn, client, request, tally)
+            text = redact(text, self._secrets)
+            reply_text.append(text)
+            blocks: list = [TextBlock(text)] if text else []
+            blocks += [ToolUseBlock(c.id, c.name, c.input) for c in calls]
+            self.history.append(redact_message(Message("assistant", tuple(blocks)), self._secrets))
+            if not calls:
+                result = TurnResult("".join(reply_text), stop, tally.usage, tally.cost_usd)
+                self.sink.emit(TurnFinished(turn, result.text, stop, tally.usage, tally.cost_usd))
+                return result
+            results = tuple([await self._run_tool(turn, c) for c in calls])
+            self.history.append(redact_message(Message("user", results), self._secrets))
+        limit = self.config.agent.max_iterations
+        raise ProviderError(
+            "config",
+            f"stopped after {limit} model calls in one turn (agent.max_iterations); "
+            "send a message to continue",
+        )
+
+    def estimated_tokens(self: Engine) -> int:
+        """The next prompt's size, estimated (system, summary, history, tool schemas)."""
+        return C.estimate_tokens(self._system + C.summary_section(self.summary), self.history, self.tools.specs)
+
+    async def compact(self: Engine) -> bool:
+        """Summarise the older messages now (``/compact``); False when there is nothing to summarise."""
+        if not C.cut(self.history).older:
+            self.sink.emit(Notice(NOTHING_TO_COMPACT))
+            return False
+        self.turns += 1
+        try:
+            await self._compress(self.turns, self._get_client(), _TurnTally())
+        except ProviderError as exc:
+            self._turn_failed(self.turns, exc)
+            return False
+        return True
+
+    async def _compress(self: Engine, turn: int, client: ChatClient, tally: _TurnTally) -> None:
+        """Replace the older messages by a summary written by one model call (no tools)."""
+        parts = C.cut(self.history)
+        if not parts.older:
+            return
+        before = self.estimated_tokens()
+        request = ChatRequest(C.SUMMARY_SYSTEM, (Message.user(C.summary_request(parts.older, self.summary)),),
+                              (), C.SUMMARY_MAX_TOKENS)
+        policy = RetryPolicy.from_config(self.config.provider)
+
+        async def attempt() -> tuple[str, Usage]:
+            text, _, usage, _ = await self._stream(turn, client, request, quiet=True)
+            return text, usage
+
+        def announce(retry: int, exc: ProviderError, delay: float) -> None:
+            self.sink.emit(ModelCallRetried(turn, retry, policy.max_retries, exc.kind, exc.message, delay))
+
+        summary, usage = await retry_call(attempt, policy, on_retry=announce, sleep=self._sleep)
+        self._record_usage(turn, client, usage, tally)
+        self.summary = redact(summary.strip(), self._secrets)
+        self.history = list(parts.kept)
+        self.sink.emit(ContextCompressed(before, self.estimated_tokens(), len(parts.kept)))
+
+    async def _call_with_retries(
+        self, turn: int, client: ChatClient, request: ChatRequest, tally: _TurnTally
+    ) -> tuple[str, list[ToolCall], str]:
+        """One model call; retryable mid-reply failures are sent again with backoff."""
+        policy = RetryPolicy.from_config(self.config.provider)
+
+        def attempt() -> Awaitable[tuple[str, list[ToolCall], Usage, str]]:
+            self.sink.emit(ModelCallStarted(turn, client.provider, client.model))
+            return self._stream(turn, client, request)
+
+        def announce(retry: int, exc: ProviderError, delay: float) -> None:
+            self.sink.emit(ModelCallRetried(turn, retry, policy.max_retries, exc.kind, exc.message, delay))
+
+        text, calls, usage, stop = await retry_call(attempt, policy, on_retry=announce, sleep=self._sleep)
+        self._record_usage(turn, client, usage, tally)
+        return text, calls, stop
+
+    def _record_usage(self, turn: int, client: ChatClient, usage: Usage, tally: _TurnTally) -> None:
+        cost = cost_usd(usage, rates_for(self.config.provider.prices, client.model))
+        self.session_usage = self.session_usage + usage
+        tally.usage = tally.usage + usage
+        if cost is not None:
+            self.session_cost_usd = (self.session_cost_usd or 0.0) + cost
+            tally.cost_usd = (tally.cost_usd or 0.0) + cost
+        self.sink.emit(UsageRecorded(
+            turn, usage, self.session_usage, cost, self.session_cost_usd, tally.usage, tally.cost_usd,
+        ))
+
+    async def _stream(
+        self, turn: int, client: ChatClient, request: ChatRequest, *, quiet: bool = False
+    ) -> tuple[str, list[ToolCall], Usage, str]:
+        """Stream one reply; its text goes out as ``TokenDelta`` events unless ``quiet``."""
+        parts: list[str] = []
+        calls: list[ToolCall] = []
+        usage = Usage()
+        stop = "end_turn"
+        shown = StreamRedactor(self._secrets)
+        async for delta in client.stream(request):
+            if isinstance(delta, TextDelta):
+                parts.append(delta.text)
+                safe = shown.feed(delta.text)
+                if safe and not quiet:
+                    self.sink.emit(TokenDelta(turn, safe))
+            elif isinstance(delta, ToolCall):
+                calls.append(delta)
+            elif isinstance(delta, UsageDelta):
+                usage = usage + delta.usage
+            elif isinstance(delta, StreamEnd):
+                stop = delta.stop_reason
+            elif isinstance(delta, RetryScheduled):
+                self.sink.emit(ModelCallRetried(
+                    turn, delta.retry, delta.max_retries, delta.kind, delta.message, delta.delay))
+                self.sink.emit(ModelCallStarted(turn, client.provider, client.model))
+        tail = shown.flush()
+        if tail and not quiet:
+            self.sink.emit(TokenDelta(turn, tail))
+        return "".join(parts), calls, usage, stop
+
