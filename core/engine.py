@@ -29,7 +29,6 @@ from ljtui.core.events import (
     ToolCallStarted, TurnFailed, TurnStarted, Usage,
 )
 from ljtui.core.ports import Clock, EventSink, SystemClock
-from ljtui.core.prompts import build_system_prompt
 from ljtui.core.providers import make_client, provider_label
 from ljtui.core.providers.base import ChatClient, Message, ProviderError, ToolCall, ToolResultBlock
 from ljtui.core.providers.retry import RetryPolicy
@@ -89,7 +88,7 @@ class Engine(ChatLoop):
         self._sleep = sleep or asyncio.sleep
         self._client_factory = client_factory or make_client
         self._client: ChatClient | None = None
-        self._system = build_system_prompt(repo_root.name)
+        self._system_prompt: str | None = None
         self.approver: Approver = approver or DenyAll()
         self.services: dict[str, object] = self._services()
         """Shared services tools reach through their context (permissions, writer, reader …)."""
@@ -251,6 +250,27 @@ class Engine(ChatLoop):
         if result is None or not result.ok:
             return False
         return await asyncio.to_thread(self.review.open_text, result.plan, "planner")
+
+    @property
+    def _system(self) -> str:
+        """The session's system prompt (built by :meth:`prepare_context` before the first model call)."""
+        return self._system_prompt or ""
+
+    async def prepare_context(self) -> str:
+        """Build the system prompt once per session: project, outline, git, notes, memory (AGENT-4)."""
+        if self._system_prompt is None:
+            self._system_prompt = await asyncio.to_thread(self._build_system_prompt)
+        return self._system_prompt
+
+    def _build_system_prompt(self) -> str:
+        from ljtui.core.agent.project import gather, system_prompt
+        from ljtui.core.secret_files import SecretFiles
+
+        outline = self.services.get("outline")
+        memory = self.services.get("memory")
+        facts = gather(self.repo_root, SecretFiles.allowing(self.config.security.allow_secret_files),
+                       outline=getattr(outline, "prompt_text", None), memory=getattr(memory, "prompt_text", None))
+        return system_prompt(facts)
 
     def tool_context(self, turn: int, call_id: str, agent: str = AGENT_CHAT) -> ToolContext:
         """What a tool call of ``agent`` in ``turn`` can reach."""

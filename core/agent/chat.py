@@ -55,6 +55,7 @@ class ChatLoop:
         client = self._get_client()
         tally = _TurnTally()
         reply_text: list[str] = []
+        await self.prepare_context()
         for _ in range(self.config.agent.max_iterations):
             if self.estimated_tokens() > self.config.agent.compress_at_tokens:
                 await self._compress(turn, client, tally)

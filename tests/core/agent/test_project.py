@@ -1,0 +1,52 @@
+"""The project context in the system prompt: bounded sections, byte-stable, built once per session."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ljtui.core.agent.project import NOTES_MAX_CHARS, TOP_LEVEL_ENTRIES, gather, system_prompt
+from ljtui.core.clock import FixedClock
+from ljtui.core.config import Config
+from ljtui.core.engine import Engine
+from ljtui.core.ports import ListSink
+from ljtui.core.secret_files import SecretFiles
+from tests.conftest import git
+
+
+def test_the_prompt_names_kind_listing_git_and_notes(git_repo: Path) -> None:
+    (git_repo / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    (git_repo / ".env").write_text("KEY=1\n")
+    (git_repo / "AGENTS.md").write_text("Run `make test` before you finish.\n")
+    for n in range(TOP_LEVEL_ENTRIES + 5):
+        (git_repo / f"f{n:02}.txt").write_text("x")
+    facts = gather(git_repo, SecretFiles())
+    prompt = system_prompt(facts)
+    assert "Kind: Python (pyproject.toml)" in prompt
+    assert ".env (secret)" in prompt and "… and 10 more" in prompt
+    assert "## main" in prompt and "?? AGENTS.md" in prompt
+    assert "Run `make test` before you finish." in prompt
+    assert prompt.index("# Project") < prompt.index("# Git") < prompt.index("# The repository's own notes")
+    assert system_prompt(gather(git_repo, SecretFiles())) == prompt  # byte-stable for the same state
+
+
+def test_notes_are_bounded_and_never_read_through_a_symlink(git_repo: Path, tmp_path: Path) -> None:
+    (git_repo / "AGENTS.md").write_text("x" * (NOTES_MAX_CHARS * 3))
+    secret = tmp_path / "elsewhere.md"
+    secret.write_text("outside the repository")
+    os.symlink(secret, git_repo / "CLAUDE.md")
+    notes = gather(git_repo, SecretFiles()).notes
+    assert f"cut at {NOTES_MAX_CHARS} characters" in notes and len(notes) < NOTES_MAX_CHARS + 200
+    assert "outside the repository" not in notes
+
+
+def test_outside_a_git_repository_the_prompt_says_so(tmp_path: Path) -> None:
+    assert gather(tmp_path, SecretFiles()).git == "(not a git repository)"
+
+
+async def test_the_engine_builds_the_prompt_once_per_session(git_repo: Path) -> None:
+    engine = Engine(Config(), ListSink(), repo_root=git_repo, clock=FixedClock())
+    first = await engine.prepare_context()
+    (git_repo / "later.txt").write_text("changed after the session started\n")
+    git(git_repo, "add", "later.txt")
+    assert await engine.prepare_context() is first and "later.txt" not in first
