@@ -77,7 +77,7 @@ class DemoApp(LjtuiApp):
 
     def on_mount(self) -> None:
         """After the first frame, send the demo's request (the app's own start-up work runs as well)."""
-        self.call_after_refresh(lambda: self.ask(REQUEST, plan=True))
+        self.call_after_refresh(lambda: self.ask(REQUEST, mode="edit"))
 
     async def on_engine_event_posted(self, message: EngineEventPosted) -> None:
         """Show the event as the app does, then the guide's words about it."""

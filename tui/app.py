@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     from ljtui.core.engine import ClientFactory, Engine
 
 
+CHAT, EDIT = "chat", "edit"
+"""Where a typed request goes: the agent with its tools, or the read-only EDIT planner."""
+
 NO_MODEL_LABEL = "no model"
 """The status bar's provider when none is configured."""
 NO_MODEL_WORKS = ("Without a model you can still try everything on a sample project with `ljtui --demo`, review "
@@ -233,7 +236,7 @@ class LjtuiApp(App[int]):
             return
         prompt.clear()
         if command is None:
-            self.ask(unescape_message(text), plan=True)
+            self.ask(unescape_message(text), mode=CHAT)
             return
         action = ACTIONS.slash(command.name)
         assert action is not None
@@ -244,18 +247,18 @@ class LjtuiApp(App[int]):
         else:
             action.run(self, command.args)
 
-    def ask(self, text: str, *, plan: bool) -> None:
-        """Send a request to the planner (``plan``) or a message to the chat."""
+    def ask(self, text: str, *, mode: str = CHAT) -> None:
+        """Send a message to the agent (``chat``) or a request to the read-only EDIT planner (``edit``)."""
         prompt = self.main_screen.query_one(PromptInput)
         if self.bridge.busy:
             self.main_screen.conversation.add_notice(
                 "Still working on the previous request; wait for it to finish.", "warning"
             )
-            prompt.value = text if plan else f"/chat {text}"
+            prompt.value = f"/edit {text}" if mode == EDIT else text
             return
         self.main_screen.conversation.add_user(text)
         engine = self.engine
-        self.bridge.run(engine.plan_and_review(text) if plan else engine.run_turn(text), "plan" if plan else "chat")
+        self.bridge.run(engine.plan_and_review(text) if mode == EDIT else engine.run_turn(text), mode)
 
     async def on_engine_event_posted(self, message: EngineEventPosted) -> None:
         from ljtui.tui.event_view import show_event

@@ -75,7 +75,11 @@ def _open(app: LjtuiApp, args: str) -> None:
 
 
 def _chat(app: LjtuiApp, args: str) -> None:
-    app.ask(args, plan=False)
+    app.ask(args, mode="chat")
+
+
+def _edit(app: LjtuiApp, args: str) -> None:
+    app.ask(args, mode="edit")
 
 
 def _theme(app: LjtuiApp, args: str) -> None:
@@ -115,8 +119,10 @@ ACTIONS = Registry((
            scope=DIFF, slash="export", usage="/export [PATH]", args=OPTIONAL),
     Action("review.open", "Open an EDIT plan file for review in the Diff pane", _open, slash="open",
            usage="/open PLAN.md", args=REQUIRED, palette=False),
-    Action("chat", "Talk with the model without planning edits", _chat, slash="chat", usage="/chat MESSAGE",
-           args=REQUIRED, palette=False),
+    Action("chat", "Send a message to the agent (the same as typing it)", _chat, slash="chat",
+           usage="/chat MESSAGE", args=REQUIRED, palette=False),
+    Action("edit", "Ask the read-only planner for an EDIT plan to review in the Diff pane", _edit, slash="edit",
+           usage="/edit REQUEST", args=REQUIRED, palette=False),
     Action("theme", "Switch theme, or list the themes", _theme, slash="theme", usage="/theme [NAME]",
            args=OPTIONAL, palette=False),
 ))

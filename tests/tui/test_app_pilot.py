@@ -66,7 +66,7 @@ async def test_unknown_slash_command_lists_available(make_app: AppFactory) -> No
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "/frobnicate now")
         assert notices(app)[-1] == (
-            "Unknown command /frobnicate. Available: /apply, /chat, /clear, /export, /help, /open, /theme, /undo"
+            "Unknown command /frobnicate. Available: /apply, /chat, /clear, /edit, /export, /help, /open, /theme, /undo"
         )
         assert app.main_screen.query_one(PromptInput).value == "/frobnicate now"
         assert not app.main_screen.query(UserMessage)
@@ -204,7 +204,7 @@ async def test_message_while_busy_is_kept(make_app: AppFactory, tmp_path: Path) 
         await pilot.press("enter")
         await pilot.pause()
         assert notices(app)[-1] == "Still working on the previous request; wait for it to finish."
-        assert app.main_screen.query_one(PromptInput).value == "/chat second"
+        assert app.main_screen.query_one(PromptInput).value == "second"
         await app.workers.wait_for_complete()
 
 

@@ -14,7 +14,7 @@ PLAN_FILE = Path(__file__).parents[1] / "fixtures" / "scripts" / "plan_three_blo
 
 
 async def plan_request(pilot) -> None:
-    await pilot.press(*"add a farewell", "enter")
+    await pilot.press(*"/edit add a farewell", "enter")
     await settle(pilot)
     await settle(pilot)
 

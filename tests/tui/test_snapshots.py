@@ -85,7 +85,7 @@ def test_diff_pane_accepted_rejected_stale(snap_compare, make_app: AppFactory, g
 @pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "120x40"])
 def test_apply_confirmation(snap_compare, make_app: AppFactory, size) -> None:
     async def run_before(pilot) -> None:
-        await pilot.press(*"add a farewell", "enter")
+        await pilot.press(*"/edit add a farewell", "enter")
         await _settle(pilot)
         await pilot.press("f4", "j", "space")
         await _settle(pilot)
@@ -98,7 +98,7 @@ def test_apply_confirmation(snap_compare, make_app: AppFactory, size) -> None:
 @pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "120x40"])
 def test_result_after_apply(snap_compare, make_app: AppFactory, size) -> None:
     async def run_before(pilot) -> None:
-        await pilot.press(*"add a farewell", "enter")
+        await pilot.press(*"/edit add a farewell", "enter")
         await _settle(pilot)
         await pilot.press("f4", "a")
         await _settle(pilot)
@@ -111,7 +111,7 @@ def test_result_after_apply(snap_compare, make_app: AppFactory, size) -> None:
 @pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "120x40"])
 def test_planner_abort(snap_compare, make_app: AppFactory, size) -> None:
     async def run_before(pilot) -> None:
-        await pilot.press(*"add a farewell", "enter")
+        await pilot.press(*"/edit add a farewell", "enter")
         await _settle(pilot)
 
     assert snap_compare(make_app("plan_fabricates.yaml"), terminal_size=size, run_before=run_before)
