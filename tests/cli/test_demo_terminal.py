@@ -91,10 +91,11 @@ def test_the_installed_demo_runs_from_anywhere_with_no_key_and_keeps_its_reposit
         dialog = term.shows("Apply the accepted blocks?")
         term.press(b"a")
         term.wait_for(dialog, "apply dialog")
+        result = term.shows("Step 3 of 4")
         term.press(b"\r")
         term.wait_for(lambda: (copy / COUNTING).read_bytes() != original, "apply on disk")
         assert b"return len(text.split())\n" in (copy / COUNTING).read_bytes()
-        term.wait_for(term.shows("Step 3 of 4"), "the apply's result (its journal committed)")
+        term.wait_for(result, "the apply's result (its journal committed)")
         dialog = term.shows("Undo the last apply?")
         term.press(b"/undo\r")  # the focus is back in the input once the applied plan left the Diff pane
         term.wait_for(dialog, "undo dialog")
