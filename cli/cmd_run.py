@@ -18,12 +18,15 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from ljtui.cli.approver import CliApprover
 from ljtui.cli.main import add_model_flags, model_overrides
 from ljtui.cli.output import JsonLinesSink, silence_stdout
 from ljtui.core.config import Config, load_config
 from ljtui.core.edits.paths import find_repo_root
+from ljtui.core.agent.permissions import PermissionPolicy
 from ljtui.core.engine import Engine
 from ljtui.core.events import (
+    ContextCompressed, Notice, PermissionDecided, ToolOutput,
     Event, ModelCallRetried, ToolCallFinished, ToolCallStarted, TurnFailed, TurnFinished, Usage,
     UsageRecorded,
 )
@@ -45,6 +48,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "the reply, or every engine event as JSON lines with --json.")
     parser.add_argument("request", help="what to ask, in plain language")
     parser.add_argument("--json", action="store_true", help="print one JSON event per line on stdout")
+    parser.add_argument("--allow", metavar="WHAT", default="",
+                        help="let the agent act without asking: write (write_file, edit_file, create_directory), "
+                             "bash, or both (write,bash); a dangerous command still needs --yes")
+    parser.add_argument("--yes", action="store_true",
+                        help="answer every question yes (each dangerous command is allowed once)")
     add_model_flags(parser)
     parser.set_defaults(func=run)
 
@@ -66,6 +74,15 @@ class TextSink:
             self._note(f"tool {event.name} {json.dumps(event.input, ensure_ascii=False)}")
         elif isinstance(event, ToolCallFinished):
             self._note(f"tool {event.name}: {'ok' if event.ok else 'failed'}: {event.summary}")
+        elif isinstance(event, ToolOutput):
+            self.err.write(event.text)
+            self.err.flush()
+        elif isinstance(event, PermissionDecided):
+            self._note(f"{event.tool}: {event.decision} ({event.scope})")
+        elif isinstance(event, ContextCompressed):
+            self._note(f"context compressed: {event.tokens_before} -> {event.tokens_after} tokens")
+        elif isinstance(event, Notice):
+            self._note(event.message)
         elif isinstance(event, ModelCallRetried):
             self._note(f"{event.message}; retry {event.attempt}/{event.max_retries} in {event.delay:g}s")
         elif isinstance(event, UsageRecorded):
@@ -92,6 +109,10 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if args.script and not args.provider:
         args.provider = "scripted"
+    unknown = [n for n in args.allow.split(",") if n.strip() and not PermissionPolicy.from_names([n])]
+    if unknown:
+        print(f"{PROG}: --allow {','.join(unknown)}: expected write, bash or a tool that asks", file=sys.stderr)
+        return EXIT_USAGE
     repo = (args.repo or Path.cwd()).resolve()
     if not repo.is_dir():
         print(f"{PROG}: --repo {repo} is not a directory", file=sys.stderr)
@@ -126,7 +147,8 @@ async def _run(config: Config, repo: Path, args: argparse.Namespace) -> int:
                 failures.append(event)
             sink.emit(event)
 
-    engine = Engine(config, _Watch(), repo_root=repo)
+    engine = Engine(config, _Watch(), repo_root=repo, approver=CliApprover(PROG, yes=args.yes))
+    engine.allow_headless(PermissionPolicy.from_names(n for n in args.allow.split(",") if n.strip()))
     try:
         result = await engine.run_turn(args.request)
     finally:

@@ -109,6 +109,10 @@ class Engine(ChatLoop):
             "permissions": Permissions(self.ask, lambda event: self.sink.emit(event), policy),
         }
 
+    def allow_headless(self, tools: frozenset[str]) -> None:
+        """Let ``tools`` act without asking in this headless run (``--allow``); dangerous commands still ask."""
+        self.services["permissions"].policy.headless = tools  # type: ignore[attr-defined]
+
     @property
     def review(self) -> ReviewService:
         """The plan under review and every operation on it (built on first use)."""

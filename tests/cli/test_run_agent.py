@@ -1,0 +1,55 @@
+"""``ljtui run`` as an agent on a real repository: reads, writes through the transaction, asks by policy."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import git
+from tests.fixtures import SCRIPTS
+
+SUBPROCESS_TIMEOUT = 60
+
+
+def run(repo: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "ljtui.cli.main", "run", *args, "--repo", str(repo)],
+                          capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT, env=env or dict(os.environ))
+
+
+def events(proc: subprocess.CompletedProcess[str]) -> list[dict]:
+    return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+def test_allow_write_reads_and_edits_through_the_transaction_and_reports_the_permission(git_repo: Path) -> None:
+    proc = run(git_repo, "make greet friendlier", "--script", str(SCRIPTS / "agent_edit.yaml"), "--allow", "write",
+               "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert (git_repo / "app.py").read_text() == "def greet(name):\n    return f'hello, {name}!'\n"
+    kinds = [e["kind"] for e in events(proc)]
+    assert kinds.count("tool_call_finished") == 2 and kinds[-1] == "turn_finished"
+    [decided] = [e for e in events(proc) if e["kind"] == "permission_decided"]
+    assert (decided["tool"], decided["decision"], decided["scope"]) == ("edit_file", "allow", "policy")
+    assert [e for e in events(proc) if e["kind"] == "permission_requested"][0]["subject"] == "app.py"
+    undone = subprocess.run([sys.executable, "-m", "ljtui.cli.main", "undo", "--yes", "--repo", str(git_repo)],
+                            capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT)
+    assert undone.returncode == 0 and "reverted app.py" in undone.stdout
+    assert git(git_repo, "status", "--porcelain") == ""
+
+
+def test_without_allow_a_headless_write_is_denied_and_the_model_is_told(git_repo: Path) -> None:
+    proc = run(git_repo, "make greet friendlier", "--script", str(SCRIPTS / "agent_edit.yaml"), "--json")
+    assert proc.returncode == 0
+    assert (git_repo / "app.py").read_text() == "def greet(name):\n    return 'hello ' + name\n"
+    [finished] = [e for e in events(proc) if e["kind"] == "tool_call_finished" and e["name"] == "edit_file"]
+    assert not finished["ok"] and "the user denied this edit_file call" in finished["summary"]
+    [decided] = [e for e in events(proc) if e["kind"] == "permission_decided"]
+    assert decided["decision"] == "deny"
+    assert "pass --yes to confirm without asking" in proc.stderr
+
+
+def test_an_unknown_allow_name_is_a_usage_error(git_repo: Path) -> None:
+    proc = run(git_repo, "x", "--script", str(SCRIPTS / "agent_edit.yaml"), "--allow", "everything")
+    assert proc.returncode == 2 and "--allow everything" in proc.stderr
