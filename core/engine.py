@@ -46,6 +46,10 @@ Sleep = Callable[[float], Awaitable[None]]
 RETRY_HINT = "Your conversation is intact: send the message again to retry."
 """Appended to every failed model call's message."""
 
+CANCELLED = ("Cancelled: the running command was stopped and the message forgotten. Files the agent already "
+             "wrote stay written; /undo reverts them.")
+"""What the user reads when they cancel a running turn."""
+
 NO_RETRY_HINT_KINDS = frozenset({"config", "script"})
 """Failure kinds whose message already says what to do instead of retrying."""
 
@@ -108,6 +112,13 @@ class Engine(ChatLoop):
             "writer": AgentWriter(self.repo_root, self.clock),
             "permissions": Permissions(self.ask, lambda event: self.sink.emit(event), policy),
         }
+
+    def set_model(self, model: str) -> None:
+        """Use ``model`` from the next model call on (``/model NAME``)."""
+        import dataclasses
+
+        self.reconfigure(dataclasses.replace(self.config, provider=dataclasses.replace(self.config.provider,
+                                                                                     model=model)))
 
     def allow_headless(self, tools: frozenset[str]) -> None:
         """Let ``tools`` act without asking in this headless run (``--allow``); dangerous commands still ask."""
@@ -206,6 +217,10 @@ class Engine(ChatLoop):
             del self.history[saved:]
             self._turn_failed(turn, exc)
             return None
+        except asyncio.CancelledError:
+            del self.history[saved:]
+            self.sink.emit(TurnFailed(turn, "cancelled", CANCELLED))
+            raise
 
     def _turn_failed(self, turn: int, exc: ProviderError) -> None:
         """Report a failed model call: what failed and, when it helps, that a retry is possible."""

@@ -47,6 +47,13 @@ class Bridge:
         """Run an engine coroutine (a model call, or an operation that asks a human) in a worker."""
         return self.app.run_worker(work, name=name, group=ENGINE_GROUP, exit_on_error=False)
 
+    def cancel(self) -> bool:
+        """Cancel the running model work (Escape); True when something was running."""
+        running = [w for w in self.app.workers if w.group == ENGINE_GROUP and w.is_running]
+        for worker in running:
+            worker.cancel()
+        return bool(running)
+
     def thread(self, work: Callable[[], object], name: str) -> Worker:
         """Run an engine call that touches the disk in a thread worker."""
         return self.app.run_worker(work, name=name, group=DISK_GROUP, thread=True, exit_on_error=False)

@@ -82,6 +82,19 @@ def _edit(app: LjtuiApp, args: str) -> None:
     app.ask(args, mode="edit")
 
 
+def _cancel(app: LjtuiApp, _: str) -> None:
+    if not app.bridge.cancel():
+        app.main_screen.conversation.add_notice("Nothing is running.")
+
+
+def _model(app: LjtuiApp, args: str) -> None:
+    app.engine.set_model(args.strip())
+
+
+def _compact(app: LjtuiApp, _: str) -> None:
+    app.bridge.run(app.engine.compact(), "compact")
+
+
 def _theme(app: LjtuiApp, args: str) -> None:
     app.choose_theme(args)
 
@@ -125,6 +138,12 @@ ACTIONS = Registry((
            usage="/edit REQUEST", args=REQUIRED, palette=False),
     Action("theme", "Switch theme, or list the themes", _theme, slash="theme", usage="/theme [NAME]",
            args=OPTIONAL, palette=False),
+    Action("turn.cancel", "Cancel the running request (its command is stopped)", _cancel, keys="escape",
+           scope=MAIN),
+    Action("model", "Use another model from the next message on", _model, slash="model", usage="/model NAME",
+           args=REQUIRED, palette=False),
+    Action("compact", "Summarise the older conversation now to free the context", _compact, slash="compact",
+           usage="/compact"),
 ))
 """Every action of the app."""
 
