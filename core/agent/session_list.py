@@ -21,7 +21,7 @@ from ljtui.core.statedir import StateDirUnsafe, state_dir
 
 MAX_LISTED_SESSIONS = 1000
 """Logs read by one listing (the newest by name)."""
-MAX_LIST_BYTES = 512 * 1024 * 1024
+MAX_LIST_BYTES = 256 * 1024 * 1024
 """Bytes one listing reads over all logs."""
 
 
@@ -81,14 +81,15 @@ def list_sessions(root: Path, *, env: Mapping[str, str] | None = None, owners: S
         warnings.append(f"{len(ids) - MAX_LISTED_SESSIONS} older sessions are not listed")
     infos, budget = [], MAX_LIST_BYTES
     for session_id in ids[:MAX_LISTED_SESSIONS]:
-        if budget <= 0:
-            warnings.append(f"session {session_id} and older ones were not read: "
-                            f"a listing reads at most {MAX_LIST_BYTES} bytes")
-            break
-        session = read_session(root, session_id, limit=min(MAX_SESSION_BYTES, budget))
+        limit = min(MAX_SESSION_BYTES, budget)
+        session = read_session(root, session_id, limit=limit)
         if isinstance(session, SessionUnreadable):
             warnings.append(f"skipped: {session.message}")
             continue
+        if not session.complete and limit < MAX_SESSION_BYTES:
+            warnings.append(f"session {session_id} and older ones were not read: "
+                            f"a listing reads at most {MAX_LIST_BYTES} bytes")
+            break
         budget -= session.size
         warnings.extend(session.warnings)
         infos.append(_info(session, session_id in mine, trust))

@@ -30,6 +30,8 @@ SESSIONS_DIR = "sessions"
 LOG_SUFFIX = ".jsonl"
 MAX_SESSION_BYTES = 256 * 1024 * 1024
 """At most this much of one log is read; a longer log is not resumed."""
+MAX_HEADER_BYTES = 64 * 1024
+"""The first line of a log is read up to this length (a header is a few hundred bytes)."""
 READ_CHUNK = 1024 * 1024
 """Bytes read at a time while skipping an over-long line."""
 MAX_REASONS_SHOWN = 3
@@ -131,10 +133,15 @@ class _Lines:
         self.cut_short = False
 
     def __iter__(self) -> Iterator[tuple[int, bytes | None]]:
-        """Yield ``(line number, line)``; ``None`` for a line too long to read."""
+        """Yield ``(line number, line)``; ``None`` for a line too long to read.
+
+        The first line (the header) is bounded by :data:`MAX_HEADER_BYTES`, so
+        a file that is not a session log costs little to turn down.
+        """
         number = 0
         while self.read < self.limit:
-            line = self.fh.readline(min(MAX_RECORD_BYTES + 1, self.limit - self.read))
+            longest = MAX_HEADER_BYTES if number == 0 else MAX_RECORD_BYTES
+            line = self.fh.readline(min(longest + 1, self.limit - self.read))
             if not line:
                 return
             number += 1
@@ -142,8 +149,11 @@ class _Lines:
                 self.read += len(line)
                 yield number, line[:-1]
                 continue
-            if len(line) <= MAX_RECORD_BYTES and self.read + len(line) < self.limit:
+            if len(line) <= longest and self.read + len(line) < self.limit:
                 return  # the last line, cut short by a crash: dropped
+            if number == 1:
+                yield number, None  # not a header: nothing more is read
+                return
             if not self._skip_rest(len(line)):
                 return
             yield number, None
@@ -170,7 +180,8 @@ def _replay(session_id: str, shown: str, fh: BinaryIO, limit: int) -> Session | 
     state = _State()
     header: Header | None = None
     for number, line in lines:
-        record = parse_record(line) if line is not None else Malformed(f"longer than {MAX_RECORD_BYTES} bytes")
+        longest = MAX_HEADER_BYTES if header is None else MAX_RECORD_BYTES
+        record = parse_record(line) if line is not None else Malformed(f"longer than {longest} bytes")
         if header is None:
             if not isinstance(record, Header) or record.id != session_id:
                 why = record.reason if isinstance(record, Malformed) else "not a header for this session"

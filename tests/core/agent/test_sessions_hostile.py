@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ljtui.core.agent.session_records import MAX_RECORD_BYTES
-from ljtui.core.agent.session_replay import Session, SessionUnreadable, read_session
+from ljtui.core.agent.session_replay import MAX_HEADER_BYTES, Session, SessionUnreadable, read_session
 from ljtui.core.agent.sessions import SessionRefused, list_sessions, resume_session
 from ljtui.core.providers.base import Message, TextBlock
 
@@ -187,6 +187,13 @@ def test_a_log_without_a_valid_header_is_unreadable(root: Path, content: bytes, 
     assert listing.sessions == () and why in listing.warnings[0]
 
 
+def test_a_first_line_too_long_for_a_header_is_turned_down(root: Path) -> None:
+    plant(root, b"x" * (MAX_HEADER_BYTES * 4) + b"\n", line(HELLO))
+    outcome = read_session(root, "evil")
+    assert isinstance(outcome, SessionUnreadable)
+    assert outcome.message.endswith(f"line 1: longer than {MAX_HEADER_BYTES} bytes")
+
+
 def test_an_empty_log_is_unreadable(root: Path) -> None:
     plant(root)
     outcome = read_session(root, "evil")
@@ -238,3 +245,18 @@ def test_no_log_content_crashes_the_reader(root: Path, lines: list[bytes]) -> No
     assert isinstance(session, Session)
     assert all(m.content for m in session.history)
     list_sessions(root)
+
+
+def test_a_listing_reads_a_bounded_number_of_logs_and_bytes(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ljtui.core.agent import session_list
+
+    for n in range(4):
+        plant(root, line({**HEADER, "id": f"s{n}"}), *[line(HELLO)] * 10, session_id=f"s{n}")
+    monkeypatch.setattr(session_list, "MAX_LISTED_SESSIONS", 3)
+    listing = list_sessions(root)
+    assert [i.id for i in listing.sessions] == ["s3", "s2", "s1"]
+    assert listing.warnings == ("1 older sessions are not listed",)
+    monkeypatch.setattr(session_list, "MAX_LIST_BYTES", 1500)
+    listing = list_sessions(root)
+    assert [i.id for i in listing.sessions] == ["s3"]
+    assert "session s2 and older ones were not read" in listing.warnings[-1]
