@@ -190,7 +190,10 @@ class SessionLog:
             executor, self._executor = self._executor, None
             self._closed = True
         if executor is not None:
-            executor.submit(self._close_file)
+            try:
+                executor.submit(self._close_file)
+            except RuntimeError:  # the interpreter is shutting down; the file closes with the process
+                pass
             executor.shutdown(wait=done)
         return done
 
@@ -229,6 +232,8 @@ class SessionLog:
             self._fail(exc.message)
         except OSError as exc:
             self._fail(f"the session is no longer saved: cannot write {self.path}: {exc.strerror or exc}")
+        except Exception as exc:  # the writer thread is a boundary: whatever fails is reported, never raised
+            self._fail(f"the session is no longer saved: {type(exc).__name__}: {exc}")
 
     def _open(self) -> int:
         if self._continue_at is not None:
