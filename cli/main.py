@@ -77,6 +77,7 @@ COMMANDS: dict[str, str] = {
     "recover": "restore files of an unfinished apply to their pre-apply bytes",
     "review": "open an EDIT plan in the Diff pane to accept, reject and apply its blocks",
     "run": "run one request through the engine with no UI",
+    "sessions": "list the conversations saved in this repository",
     "trust": "trust a repository's own settings (endpoints, commands), or revoke that",
     "undo": "revert the last applied plan",
 }
