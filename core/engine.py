@@ -26,7 +26,7 @@ from ljtui.core.approval import ApprovalRequest, Approver, Decision, DenyAll
 from ljtui.core.config import Config, ProviderConfig
 from ljtui.core.events import (
     AGENT_CHAT, ApprovalDecided, ApprovalRequested, ConfigChanged, ConversationCleared, Notice, ToolCallFinished,
-    ToolCallStarted, TurnFailed, TurnStarted, Usage,
+    SessionResumed, ToolCallStarted, TurnFailed, TurnStarted, Usage,
 )
 from ljtui.core.ports import Clock, EventSink, SystemClock
 from ljtui.core.providers import make_client, provider_label
@@ -97,6 +97,11 @@ class Engine(ChatLoop):
         self.services: dict[str, object] = self._services()
         """Shared services tools reach through their context (permissions, writer, reader …)."""
         self._review: ReviewService | None = None
+        from ljtui.core.agent.sessions import SessionLog
+
+        self.session_log = SessionLog(repo_root, clock=self.clock,
+                                      on_problem=lambda m: self.sink.emit(Notice(m, "warning")))
+        """The session appended to ``.agent/sessions/`` as it happens (AGENT-7)."""
         self._edits: EditService | None = None
 
     def _services(self) -> dict[str, object]:
@@ -194,6 +199,8 @@ class Engine(ChatLoop):
     def clear(self) -> None:
         """Forget the conversation (the session's token totals stay)."""
         self.history.clear()
+        self.summary = ""
+        self.session_log.cleared()
         self.sink.emit(ConversationCleared())
 
     async def run_turn(self, text: str) -> TurnResult | None:
@@ -211,14 +218,17 @@ class Engine(ChatLoop):
             writer.new_message()  # type: ignore[attr-defined]
         saved = len(self.history)
         self.history.append(redact_message(Message.user(text), self._secrets))
+        self.session_log.message(self.history[-1])
         try:
             return await self._loop(turn)
         except ProviderError as exc:
             del self.history[saved:]
+            self.session_log.rewound(len(self.history))
             self._turn_failed(turn, exc)
             return None
         except asyncio.CancelledError:
             del self.history[saved:]
+            self.session_log.rewound(len(self.history))
             self.sink.emit(TurnFailed(turn, "cancelled", CANCELLED))
             raise
 
@@ -268,7 +278,32 @@ class Engine(ChatLoop):
         result = await self.plan(request)
         if result is None or not result.ok:
             return False
-        return await asyncio.to_thread(self.review.open_text, result.plan, "planner")
+        opened = await asyncio.to_thread(self.review.open_text, result.plan, "planner")
+        if opened:
+            self.session_log.plan(result.plan, "planner")
+        return opened
+
+    def resume(self, session_id: str) -> bool:
+        """Continue an earlier session: its history, summary, token totals and plan under review.
+
+        Disk work: call from a thread. A session another user or a cloned
+        repository left is refused unless the repository is trusted.
+        """
+        from ljtui.core.agent.sessions import SessionRefused, resume_session
+
+        outcome = resume_session(self.repo_root, session_id, clock=self.clock)
+        if isinstance(outcome, SessionRefused):
+            self.sink.emit(Notice(outcome.message, "error"))
+            return False
+        self.session_log.close()
+        self.session_log, state = outcome.log, outcome.session
+        self.history = list(state.history)
+        self.summary = state.summary or ""
+        self.session_usage, self.session_cost_usd = state.usage, state.cost_usd
+        if state.plan is not None:
+            self.review.open_text(state.plan.text, state.plan.origin)
+        self.sink.emit(SessionResumed(session_id, len(self.history), self.session_usage))
+        return True
 
     @property
     def _system(self) -> str:
@@ -307,6 +342,7 @@ class Engine(ChatLoop):
         return self._client
 
     async def aclose(self) -> None:
+        await asyncio.to_thread(self.session_log.close)
         """Close the provider's connections."""
         if self._client is not None:
             await self._client.aclose()

@@ -231,6 +231,15 @@ class ConfigChanged(Event):
 
 
 @dataclass(frozen=True)
+class SessionResumed(Event):
+    """An earlier session continues: its history and token totals are back."""
+
+    session_id: str
+    messages: int
+    usage: Usage = field(default_factory=Usage)
+
+
+@dataclass(frozen=True)
 class ConversationCleared(Event):
     """The conversation history was dropped (``/clear``)."""
 

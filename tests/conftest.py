@@ -18,6 +18,7 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     """Point config at an empty temp dir and drop keys from the environment."""
     config_home = tmp_path_factory.mktemp("xdg-config")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(config_home))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("xdg-state")))
     for var in SECRET_VARS:
         monkeypatch.delenv(var, raising=False)
     return config_home

@@ -67,12 +67,14 @@ class ChatLoop:
             blocks: list = [TextBlock(text)] if text else []
             blocks += [ToolUseBlock(c.id, c.name, c.input) for c in calls]
             self.history.append(redact_message(Message("assistant", tuple(blocks)), self._secrets))
+            self.session_log.message(self.history[-1])
             if not calls:
                 result = TurnResult("".join(reply_text), stop, tally.usage, tally.cost_usd)
                 self.sink.emit(TurnFinished(turn, result.text, stop, tally.usage, tally.cost_usd))
                 return result
             results = tuple([await self._run_tool(turn, c) for c in calls])
             self.history.append(redact_message(Message("user", results), self._secrets))
+            self.session_log.message(self.history[-1])
         limit = self.config.agent.max_iterations
         raise ProviderError(
             "config",
@@ -118,6 +120,7 @@ class ChatLoop:
         self._record_usage(turn, client, usage, tally)
         self.summary = redact(summary.strip(), self._secrets)
         self.history = list(parts.kept)
+        self.session_log.compressed(self.summary, len(parts.kept))
         self.sink.emit(ContextCompressed(before, self.estimated_tokens(), len(parts.kept)))
 
     async def _call_with_retries(
@@ -140,6 +143,7 @@ class ChatLoop:
     def _record_usage(self, turn: int, client: ChatClient, usage: Usage, tally: _TurnTally) -> None:
         cost = cost_usd(usage, rates_for(self.config.provider.prices, client.model))
         self.session_usage = self.session_usage + usage
+        self.session_log.usage(usage, cost)
         tally.usage = tally.usage + usage
         if cost is not None:
             self.session_cost_usd = (self.session_cost_usd or 0.0) + cost
