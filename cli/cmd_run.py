@@ -5,8 +5,12 @@ and errors go to stderr. With ``--json`` stdout carries one JSON object per
 engine event instead (:func:`~ljtui.core.events.event_to_dict`: the same
 events the TUI renders), and stderr only the one-line error, if any.
 
+``--resume ID`` (or ``--continue``, the newest) sends the request as the
+next message of a saved session (``ljtui sessions`` lists them).
+
 Exit status: 0 the model finished its turn; 1 the turn failed (the model
-call, after retries, or an internal error); 2 a usage or configuration error.
+call, after retries, or an internal error) or the session could not be
+resumed; 2 a usage or configuration error.
 """
 
 from __future__ import annotations
@@ -19,14 +23,14 @@ from pathlib import Path
 from typing import TextIO
 
 from ljtui.cli.approver import CliApprover
-from ljtui.cli.main import add_model_flags, model_overrides
+from ljtui.cli.main import add_model_flags, add_resume_flags, model_overrides
 from ljtui.cli.output import JsonLinesSink, silence_stdout
 from ljtui.core.config import Config, load_config
 from ljtui.core.edits.paths import find_repo_root
 from ljtui.core.agent.permissions import PermissionPolicy
 from ljtui.core.engine import Engine
 from ljtui.core.events import (
-    ContextCompressed, Notice, PermissionDecided, ToolOutput,
+    ContextCompressed, Notice, PermissionDecided, SessionResumed, ToolOutput,
     Event, ModelCallRetried, ToolCallFinished, ToolCallStarted, TurnFailed, TurnFinished, Usage,
     UsageRecorded,
 )
@@ -54,6 +58,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--yes", action="store_true",
                         help="answer every question yes (each dangerous command is allowed once)")
     add_model_flags(parser)
+    add_resume_flags(parser)
     parser.set_defaults(func=run)
 
 
@@ -83,6 +88,8 @@ class TextSink:
             self._note(f"context compressed: {event.tokens_before} -> {event.tokens_after} tokens")
         elif isinstance(event, Notice):
             self._note(event.message)
+        elif isinstance(event, SessionResumed):
+            self._note(f"resumed session {event.session_id}: {event.messages} messages")
         elif isinstance(event, ModelCallRetried):
             self._note(f"{event.message}; retry {event.attempt}/{event.max_retries} in {event.delay:g}s")
         elif isinstance(event, UsageRecorded):
@@ -140,16 +147,24 @@ async def _run(config: Config, repo: Path, args: argparse.Namespace) -> int:
     text = None if args.json else TextSink(sys.stdout, sys.stderr)
     sink = JsonLinesSink(sys.stdout) if text is None else text
     failures: list[TurnFailed] = []
+    errors: list[str] = []
 
     class _Watch:
         def emit(self, event: Event) -> None:
             if isinstance(event, TurnFailed):
                 failures.append(event)
+            elif isinstance(event, Notice) and event.level == "error":
+                errors.append(event.message)
             sink.emit(event)
 
     engine = Engine(config, _Watch(), repo_root=repo, approver=CliApprover(PROG, yes=args.yes))
     engine.allow_headless(PermissionPolicy.from_names(n for n in args.allow.split(",") if n.strip()))
     try:
+        resume = getattr(args, "resume", None)
+        if resume is not None and not await asyncio.to_thread(engine.resume, resume):
+            if text is None:  # the notice is already on stderr otherwise
+                print(f"{PROG}: {errors[-1] if errors else 'the session was not resumed'}", file=sys.stderr)
+            return EXIT_FAILED
         result = await engine.run_turn(args.request)
     finally:
         await engine.aclose()

@@ -61,6 +61,16 @@ def add_model_flags(parser: argparse.ArgumentParser, *, top_level: bool = False)
                        help="repository to work in (default: the one holding the current directory)")
 
 
+def add_resume_flags(parser: argparse.ArgumentParser, *, top_level: bool = False) -> None:
+    """``--resume ID`` and ``--continue``: go on with a saved session (``ljtui sessions`` lists them)."""
+    default = None if top_level else argparse.SUPPRESS
+    group = parser.add_argument_group("session").add_mutually_exclusive_group()
+    group.add_argument("--resume", metavar="ID", default=default,
+                       help="continue the saved session ID (`ljtui sessions` lists them)")
+    group.add_argument("--continue", dest="resume", action="store_const", const="", default=default,
+                       help="continue the newest saved session")
+
+
 def model_overrides(args: argparse.Namespace) -> dict[str, object]:
     """The dotted config keys set by :func:`add_model_flags`."""
     return {
@@ -84,7 +94,8 @@ COMMANDS: dict[str, str] = {
 """Sub-commands and their one-line help. Each lives in ``cmd_<name>.py``,
 imported only when that command runs, so ``ljtui`` starts fast."""
 
-TOP_LEVEL_VALUE_OPTIONS = frozenset({"--provider", "--model", "--base-url", "--script", "--repo", "--theme"})
+TOP_LEVEL_VALUE_OPTIONS = frozenset({"--provider", "--model", "--base-url", "--script", "--repo", "--theme",
+                                     "--resume"})
 
 
 def chosen_command(argv: Sequence[str]) -> str | None:
@@ -112,6 +123,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     parser.add_argument("--theme", help="theme name (dark, light, high-contrast, or one of yours)")
     parser.add_argument("--demo", action="store_true",
                         help="a guided tour on a copy of a sample project, offline, with a recorded model")
+    add_resume_flags(parser, top_level=True)
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     chosen = chosen_command(argv)
     for name, help_text in COMMANDS.items():
@@ -132,7 +144,7 @@ def run_app(args: argparse.Namespace) -> int:
         return 2
     overrides = model_overrides(args)
     overrides["ui.theme"] = args.theme
-    app = LjtuiApp(repo_root=root, overrides=overrides, recover=True)
+    app = LjtuiApp(repo_root=root, overrides=overrides, recover=True, resume=args.resume)
     app.run()
     return app.return_code or 0
 

@@ -26,16 +26,19 @@ from ljtui.core.approval import ApprovalRequest, Approver, Decision, DenyAll
 from ljtui.core.config import Config, ProviderConfig
 from ljtui.core.events import (
     AGENT_CHAT, ApprovalDecided, ApprovalRequested, ConfigChanged, ConversationCleared, Notice, ToolCallFinished,
-    SessionResumed, ToolCallStarted, TurnFailed, TurnStarted, Usage,
+    SessionResumed, ToolCallStarted, TranscriptEntry, TurnFailed, TurnStarted, Usage,
 )
 from ljtui.core.ports import Clock, EventSink, SystemClock
 from ljtui.core.providers import make_client, provider_label
-from ljtui.core.providers.base import ChatClient, Message, ProviderError, ToolCall, ToolResultBlock
+from ljtui.core.providers.base import (
+    ChatClient, Message, ProviderError, TextBlock, ToolCall, ToolResultBlock, ToolUseBlock,
+)
 from ljtui.core.providers.retry import RetryPolicy
 from ljtui.core.secrets import RedactingSink, known_secrets, redact_message
 from ljtui.core.tools import ToolContext, ToolRegistry
 
 if TYPE_CHECKING:
+    from ljtui.core.agent.session_list import SessionListing
     from ljtui.core.planner.loop import PlannerResult
     from ljtui.core.edits.service import EditService
     from ljtui.core.review.service import ReviewService
@@ -283,14 +286,25 @@ class Engine(ChatLoop):
             self.session_log.plan(result.plan, "planner")
         return opened
 
-    def resume(self, session_id: str) -> bool:
+    def resume(self, session_id: str = "") -> bool:
         """Continue an earlier session: its history, summary, token totals and plan under review.
 
-        Disk work: call from a thread. A session another user or a cloned
-        repository left is refused unless the repository is trusted.
+        Disk work: call from a thread. ``""`` resumes the newest session that
+        may be resumed, other than this one. A session another user or a
+        cloned repository left is refused unless the repository is trusted.
         """
-        from ljtui.core.agent.sessions import SessionRefused, resume_session
+        from ljtui.core.agent.sessions import SessionRefused, list_sessions, resume_session
 
+        if not session_id:
+            listing = list_sessions(self.repo_root)
+            newest = next((s.id for s in listing.sessions if s.resumable and s.id != self.session_log.id), None)
+            if newest is None:
+                self.sink.emit(Notice(listing.problem or "There is no earlier session to resume here.", "error"))
+                return False
+            session_id = newest
+        if session_id == self.session_log.id:
+            self.sink.emit(Notice(f"Session {session_id} is the one running.", "warning"))
+            return False
         outcome = resume_session(self.repo_root, session_id, clock=self.clock)
         if isinstance(outcome, SessionRefused):
             self.sink.emit(Notice(outcome.message, "error"))
@@ -302,8 +316,15 @@ class Engine(ChatLoop):
         self.session_usage, self.session_cost_usd = state.usage, state.cost_usd
         if state.plan is not None:
             self.review.open_text(state.plan.text, state.plan.origin)
-        self.sink.emit(SessionResumed(session_id, len(self.history), self.session_usage))
+        self.sink.emit(SessionResumed(session_id, len(self.history), self.session_usage,
+                                      transcript(self.history), self.summary))
         return True
+
+    def sessions(self) -> SessionListing:
+        """The repository's saved sessions, newest first (disk work: call from a thread)."""
+        from ljtui.core.agent.sessions import list_sessions
+
+        return list_sessions(self.repo_root)
 
     @property
     def _system(self) -> str:
@@ -352,3 +373,19 @@ def _agent_tools() -> ToolRegistry:
     from ljtui.core.agent.tools import agent_tools
 
     return agent_tools()
+
+
+TRANSCRIPT_ENTRIES = 400
+"""Most recent entries of a resumed conversation shown again (all of it goes back to the model)."""
+
+
+def transcript(history: list[Message], limit: int = TRANSCRIPT_ENTRIES) -> tuple[TranscriptEntry, ...]:
+    """What a resumed conversation shows: each text said and each tool call made, the newest ``limit``."""
+    entries: list[TranscriptEntry] = []
+    for message in history:
+        for block in message.content:
+            if isinstance(block, TextBlock) and block.text.strip():
+                entries.append(TranscriptEntry(message.role, block.text))
+            elif isinstance(block, ToolUseBlock):
+                entries.append(TranscriptEntry("tool", block.name, dict(block.input)))
+    return tuple(entries[-limit:])

@@ -231,12 +231,30 @@ class ConfigChanged(Event):
 
 
 @dataclass(frozen=True)
+class TranscriptEntry:
+    """One line of a resumed conversation as it is shown again.
+
+    Attributes:
+        role: ``user``, ``assistant`` or ``tool`` (a call the model made).
+        text: What was said, or the tool's name.
+        arguments: A tool call's arguments (empty for text).
+    """
+
+    role: str
+    text: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class SessionResumed(Event):
     """An earlier session continues: its history and token totals are back."""
 
     session_id: str
     messages: int
     usage: Usage = field(default_factory=Usage)
+    transcript: tuple[TranscriptEntry, ...] = ()
+    summary: str = ""
+    """The summary of older messages compression replaced, when there is one."""
 
 
 @dataclass(frozen=True)

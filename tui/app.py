@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
@@ -61,6 +62,7 @@ class LjtuiApp(App[int]):
         watch: bool = True,
         review_path: Path | None = None,
         recover: bool = False,
+        resume: str | None = None,
     ) -> None:
         """
         Args:
@@ -73,6 +75,7 @@ class LjtuiApp(App[int]):
             watch: watch the repository for changes to files under review.
             review_path: an EDIT plan to open for review at start.
             recover: finish an apply a crash interrupted, after the first frame (reported as a notice).
+            resume: a saved session to continue after the first frame (``""``: the newest).
         """
         self.repo_root = (repo_root or Path.cwd()).resolve()
         self.clock = clock or SystemClock()
@@ -90,6 +93,7 @@ class LjtuiApp(App[int]):
         self._watch = watch
         self._review_path = review_path
         self._recover = recover
+        self._resume = resume
         self.cursor_blink = cursor_blink
         self._client_factory = client_factory
         self._engine: Engine | None = None
@@ -157,14 +161,47 @@ class LjtuiApp(App[int]):
         self.main_screen.focus_diff_when_opened = self._review_path is not None
         if self._recover:
             self.bridge.thread(lambda: self.engine.edits.recover(max_files=TUI_RECOVERY_FILES), "recover")
-        if self.startup.untrusted:
-            reload = lambda: prepare(self.repo_root, self._env, self._overrides).config  # noqa: E731
-            self.bridge.run(self.engine.trust_repository(self.startup.untrusted, self._env, reload), "trust")
+        if self.startup.untrusted or self._resume is not None:
+            self.bridge.run(self._trust_then_resume(), "start")
         if self._review_path is not None:
             path = str(self._review_path)
             self.bridge.thread(lambda: self.engine.review.open_file(path), "open_plan")
         if self._watch:
             self.bridge.watch(self.engine)
+
+    async def _trust_then_resume(self) -> None:
+        """Ask about the repository's settings first: trusting it may allow resuming a session it brought."""
+        if self.startup.untrusted:
+            reload = lambda: prepare(self.repo_root, self._env, self._overrides).config  # noqa: E731
+            await self.engine.trust_repository(self.startup.untrusted, self._env, reload)
+        if self._resume is not None:
+            await asyncio.to_thread(self.engine.resume, self._resume)
+
+    def resume(self, session_id: str) -> None:
+        """Continue saved session ``session_id`` (``""``: the newest) in place of this conversation."""
+        if self.bridge.busy:
+            self.main_screen.conversation.add_notice("Still working; resume when the request has finished.",
+                                                     "warning")
+            return
+        self.bridge.thread(lambda: self.engine.resume(session_id), "resume")
+
+    def list_sessions(self) -> None:
+        """Show the saved sessions (disk work: runs in a worker thread)."""
+        listing = self.engine.sessions()
+        self.call_from_thread(self._show_sessions, listing)
+
+    def _show_sessions(self, listing: Any) -> None:
+        """Render a :class:`~ljtui.core.agent.sessions.SessionListing`."""
+        from ljtui.tui.result_view import session_lines
+
+        conv = self.main_screen.conversation
+        for warning in listing.warnings:
+            conv.add_notice(warning, "warning")
+        title, lines = session_lines(listing, self.engine.session_log.id)
+        if lines:
+            conv.add_details(title, lines, collapsed=False)
+        else:
+            conv.add_notice(title, "error" if listing.problem else "info")
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and self._key_taken(event):

@@ -95,6 +95,13 @@ def _compact(app: LjtuiApp, _: str) -> None:
     app.bridge.run(app.engine.compact(), "compact")
 
 
+def _resume(app: LjtuiApp, args: str) -> None:
+    if args.strip():
+        app.resume(args.strip())
+    else:
+        app.bridge.thread(lambda: app.list_sessions(), "sessions")
+
+
 def _theme(app: LjtuiApp, args: str) -> None:
     app.choose_theme(args)
 
@@ -144,6 +151,8 @@ ACTIONS = Registry((
            args=REQUIRED, palette=False),
     Action("compact", "Summarise the older conversation now to free the context", _compact, slash="compact",
            usage="/compact"),
+    Action("resume", "Continue a saved session, or list them", _resume, slash="resume", usage="/resume [ID]",
+           args=OPTIONAL),
 ))
 """Every action of the app."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ljtui.core.events import (
-    ConfigChanged, ConversationCleared, Event, ModelCallRetried, ModelCallStarted, Notice, TokenDelta, ToolCallFinished,
+    ConfigChanged, ConversationCleared, Event, SessionResumed, ModelCallRetried, ModelCallStarted, Notice, TokenDelta, ToolCallFinished,
     ToolCallStarted, TurnFailed, TurnFinished, TurnStarted, UsageRecorded,
 )
 from ljtui.core.events import AGENT_PLANNER
@@ -86,9 +86,27 @@ async def show_event(screen: MainScreen, event: Event, calls: dict[str, str]) ->
             screen.status.provider = provider
         case ConversationCleared():
             await conv.clear()
+        case SessionResumed():
+            await _show_resumed(screen, event)
         case _:
             if not _show_review_event(screen, event):
                 await _show_planner_event(screen, event)
+
+
+RESUMED_ENTRIES_SHOWN = 100
+"""Newest entries of a resumed conversation drawn in the pane (the model gets all of it)."""
+
+
+async def _show_resumed(screen: MainScreen, event: SessionResumed) -> None:
+    shown = event.transcript[-RESUMED_ENTRIES_SHOWN:]
+    entries = [(e.role, describe_call(e.text, e.arguments) if e.role == "tool" else e.text) for e in shown]
+    hidden = len(event.transcript) - len(shown)
+    notice = f"Resumed session {event.session_id}: {event.messages} messages"
+    notice += f" ({hidden} earlier lines not shown)." if hidden else "."
+    if event.summary:
+        notice += " Older messages were summarised; the summary goes on with it."
+    await screen.conversation.show_transcript(entries, notice)
+    screen.status.usage = event.usage
 
 
 REVIEW_KEYS = "In the Diff pane (F4): space accepts/rejects, a applies, e exports."

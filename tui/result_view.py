@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 Line = tuple[str, str]
@@ -53,3 +54,25 @@ def undo_lines(files: tuple[str, ...], error: str | None) -> list[Line]:
         return [(f"Undo refused — {error}", "error")]
     return [(f"Undone: restored {', '.join(files)}.", "info")]
 
+
+
+SESSIONS_LISTED = 20
+"""Newest sessions listed by ``/resume``."""
+
+
+def session_lines(listing: Any, current: str) -> tuple[str, list[str]]:
+    """The title and lines that list saved sessions for ``/resume``; no lines when there are none."""
+    if listing.problem:
+        return f"Cannot list the sessions: {listing.problem}", []
+    others = [s for s in listing.sessions if s.id != current]
+    shown = others[:SESSIONS_LISTED]
+    if not shown:
+        return "There is no earlier session to resume here.", []
+    lines = []
+    for info in shown:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.started))
+        line = f"{info.id}  {when}  {info.messages:>4} msgs  {info.first_message}"
+        lines.append(line if info.resumable else f"{line}  ({info.note})")
+    more = len(others) - len(shown)
+    title = f"{len(shown)} saved session(s), newest first: /resume ID continues one"
+    return (title + f" ({more} older not listed)" if more > 0 else title), lines

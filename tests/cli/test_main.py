@@ -22,6 +22,22 @@ def test_chosen_command_skips_option_values() -> None:
     assert chosen_command(["--provider", "scripted", "--script", "s.yaml"]) is None
     assert chosen_command(["apply", "plan.md", "--dry-run"]) == "apply"
     assert chosen_command(["nonsense"]) is None
+    assert chosen_command(["--resume", "run"]) is None  # "run" is the session id here
+    assert chosen_command(["--continue", "run", "x"]) == "run"
+
+
+def test_resume_and_continue_choose_a_session_before_or_after_the_command() -> None:
+    from ljtui.cli.main import build_parser
+
+    def parsed(*argv: str):
+        return build_parser(argv).parse_args(argv)
+
+    assert parsed("--resume", "20261201-000000-abcd").resume == "20261201-000000-abcd"
+    assert parsed("--continue").resume == "" and parsed().resume is None
+    assert parsed("--continue", "run", "x").resume == ""
+    assert parsed("run", "x", "--resume", "ID").resume == "ID"
+    with pytest.raises(SystemExit):
+        parsed("--continue", "--resume", "ID")
 
 
 def test_starting_the_cli_imports_no_command_and_no_ui() -> None:

@@ -53,3 +53,27 @@ def test_without_allow_a_headless_write_is_denied_and_the_model_is_told(git_repo
 def test_an_unknown_allow_name_is_a_usage_error(git_repo: Path) -> None:
     proc = run(git_repo, "x", "--script", str(SCRIPTS / "agent_edit.yaml"), "--allow", "everything")
     assert proc.returncode == 2 and "--allow everything" in proc.stderr
+
+
+def test_continue_sends_the_request_as_the_next_message_of_the_saved_session(git_repo: Path, tmp_path: Path) -> None:
+    first = run(git_repo, "make greet friendlier", "--script", str(SCRIPTS / "agent_edit.yaml"), "--allow", "write")
+    assert first.returncode == 0, first.stderr
+    answer = tmp_path / "answer.yaml"
+    answer.write_text("turns:\n  - text: You asked me to make greet friendlier.\n")
+    again = run(git_repo, "what did I ask?", "--script", str(answer), "--continue", "--json")
+    assert again.returncode == 0, again.stderr
+    [resumed] = [e for e in events(again) if e["kind"] == "session_resumed"]
+    assert resumed["messages"] == 6 and resumed["transcript"][0] == {
+        "role": "user", "text": "make greet friendlier", "arguments": {}}
+    listed = subprocess.run([sys.executable, "-m", "ljtui.cli.main", "sessions", "--json", "--repo", str(git_repo)],
+                            capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT)
+    [session] = json.loads(listed.stdout)
+    assert session["id"] == resumed["session_id"] and session["messages"] == 8
+
+
+def test_resuming_an_unknown_session_fails_before_the_model_is_called(git_repo: Path) -> None:
+    proc = run(git_repo, "hello", "--script", str(SCRIPTS / "agent_edit.yaml"), "--resume", "20990101-000000-ffff")
+    assert proc.returncode == 1
+    assert "20990101-000000-ffff" in proc.stderr and proc.stdout == ""
+    bad = run(git_repo, "hello", "--script", str(SCRIPTS / "agent_edit.yaml"), "--resume", "x", "--continue")
+    assert bad.returncode == 2 and "not allowed with argument" in bad.stderr

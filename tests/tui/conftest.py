@@ -20,13 +20,13 @@ def make_app(git_repo: Path) -> AppFactory:
     """``make_app(script="hello.yaml", theme=None, **overrides)``."""
 
     def factory(script: str | None = "hello.yaml", theme: str | None = None, *, watch: bool = False,
-                review_path: Path | None = None, **overrides: object) -> LjtuiApp:
+                review_path: Path | None = None, resume: str | None = None, **overrides: object) -> LjtuiApp:
         settings: dict[str, object] = {"ui.theme": theme, **overrides}
         if script is not None:
             settings["provider.name"] = "scripted"
             settings["provider.script"] = str(SCRIPTS / script)
         app = LjtuiApp(git_repo, overrides=settings, clock=FixedClock(), cursor_blink=False, watch=watch,
-                       review_path=review_path)
+                       review_path=review_path, resume=resume)
         app.animation_level = "none"
         return app
 

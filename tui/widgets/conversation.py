@@ -124,11 +124,12 @@ class Conversation(VerticalScroll):
     def add_notice(self, message: str, level: str = "info") -> None:
         self.mount(_notice(message, level))
 
-    def add_details(self, title: str, lines: list[str]) -> None:
-        """A folded list (Enter or a click unfolds it), e.g. every file an apply checked."""
+    def add_details(self, title: str, lines: list[str], *, collapsed: bool = True) -> None:
+        """A list under a title that Enter or a click folds and unfolds, e.g. every file an apply checked."""
         from textual.widgets import Collapsible
 
-        self.mount(Collapsible(Static(Text("\n".join(lines))), title=title, collapsed=True, classes="details"))
+        self.mount(Collapsible(Static(Text("\n".join(lines))), title=title, collapsed=collapsed,
+                               classes="details"))
 
     def show_thinking(self, label: str = "thinking…") -> None:
         self.hide_thinking()
@@ -184,3 +185,18 @@ class Conversation(VerticalScroll):
         await self.end_reply()
         self._tool_lines.clear()
         await self.remove_children()
+
+    async def show_transcript(self, entries: list[tuple[str, str]], notice: str) -> None:
+        """Replace the pane with a resumed conversation: ``(role, text)`` entries
+        (``user``, ``assistant``, or ``tool`` with its described call), then ``notice``."""
+        await self.clear()
+        widgets: list[Static | Markdown] = []
+        for role, text in entries:
+            if role == "user":
+                widgets.append(UserMessage(Text(f"› {text}")))
+            elif role == "tool":
+                widgets.append(ToolCallLine(Text(f"▸ {text}")))
+            else:
+                widgets.append(_reply_class()(text))
+        widgets.append(_notice(notice, "info"))
+        await self.mount_all(widgets)

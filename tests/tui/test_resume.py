@@ -1,0 +1,77 @@
+"""Resuming a saved session in the app: at start (``ljtui --continue``) and with /resume."""
+
+from __future__ import annotations
+
+from textual.widgets import Collapsible, Markdown, Static
+
+from ljtui.tui.widgets.conversation import ToolCallLine, UserMessage
+from tests.tui.conftest import AppFactory, notices, settle, until
+from tests.tui.test_app_pilot import send
+
+SIZE = (120, 40)
+
+
+async def saved_session(make_app: AppFactory) -> str:
+    """Run one tool-using turn in an app and return its session id."""
+    app = make_app("tool_then_text.yaml")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "what is in app.py?")
+        await settle(pilot)
+        session_id = app.engine.session_log.id
+        tokens = app.main_screen.status.usage.output_tokens
+    assert tokens > 0
+    return session_id
+
+
+def shown(app) -> list[str]:
+    conv = app.main_screen.conversation
+    out = []
+    for widget in conv.children:
+        if isinstance(widget, UserMessage | ToolCallLine):
+            out.append(str(widget.render()))
+        elif isinstance(widget, Markdown):
+            out.append(widget.source)
+    return out
+
+
+async def test_continue_at_start_shows_the_saved_conversation_and_goes_on(make_app: AppFactory) -> None:
+    session_id = await saved_session(make_app)
+    app = make_app("hello.yaml", resume="")
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: any("Resumed session" in n for n in notices(app)), "the resumed session")
+        assert shown(app) == ["› what is in app.py?", "Let me check the file.", "▸ read_file app.py",
+                              "The file defines `greet`."]
+        assert notices(app)[-1] == f"Resumed session {session_id}: 4 messages."
+        assert app.main_screen.status.usage.output_tokens > 0
+        await send(pilot, "and now?")
+        await settle(pilot)
+        assert app.engine.session_log.id == session_id and len(app.engine.history) == 6
+
+
+async def test_slash_resume_lists_the_sessions_then_resumes_one_by_id(make_app: AppFactory) -> None:
+    session_id = await saved_session(make_app)
+    app = make_app("hello.yaml")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "/resume")
+        await until(pilot, lambda: bool(app.main_screen.query(Collapsible)), "the session list")
+        [listing] = app.main_screen.query(Collapsible)
+        assert not listing.collapsed and "/resume ID continues one" in listing.title
+        body = "\n".join(str(w.render()) for w in listing.query(Static))
+        assert f"{session_id}  " in body and "what is in app.py?" in body
+        await send(pilot, f"/resume {session_id}")
+        await until(pilot, lambda: any("Resumed session" in n for n in notices(app)), "the resumed session")
+        assert shown(app)[0] == "› what is in app.py?"
+
+
+async def test_resume_problems_are_notices_and_the_conversation_stays(make_app: AppFactory) -> None:
+    app = make_app("hello.yaml", resume="")
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: "There is no earlier session to resume here." in notices(app), "the refusal")
+        await send(pilot, "/resume")
+        assert notices(app).count("There is no earlier session to resume here.") == 2
+        await send(pilot, "/resume 20990101-000000-ffff")
+        await settle(pilot)
+        assert any("20990101-000000-ffff" in n for n in notices(app))
+        await send(pilot, "/resume ../../x")
+        await settle(pilot)
+        assert any("is not a session id" in n for n in notices(app))
