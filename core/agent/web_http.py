@@ -330,7 +330,8 @@ def _transport_failure(url: str, exc: BaseException, timeout: float) -> WebFailu
             return WebFailure(UNAVAILABLE, f"connection refused by {host}")
     if isinstance(exc, (httpx2.ConnectError, httpx2.NetworkError, httpx2.ProtocolError, OSError)):
         return WebFailure(UNAVAILABLE, f"cannot reach {host}: {_first_line(exc) or type(exc).__name__}")
-    return WebFailure(ERROR, f"request to {shown_url(url)} failed: {type(exc).__name__}: {_first_line(exc)}".rstrip(": "))
+    detail = f"{type(exc).__name__}: {_first_line(exc)}".rstrip(": ")
+    return WebFailure(ERROR, f"request to {shown_url(url)} failed: {detail}")
 
 
 def _causes(exc: BaseException) -> list[BaseException]:

@@ -116,7 +116,7 @@ async def test_the_body_read_is_bounded_and_the_cut_is_said(web: WebServer, tmp_
     started = time.monotonic()
     result = await fetch(tmp_path, url=f"{web.url}/huge", max_chars=100)
     assert result.ok, result.content
-    assert f"only that much was read" in result.content and f"{MAX_BODY_BYTES:,} bytes" in result.content
+    assert "only that much was read" in result.content and f"{MAX_BODY_BYTES:,} bytes" in result.content
     assert f"of {MAX_BODY_BYTES:,}" in result.content
     assert time.monotonic() - started < TIME_BOUND_SLACK
 
@@ -164,8 +164,10 @@ async def test_http_errors_are_clean_results(web: WebServer, tmp_path: Path, rou
     assert not result.ok and result.content == f"{expected}{web.url}{route}"
 
 
-@pytest.mark.parametrize(("route", "named"), [("/image", "/image is image/png, not text"),
-                                              ("/untyped-binary", "/untyped-binary has no content type and looks binary")])
+@pytest.mark.parametrize(("route", "named"), [
+    ("/image", "/image is image/png, not text"),
+    ("/untyped-binary", "/untyped-binary has no content type and looks binary"),
+])
 async def test_binary_content_is_refused_with_its_type(web: WebServer, tmp_path: Path, route: str,
                                                        named: str) -> None:
     result = await fetch(tmp_path, url=f"{web.url}{route}")

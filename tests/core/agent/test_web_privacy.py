@@ -76,7 +76,8 @@ async def test_web_fetch_sends_no_key_proxy_login_or_cookie(web: WebServer, prox
 @pytest.mark.usefixtures("leaky_env")
 async def test_web_search_sends_no_key_proxy_or_login(web: WebServer, proxy: WebServer, tmp_path: Path) -> None:
     registry = ToolRegistry(list(web_tools.TOOLS))
-    result = await registry.call("web_search", {"query": "widgets"}, tool_context(tmp_path, _config(f"{web.url}/search")))
+    ctx = tool_context(tmp_path, _config(f"{web.url}/search"))
+    result = await registry.call("web_search", {"query": "widgets"}, ctx)
     assert result.ok, result.content
     _assert_clean(web)
     assert proxy.seen == []
