@@ -86,14 +86,25 @@ def page_type_check(url: str, media_type: str, head: bytes) -> WebFailure | None
 
 
 async def fetch_page(url: str, limits: WebLimits) -> Page | WebFailure:
-    """GET ``url`` and turn it into text: HTML converted, other text as is, binary refused."""
+    """GET ``url`` and turn it into text: HTML converted, other text as is, binary refused.
+
+    ``limits.timeout`` bounds the whole call, conversion included. HTML is
+    converted in a worker thread; a conversion still running at the
+    deadline is abandoned (it ends on its own: the body is bounded).
+    """
+    deadline = asyncio.get_running_loop().time() + limits.timeout
     fetched = await http_get(url, limits, accept=ACCEPT_PAGE, type_check=page_type_check)
     if isinstance(fetched, WebFailure):
         return fetched
-    if is_html(fetched.media_type, fetched.body[:SNIFF_BYTES]):
-        converted = await asyncio.to_thread(html_to_text, fetched.body, fetched.charset, fetched.url)
-        return Page(fetched, converted.text, converted.title, converted.plain_fallback)
-    return Page(fetched, clean_text(decode_text(fetched.body, fetched.charset)), None, False)
+    if not is_html(fetched.media_type, fetched.body[:SNIFF_BYTES]):
+        return Page(fetched, clean_text(decode_text(fetched.body, fetched.charset)), None, False)
+    try:
+        async with asyncio.timeout_at(deadline):
+            converted = await asyncio.to_thread(html_to_text, fetched.body, fetched.charset, fetched.url)
+    except TimeoutError:
+        return WebFailure(UNAVAILABLE, f"{shown_url(fetched.url)} could not be turned into text within "
+                                       f"{limits.timeout:g} s ({len(fetched.body):,} bytes of HTML)")
+    return Page(fetched, converted.text, converted.title, converted.plain_fallback)
 
 
 async def search(endpoint: str, query: str, limits: WebLimits, max_results: int) -> SearchResults | WebFailure:

@@ -1,13 +1,16 @@
 """What a fetched body becomes for the model: HTML as Markdown-flavoured text, other text as is.
 
-HTML is parsed by Beautiful Soup (the standard library's HTML parser,
-forgiving of broken markup) and written out by ``markdownify``: headings,
-lists, tables, links and ``<pre>`` code blocks keep their shape, which a
-coding agent reading documentation needs. Both are MIT-licensed, pure
-Python and maintained. Scripts, styles, hidden elements and embedded media
-are dropped; links become absolute so the model can fetch them; images
-keep only their alt text. A page nested too deeply to format falls back to
-its plain text. Both libraries are imported on first use.
+HTML is converted by ``html-to-markdown`` (MIT, a Rust core with Python
+bindings, released often): headings, lists, tables, links and ``<pre>``
+code blocks keep their shape, which a coding agent reading documentation
+needs; scripts, styles, hidden elements and navigation are dropped; links
+are made absolute against the page so the model can fetch them; inline
+``data:`` images keep only their alt text. It converts 2 MB of dense HTML
+in well under a second and releases the GIL while it works, so the call's
+time bound covers conversion with room to spare (``bench/web_text.py``).
+Its traversal stops at a depth limit instead of recursing without end; a
+page nested deeper falls back to its plain text, extracted with the
+standard library's HTML parser.
 
 Every text that leaves here has its control characters removed (a page
 could otherwise move the cursor or recolour a terminal).
@@ -16,11 +19,11 @@ could otherwise move the cursor or recolour a terminal).
 from __future__ import annotations
 
 import codecs
+import html
 import re
-import warnings
 from dataclasses import dataclass
+from html.parser import HTMLParser
 from typing import Any
-from urllib.parse import urljoin, urlsplit
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 TEXT_APPLICATION_TYPES = frozenset({
@@ -32,16 +35,24 @@ TEXT_APPLICATION_TYPES = frozenset({
 })
 """``application/`` types that are text; ``text/*`` and ``+json``/``+xml`` suffixes are text too."""
 TEXT_SUFFIXES = ("+json", "+xml", "+yaml")
-DROPPED_TAGS = ("script", "style", "noscript", "template", "svg", "math", "canvas", "iframe", "object",
-                "embed", "audio", "video", "head", "link", "meta")
-"""Elements whose content is never shown (the title is read before ``head`` goes)."""
-LINK_SCHEMES = ("http", "https")
+SILENT_TAGS = frozenset({"script", "style", "noscript", "template", "head", "svg", "math", "iframe", "object"})
+"""Elements whose text the plain-text fallback leaves out."""
+BLOCK_TAGS = frozenset({"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "section",
+                        "article", "header", "footer", "table", "ul", "ol", "blockquote", "hr", "dd", "dt"})
+"""Elements the plain-text fallback starts on a new line."""
+HEAD_BYTES = 4096
+"""Bytes searched for a ``<meta charset>`` and the ``<title>``."""
 MAX_TITLE_CHARS = 200
 MAX_BLANK_LINES = 2
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 """C0/C1 controls (tab and newline kept) and bidirectional overrides."""
 _BLANK_RUN = re.compile("\n{" + str(MAX_BLANK_LINES + 1) + ",}")
 _TRAILING_SPACE = re.compile(r"[ \t]+\n")
+_UNSAFE_LINK = re.compile(r"\[([^\]\n]*)\]\((?:javascript|vbscript|data):(?:[^()\n]|\([^()\n]*\))*\)",
+                          re.IGNORECASE)
+"""A Markdown link to a script or inline data; only its text is kept."""
+_META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9._:-]{1,40})""", re.IGNORECASE)
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title", re.IGNORECASE | re.DOTALL)
 _HTML_START = (b"<!doctype html", b"<html")
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 
@@ -53,7 +64,8 @@ class Converted:
     Attributes:
         text: the page's text, Markdown-flavoured.
         title: the page's ``<title>``, if any.
-        plain_fallback: the page was nested too deeply to format; ``text`` is plain.
+        plain_fallback: the page could not be converted whole (nested too deeply,
+            or the converter failed); ``text`` is its plain text.
     """
 
     text: str
@@ -93,33 +105,62 @@ def decode_text(body: bytes, charset: str | None) -> str:
 
 
 def html_to_text(body: bytes, charset: str | None, base_url: str) -> Converted:
-    """Convert an HTML page to readable text (runs in a worker thread: a 2 MB page takes seconds)."""
-    soup = _parse(body, charset)
-    title = _title(soup)
-    _strip(soup, base_url)
+    """Convert an HTML page to readable text (run it in a worker thread: it takes up to a second)."""
+    if not charset:
+        found = _META_CHARSET.search(body[:HEAD_BYTES])
+        charset = found.group(1).decode("ascii") if found else None
+    page = decode_text(body, charset)
+    title = _title(page[:HEAD_BYTES])
+    markdown = _markdown(page, base_url)
+    if markdown is None:
+        return Converted(_tidy(plain_text(page)), title, True)
+    return Converted(_tidy(_UNSAFE_LINK.sub(r"\1", markdown)), title, False)
+
+
+def _markdown(page: str, base_url: str) -> str | None:
+    """The page as Markdown, or ``None`` when the converter fails or leaves deep content out."""
+    from html_to_markdown import ConversionOptions, WarningKind, convert
+
+    options = ConversionOptions(base_url=base_url, inline_data_media="alt_text_only", extract_metadata=False,
+                                bullets="-", escape_asterisks=False, escape_underscores=False, escape_misc=False)
     try:
-        text, fallback = _markdown(soup), False
-    except RecursionError:
-        text, fallback = soup.get_text("\n"), True
-    return Converted(_tidy(text), title, fallback)
+        result: Any = convert(page, options)
+    except Exception:  # noqa: BLE001 - a converter failure is a fallback, never a failed fetch
+        return None
+    if any(w.kind == WarningKind.DEPTH_LIMIT_EXCEEDED for w in result.warnings):
+        return None
+    return str(result.content or "")
 
 
-def _parse(body: bytes, charset: str | None) -> Any:
-    from bs4 import BeautifulSoup
+def plain_text(page: str) -> str:
+    """The visible text of an HTML page, without layout; linear in the page's size at any depth."""
+    parser = _TextParser()
+    parser.feed(page)
+    parser.close()
+    return "".join(parser.parts)
 
-    _quiet_bs4()
-    encoding = charset if charset and _known_encoding(charset) else None
-    return BeautifulSoup(body, "html.parser", from_encoding=encoding)
 
+class _TextParser(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self._silent: dict[str, int] = {}
 
-def _quiet_bs4() -> None:
-    """Beautiful Soup warns on stderr about unusual markup; stderr is the terminal ljtui draws on."""
-    import bs4
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in SILENT_TAGS:
+            self._silent[tag] = self._silent.get(tag, 0) + 1
+        elif tag in BLOCK_TAGS:
+            self.parts.append("\n")
 
-    for name in ("MarkupResemblesLocatorWarning", "XMLParsedAsHTMLWarning", "GuessedAtParserWarning"):
-        category = getattr(bs4, name, None)
-        if isinstance(category, type) and issubclass(category, Warning):
-            warnings.filterwarnings("ignore", category=category)
+    def handle_endtag(self, tag: str) -> None:
+        if self._silent.get(tag):
+            self._silent[tag] -= 1
+        elif tag in BLOCK_TAGS:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not any(self._silent.values()):
+            self.parts.append(data)
 
 
 def _known_encoding(name: str) -> bool:
@@ -130,50 +171,12 @@ def _known_encoding(name: str) -> bool:
     return True
 
 
-def _title(soup: Any) -> str | None:
-    tag = soup.title
-    if tag is None:
+def _title(head: str) -> str | None:
+    found = _TITLE.search(head)
+    if found is None:
         return None
-    title = " ".join(clean_text(tag.get_text(" ")).split())
+    title = " ".join(clean_text(html.unescape(found.group(1))).split())
     return title[:MAX_TITLE_CHARS] or None
-
-
-def _strip(soup: Any, base_url: str) -> None:
-    """Drop what is never shown; make links absolute and safe; images become their alt text."""
-    for tag in soup.find_all(DROPPED_TAGS):
-        tag.decompose()
-    for tag in soup.find_all(attrs={"hidden": True}):
-        tag.decompose()
-    for tag in soup.find_all(attrs={"aria-hidden": "true"}):
-        tag.decompose()
-    for img in soup.find_all("img"):
-        alt = " ".join(str(img.get("alt") or "").split())
-        img.replace_with(f"[image: {alt}]" if alt else "")
-    for link in soup.find_all("a"):
-        href = link.get("href")
-        target = _absolute(href, base_url) if isinstance(href, str) else None
-        link.attrs = {"href": target} if target else {}
-
-
-def _absolute(href: str, base_url: str) -> str | None:
-    """An http(s) link resolved against the page, or ``None`` (scripts, data:, bare fragments)."""
-    href = href.strip()
-    if not href or href.startswith("#"):
-        return None
-    try:
-        target = urljoin(base_url, href)
-        scheme = urlsplit(target).scheme.lower()
-    except ValueError:
-        return None
-    return target if scheme in LINK_SCHEMES else None
-
-
-def _markdown(soup: Any) -> str:
-    from markdownify import MarkdownConverter
-
-    converter = MarkdownConverter(heading_style="ATX", bullets="-", escape_asterisks=False,
-                                  escape_underscores=False, escape_misc=False)
-    return str(converter.convert_soup(soup))
 
 
 def _tidy(text: str) -> str:

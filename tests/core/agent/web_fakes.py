@@ -30,6 +30,8 @@ TRICKLE_EVERY = 0.05
 ENDLESS_LIMIT = 60.0
 """Longest an endless reply runs (it ends sooner when the client or the server goes)."""
 HUGE_CHUNK = b"x" * 65_536
+HTML_CHUNK = b"<tr><td>a</td><td>b</td><td>c</td></tr>\n" * 1000
+"""Table rows: among the slowest HTML to convert per byte."""
 BOMB_BYTES = 64 * 1024 * 1024
 """What the gzip bomb inflates to (32 times the body bound); about 64 KB on the wire."""
 MIB = 1024 * 1024
@@ -127,15 +129,31 @@ def _endless(h: BaseHTTPRequestHandler, server: WebServer, content_type: str, ch
     h.send_header("Content-Type", content_type)
     h.send_header("Transfer-Encoding", "chunked")
     h.end_headers()
-    deadline = time.monotonic() + ENDLESS_LIMIT
     try:
-        while not server.stop.is_set() and time.monotonic() < deadline:
-            h.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-            h.wfile.flush()
-            if pause:
-                server.stop.wait(pause)
+        _chunks(h, server, chunk, pause)
     except OSError:
         return
+
+
+def _huge_html(h: BaseHTTPRequestHandler, server: WebServer) -> None:
+    h.send_response(200)
+    h.send_header("Content-Type", "text/html")
+    h.send_header("Transfer-Encoding", "chunked")
+    h.end_headers()
+    try:
+        h.wfile.write(b"7\r\n<table>\r\n")
+        _chunks(h, server, HTML_CHUNK)
+    except OSError:
+        return
+
+
+def _chunks(h: BaseHTTPRequestHandler, server: WebServer, chunk: bytes, pause: float = 0.0) -> None:
+    deadline = time.monotonic() + ENDLESS_LIMIT
+    while not server.stop.is_set() and time.monotonic() < deadline:
+        h.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+        h.wfile.flush()
+        if pause:
+            server.stop.wait(pause)
 
 
 def _stall(h: BaseHTTPRequestHandler, server: WebServer) -> None:
@@ -187,6 +205,7 @@ ROUTES: dict[str, Route] = {
                                 "text/plain"),
     "/deep": lambda h, s: _send(h, 200, b"<div>" * 5000 + b"deep text" + b"</div>" * 5000, "text/html"),
     "/huge": lambda h, s: _endless(h, s, "text/plain", HUGE_CHUNK, 0.0),
+    "/huge-html": _huge_html,
     "/slow": lambda h, s: _endless(h, s, "text/plain", b"x", TRICKLE_EVERY),
     "/stall": _stall,
     "/gzip-bomb": _gzip_bomb,
