@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from ljtui.core.agent.web_http import (
     ERROR,
@@ -26,7 +26,7 @@ from ljtui.core.agent.web_http import (
     http_get,
     shown_url,
 )
-from ljtui.core.agent.web_text import clean_text, decode_text, html_to_text, is_html, is_text
+from ljtui.core.agent.web_text import Converted, clean_text, decode_text, html_to_text, is_html, is_text
 
 __all__ = [
     "MAX_SEARCH_RESULTS", "MAX_URL_CHARS", "Fetched", "Page", "SearchHit", "SearchResults", "WebFailure",
@@ -42,6 +42,10 @@ MAX_SEARCH_RESULTS = 10
 MAX_TITLE_CHARS = 200
 MAX_SNIPPET_CHARS = 400
 """Longest snippet kept per result; longer ones end in an ellipsis."""
+
+
+ToText = Callable[[bytes, "str | None", str], Converted]
+"""Turns an HTML body (bytes, declared charset, page URL) into text; runs in a worker thread."""
 
 
 @dataclass(frozen=True)
@@ -85,12 +89,12 @@ def page_type_check(url: str, media_type: str, head: bytes) -> WebFailure | None
     return None
 
 
-async def fetch_page(url: str, limits: WebLimits) -> Page | WebFailure:
+async def fetch_page(url: str, limits: WebLimits, *, to_text: ToText = html_to_text) -> Page | WebFailure:
     """GET ``url`` and turn it into text: HTML converted, other text as is, binary refused.
 
     ``limits.timeout`` bounds the whole call, conversion included. HTML is
-    converted in a worker thread; a conversion still running at the
-    deadline is abandoned (it ends on its own: the body is bounded).
+    converted by ``to_text`` in a worker thread; a conversion still running
+    at the deadline is abandoned (it ends on its own: the body is bounded).
     """
     deadline = asyncio.get_running_loop().time() + limits.timeout
     fetched = await http_get(url, limits, accept=ACCEPT_PAGE, type_check=page_type_check)
@@ -100,7 +104,7 @@ async def fetch_page(url: str, limits: WebLimits) -> Page | WebFailure:
         return Page(fetched, clean_text(decode_text(fetched.body, fetched.charset)), None, False)
     try:
         async with asyncio.timeout_at(deadline):
-            converted = await asyncio.to_thread(html_to_text, fetched.body, fetched.charset, fetched.url)
+            converted = await asyncio.to_thread(to_text, fetched.body, fetched.charset, fetched.url)
     except TimeoutError:
         return WebFailure(UNAVAILABLE, f"{shown_url(fetched.url)} could not be turned into text within "
                                        f"{limits.timeout:g} s ({len(fetched.body):,} bytes of HTML)")

@@ -21,6 +21,7 @@ HTTP is ``httpx2``, imported on first use (the model SDKs depend on it already).
 from __future__ import annotations
 
 import asyncio
+import http.cookiejar
 import re
 import socket
 import ssl
@@ -187,18 +188,19 @@ async def _get_following(url: str, limits: WebLimits, accept: str, type_check: T
                 return await _read_body(response, current, tuple(hops), type_check, bound)
 
 
+class _NoCookies(http.cookiejar.DefaultCookiePolicy):
+    """Refuses to store any cookie and to send any: each call is anonymous, redirects included."""
+
+    def set_ok(self, cookie: Any, request: Any) -> bool:
+        return False
+
+    def return_ok(self, cookie: Any, request: Any) -> bool:
+        return False
+
+
 def _client(limits: WebLimits) -> httpx2.AsyncClient:
-    """A client that takes nothing from the environment and keeps no cookies."""
-    import http.cookiejar
-
+    """A client that takes nothing from the environment (proxies, .netrc) and keeps no cookies."""
     import httpx2
-
-    class _NoCookies(http.cookiejar.DefaultCookiePolicy):
-        def set_ok(self, cookie: Any, request: Any) -> bool:
-            return False
-
-        def return_ok(self, cookie: Any, request: Any) -> bool:
-            return False
 
     timeout = httpx2.Timeout(limits.timeout)
     jar = http.cookiejar.CookieJar(policy=_NoCookies())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
@@ -9,15 +10,14 @@ import pytest
 
 from ljtui.core.agent.tools import web as web_tools
 from ljtui.core.agent.web import WebFailure, WebLimits, fetch_page
-from ljtui.core.agent.web_http import MAX_BODY_BYTES, MAX_REDIRECTS
+from ljtui.core.agent.web_http import MAX_BODY_BYTES, MAX_REDIRECTS, MAX_URL_CHARS
+from ljtui.core.agent.web_text import Converted, html_to_text
 from ljtui.core.config import Config
 from ljtui.core.tools import ToolRegistry, ToolResult
 from tests.core.agent.web_fakes import LONG_TEXT_CHARS, WebServer, closed_port, tool_context, web  # noqa: F401
 
 SHORT_TIMEOUT = 1.5
 """``agent.web_timeout`` for the tests that wait on a silent or trickling server."""
-CONVERSION_TIMEOUT = 0.15
-"""Reading 2 MB over loopback takes tens of milliseconds; converting 2 MB of table rows takes over half a second."""
 TIME_BOUND_SLACK = 20.0
 """How much later than its time-out a call may end on a loaded CI box; it must end."""
 
@@ -131,11 +131,26 @@ async def test_the_body_bound_is_exact() -> None:
 
 
 async def test_the_whole_call_bound_covers_converting_the_page(web: WebServer) -> None:
-    fast = WebLimits(timeout=CONVERSION_TIMEOUT)
-    page = await fetch_page(f"{web.url}/huge-html", fast)
+    release = threading.Event()
+
+    def stuck_converter(body: bytes, charset: str | None, url: str) -> Converted:
+        release.wait(TIME_BOUND_SLACK)
+        return html_to_text(body, charset, url)
+
+    started = time.monotonic()
+    try:
+        page = await fetch_page(f"{web.url}/html", WebLimits(timeout=SHORT_TIMEOUT), to_text=stuck_converter)
+    finally:
+        release.set()
     assert isinstance(page, WebFailure) and page.kind == "unavailable"
-    assert f"could not be turned into text within {CONVERSION_TIMEOUT:g} s ({MAX_BODY_BYTES:,} bytes of HTML)" \
-        in page.message
+    assert f"/html could not be turned into text within {SHORT_TIMEOUT:g} s (" in page.message
+    assert time.monotonic() - started < SHORT_TIMEOUT + TIME_BOUND_SLACK
+
+
+async def test_a_page_at_the_body_bound_converts_within_the_default_limits(web: WebServer) -> None:
+    page = await fetch_page(f"{web.url}/huge-html", WebLimits())
+    assert not isinstance(page, WebFailure), page.text
+    assert len(page.fetched.body) == MAX_BODY_BYTES and page.fetched.cut and "| a | b | c |" in page.text
 
 
 async def test_a_compressed_bomb_stops_at_the_bound(web: WebServer) -> None:
@@ -216,7 +231,7 @@ async def test_long_pages_are_read_in_windows(web: WebServer, tmp_path: Path) ->
 
 @pytest.mark.parametrize("args", [{"url": 5}, {"url": ""}, {"url": "http://x/", "max_chars": 0},
                                   {"url": "http://x/", "max_chars": 100_001}, {"url": "http://x/", "start_char": -1},
-                                  {"url": "http://x/", "max_chars": "ten"}])
+                                  {"url": "http://x/", "max_chars": "ten"}, {"url": "http://x/" + "a" * MAX_URL_CHARS}])
 async def test_bad_arguments_are_tool_errors(tmp_path: Path, args: dict[str, object]) -> None:
     result = await fetch(tmp_path, **args)
     assert not result.ok and result.content.startswith("error: argument")
