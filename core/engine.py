@@ -108,6 +108,7 @@ class Engine(ChatLoop):
         self._edits: EditService | None = None
 
     def _services(self) -> dict[str, object]:
+        from ljtui.core.agent.memory import MemoryStore
         from ljtui.core.agent.permissions import Permissions, PermissionPolicy
         from ljtui.core.agent.writer import AgentWriter
         from ljtui.core.planner.tools import ReadOnlyTools
@@ -119,6 +120,7 @@ class Engine(ChatLoop):
             "reader": ReadOnlyTools(self.repo_root, secrets=SecretFiles.allowing(self.config.security.allow_secret_files)),
             "writer": AgentWriter(self.repo_root, self.clock),
             "permissions": Permissions(self.ask, lambda event: self.sink.emit(event), policy),
+            "memory": MemoryStore.for_repo(self.repo_root, clock=self.clock),
         }
 
     def set_model(self, model: str) -> None:
@@ -342,10 +344,20 @@ class Engine(ChatLoop):
         from ljtui.core.secret_files import SecretFiles
 
         outline = self.services.get("outline")
-        memory = self.services.get("memory")
         facts = gather(self.repo_root, SecretFiles.allowing(self.config.security.allow_secret_files),
-                       outline=getattr(outline, "prompt_text", None), memory=getattr(memory, "prompt_text", None))
+                       outline=getattr(outline, "prompt_text", None), memory=self._memory_text)
         return system_prompt(facts)
+
+    def _memory_text(self) -> str:
+        """The long-term memory for the system prompt; why it is not loaded, as a notice."""
+        loaded = self.services["memory"].load()  # type: ignore[attr-defined]
+        if loaded.notice:
+            self.sink.emit(Notice(loaded.notice, "warning"))
+        return loaded.text
+
+    def memory_view(self) -> list[str]:
+        """What ``/memory`` shows: the memory file and whether it is loaded (disk work: call from a thread)."""
+        return self.services["memory"].show().lines()  # type: ignore[attr-defined]
 
     def tool_context(self, turn: int, call_id: str, agent: str = AGENT_CHAT) -> ToolContext:
         """What a tool call of ``agent`` in ``turn`` can reach."""

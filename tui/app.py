@@ -190,6 +190,10 @@ class LjtuiApp(App[int]):
         listing = self.engine.sessions()
         self.call_from_thread(self._show_sessions, listing)
 
+    def show_lines(self, title: str, lines: list[str]) -> None:
+        """Show ``lines`` unfolded under ``title`` in the Conversation pane."""
+        self.main_screen.conversation.add_details(title, lines, collapsed=False)
+
     def _show_sessions(self, listing: Any) -> None:
         """Render a :class:`~ljtui.core.agent.sessions.SessionListing`."""
         from ljtui.tui.result_view import session_lines

@@ -102,6 +102,11 @@ def _resume(app: LjtuiApp, args: str) -> None:
         app.bridge.thread(lambda: app.list_sessions(), "sessions")
 
 
+def _memory(app: LjtuiApp, _: str) -> None:
+    app.bridge.thread(lambda: app.call_from_thread(app.show_lines, "Long-term memory", app.engine.memory_view()),
+                      "memory")
+
+
 def _theme(app: LjtuiApp, args: str) -> None:
     app.choose_theme(args)
 
@@ -151,6 +156,8 @@ ACTIONS = Registry((
            args=REQUIRED, palette=False),
     Action("compact", "Summarise the older conversation now to free the context", _compact, slash="compact",
            usage="/compact"),
+    Action("memory", "Show the long-term memory (.agent/memory.md) and whether it is loaded", _memory,
+           slash="memory", usage="/memory"),
     Action("resume", "Continue a saved session, or list them", _resume, slash="resume", usage="/resume [ID]",
            args=OPTIONAL),
 ))

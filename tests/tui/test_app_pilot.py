@@ -228,3 +228,17 @@ async def test_unfocused_pane_borders_stand_out_from_the_background_in_every_the
             assert (lighter + 0.05) / (darker + 0.05) >= 2.0, theme
             in_256 = [RichColor.parse(c).downgrade(2).number for c in (border, background)]  # 256-colour terminals
             assert in_256[0] != in_256[1], theme
+
+
+async def test_slash_memory_shows_the_memory_file_and_whether_it_loads(make_app: AppFactory, git_repo: Path) -> None:
+    from textual.widgets import Collapsible, Static
+
+    (git_repo / ".agent").mkdir()
+    (git_repo / ".agent" / "memory.md").write_text("- the build is `make`\n")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "/memory")
+        await until(pilot, lambda: bool(app.main_screen.query(Collapsible)), "the memory view")
+        [view] = app.main_screen.query(Collapsible)
+        body = "\n".join(str(w.render()) for w in view.query(Static))
+        assert not view.collapsed and "NOT loaded" in body and "the build is `make`" in body

@@ -30,22 +30,26 @@ class Recording(ScriptedClient):
 
 
 def engine_with(tmp_path: Path, turns: list[ScriptedTurn], threshold: int) -> tuple[Engine, Recording, ListSink]:
+    """An engine that compresses once the history is more than ``threshold`` tokens
+    (the system prompt and the tool schemas come on top)."""
     client = Recording(turns)
     config = Config()
-    config.agent.compress_at_tokens = threshold
     sink = ListSink()
-    return Engine(config, sink, repo_root=tmp_path, clock=FixedClock(),
-                  client_factory=lambda cfg: client), client, sink
+    engine = Engine(config, sink, repo_root=tmp_path, clock=FixedClock(), client_factory=lambda cfg: client)
+    fixed = C.estimate_tokens(engine._build_system_prompt(), [], engine.tools.specs)
+    config.agent.compress_at_tokens = fixed + threshold
+    return engine, client, sink
 
 
 async def test_a_long_conversation_is_summarised_keeping_the_last_four_and_the_instructions(tmp_path: Path) -> None:
     replies = [ScriptedTurn(f"reply {n} {LONG}", ()) for n in range(4)]
     summary = ScriptedTurn("SUMMARY: the user asked four things; replies 0-2 answered them.", ())
-    engine, client, sink = engine_with(tmp_path, [*replies[:3], summary, replies[3]], threshold=3_600)
+    engine, client, sink = engine_with(tmp_path, [*replies[:3], summary, replies[3]], threshold=2_800)
     for n in range(4):
         assert await engine.run_turn(f"question {n} {LONG}") is not None
     [compressed] = [e for e in sink.events if isinstance(e, ContextCompressed)]
-    assert compressed.tokens_before > 3_600 > compressed.tokens_after and compressed.kept_messages == 3
+    threshold = engine.config.agent.compress_at_tokens
+    assert compressed.tokens_before > threshold > compressed.tokens_after and compressed.kept_messages == 3
     summarising = client.requests[3]
     assert summarising.tools == () and "question 0" in summarising.messages[0].text
     last = client.requests[4]
@@ -95,7 +99,7 @@ async def test_compression_is_checked_inside_a_tool_loop_too(tmp_path: Path) -> 
     read = ScriptedToolCall("read_file", {"path": "big.txt"})
     turns = [ScriptedTurn("let me read", (read,)), ScriptedTurn("SUMMARY", ()),
              ScriptedTurn("and again", (read,)), ScriptedTurn("done", ())]
-    engine, client, sink = engine_with(tmp_path, turns, threshold=2_000)
+    engine, client, sink = engine_with(tmp_path, turns, threshold=1_200)
     engine.history = [Message.user("earlier " + LONG), Message("assistant", (TextBlock("earlier reply " + LONG),))]
     assert await engine.run_turn("read big.txt twice") is not None
     assert any(isinstance(e, ContextCompressed) for e in sink.events)
