@@ -65,8 +65,8 @@ def add_resume_flags(parser: argparse.ArgumentParser, *, top_level: bool = False
     """``--resume ID`` and ``--continue``: go on with a saved session (``ljtui sessions`` lists them)."""
     default = None if top_level else argparse.SUPPRESS
     group = parser.add_argument_group("session").add_mutually_exclusive_group()
-    group.add_argument("--resume", metavar="ID", default=default,
-                       help="continue the saved session ID (`ljtui sessions` lists them)")
+    group.add_argument("--resume", metavar="ID", nargs="?", const="", default=default,
+                       help="continue the saved session ID (`ljtui sessions` lists them), or the newest one")
     group.add_argument("--continue", dest="resume", action="store_const", const="", default=default,
                        help="continue the newest saved session")
 
@@ -94,21 +94,37 @@ COMMANDS: dict[str, str] = {
 """Sub-commands and their one-line help. Each lives in ``cmd_<name>.py``,
 imported only when that command runs, so ``ljtui`` starts fast."""
 
-TOP_LEVEL_VALUE_OPTIONS = frozenset({"--provider", "--model", "--base-url", "--script", "--repo", "--theme",
-                                     "--resume"})
+TOP_LEVEL_VALUE_OPTIONS = frozenset({"--provider", "--model", "--base-url", "--script", "--repo", "--theme"})
+OPTIONAL_VALUE_OPTIONS = frozenset({"--resume"})
+"""Top-level options whose value may be left out: a command name after one is the command."""
 
 
 def chosen_command(argv: Sequence[str]) -> str | None:
     """The sub-command named in ``argv``, skipping top-level option values."""
-    skip = False
+    skip = maybe = False
     for token in argv:
         if skip:
             skip = False
+        elif maybe and not token.startswith("-") and token not in COMMANDS:
+            maybe = False
         elif token in TOP_LEVEL_VALUE_OPTIONS:
             skip = True
+        elif token in OPTIONAL_VALUE_OPTIONS:
+            maybe = True
         elif not token.startswith("-"):
             return token if token in COMMANDS else None
+        else:
+            maybe = False
     return None
+
+
+def split_optional_values(argv: Sequence[str]) -> list[str]:
+    """``--resume run …`` as ``--resume= run …``: a command name is never an option's value."""
+    out: list[str] = []
+    for i, token in enumerate(argv):
+        following = argv[i + 1] if i + 1 < len(argv) else None
+        out.append(f"{token}=" if token in OPTIONAL_VALUE_OPTIONS and following in COMMANDS else token)
+    return out
 
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
@@ -190,7 +206,7 @@ def recover_leftover_journal(args: argparse.Namespace) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    argv = split_optional_values(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if args.demo:  # the demo makes a repository of its own: nothing where it starts is recovered

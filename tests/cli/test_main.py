@@ -22,18 +22,21 @@ def test_chosen_command_skips_option_values() -> None:
     assert chosen_command(["--provider", "scripted", "--script", "s.yaml"]) is None
     assert chosen_command(["apply", "plan.md", "--dry-run"]) == "apply"
     assert chosen_command(["nonsense"]) is None
-    assert chosen_command(["--resume", "run"]) is None  # "run" is the session id here
+    assert chosen_command(["--resume", "20261201-000000-abcd", "run", "x"]) == "run"
+    assert chosen_command(["--resume", "run", "x"]) == "run"  # a command is never a session id
     assert chosen_command(["--continue", "run", "x"]) == "run"
 
 
 def test_resume_and_continue_choose_a_session_before_or_after_the_command() -> None:
-    from ljtui.cli.main import build_parser
+    from ljtui.cli.main import build_parser, split_optional_values
 
     def parsed(*argv: str):
+        argv = tuple(split_optional_values(argv))
         return build_parser(argv).parse_args(argv)
 
     assert parsed("--resume", "20261201-000000-abcd").resume == "20261201-000000-abcd"
-    assert parsed("--continue").resume == "" and parsed().resume is None
+    assert parsed("--continue").resume == "" == parsed("--resume").resume and parsed().resume is None
+    assert parsed("--resume", "run", "x").resume == "" and parsed("--resume", "run", "x").request == "x"
     assert parsed("--continue", "run", "x").resume == ""
     assert parsed("run", "x", "--resume", "ID").resume == "ID"
     with pytest.raises(SystemExit):
