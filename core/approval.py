@@ -46,6 +46,7 @@ class ApprovalRequest:
         safe: the id of the answer that does nothing (Escape, no terminal, a denying policy).
         subject: what the decision is about, e.g. a tool name or a file, for policies and logs.
         text: when not ``None``, the human also types a line of text (e.g. a path); this is its default.
+        diff_path: when set, ``lines`` are a unified diff of this file (shown coloured).
     """
 
     kind: str
@@ -55,6 +56,7 @@ class ApprovalRequest:
     safe: str = NO
     subject: str = ""
     text: str | None = None
+    diff_path: str | None = None
 
     def __post_init__(self) -> None:
         ids = [c.id for c in self.choices]

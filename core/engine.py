@@ -26,7 +26,7 @@ from ljtui.core.approval import ApprovalRequest, Approver, Decision, DenyAll
 from ljtui.core.config import Config, ProviderConfig
 from ljtui.core.events import (
     AGENT_CHAT, ApprovalDecided, ApprovalRequested, ConfigChanged, ConversationCleared, Notice, ToolCallFinished,
-    SessionResumed, ToolCallStarted, TranscriptEntry, TurnFailed, TurnStarted, Usage,
+    SessionResumed, ToolCallStarted, TranscriptEntry, shown_output, TurnFailed, TurnStarted, Usage,
 )
 from ljtui.core.ports import Clock, EventSink, SystemClock
 from ljtui.core.providers import make_client, provider_label
@@ -366,7 +366,8 @@ class Engine(ChatLoop):
     async def _run_tool(self, turn: int, call: ToolCall) -> ToolResultBlock:
         self.sink.emit(ToolCallStarted(turn, call.id, call.name, dict(call.input)))
         outcome = await self.tools.call(call.name, call.input, self.tool_context(turn, call.id))
-        self.sink.emit(ToolCallFinished(turn, call.id, call.name, outcome.ok, outcome.summary))
+        self.sink.emit(ToolCallFinished(turn, call.id, call.name, outcome.ok, outcome.summary,
+                                        output=shown_output(outcome.content)))
         return ToolResultBlock(call.id, outcome.content, is_error=not outcome.ok)
 
     def _get_client(self) -> ChatClient:

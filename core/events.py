@@ -104,7 +104,8 @@ class ToolCallStarted(Event):
 
 @dataclass(frozen=True)
 class ToolCallFinished(Event):
-    """A tool call ended; ``summary`` is the one-line result shown folded."""
+    """A tool call ended; ``summary`` is the one-line result shown folded, ``output``
+    what the model was given (cut at :data:`SHOWN_OUTPUT_CHARS`), shown unfolded."""
 
     turn: int
     call_id: str
@@ -112,6 +113,18 @@ class ToolCallFinished(Event):
     ok: bool
     summary: str
     agent: str = AGENT_CHAT
+    output: str = ""
+
+
+SHOWN_OUTPUT_CHARS = 16_000
+"""Most characters of a tool's result an event carries for display."""
+
+
+def shown_output(content: str) -> str:
+    """``content`` cut for display at :data:`SHOWN_OUTPUT_CHARS`, saying how much was left out."""
+    if len(content) <= SHOWN_OUTPUT_CHARS:
+        return content
+    return content[:SHOWN_OUTPUT_CHARS] + f"\n… {len(content) - SHOWN_OUTPUT_CHARS:,} more characters (the model got them)"
 
 
 @dataclass(frozen=True)

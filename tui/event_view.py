@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ljtui.core.events import (
-    ConfigChanged, ConversationCleared, Event, SessionResumed, ModelCallRetried, ModelCallStarted, Notice, TokenDelta, ToolCallFinished,
-    ToolCallStarted, TurnFailed, TurnFinished, TurnStarted, UsageRecorded,
+    ConfigChanged, ContextCompressed, ConversationCleared, Event, ModelCallRetried, ModelCallStarted, Notice, SessionResumed, TokenDelta,
+    ToolCallFinished, ToolCallStarted, ToolOutput, TurnFailed, TurnFinished, TurnStarted, UsageRecorded,
 )
 from ljtui.core.events import AGENT_PLANNER
 from ljtui.core.planner.events import PlannerFinished, PlannerPlanChecked, PlannerReplyRejected, PlannerTurnStarted
@@ -21,10 +21,16 @@ FABRICATION_SHOWN = ("the model wrote a '## Tool result' of its own, so the file
                      "the whole reply was discarded and the model told why.")
 
 
-def describe_call(name: str, arguments: dict[str, Any]) -> str:
-    """``read_file src/app.py 10–20``: the tool and its main arguments."""
+SHOWN_ARGUMENTS = ("path", "pattern", "glob", "command", "url", "query", "symbol", "name", "text")
+"""Arguments named on a tool call's line when a call has any of them (file contents and
+replacement text are in the unfolded output and the permission dialog, not the line)."""
+
+
+def _describe_arguments(name: str, arguments: dict[str, Any]) -> str:
+    """``edit_file app.py``: the tool and its main arguments (not contents)."""
     parts = [name]
-    for value in arguments.values():
+    main = {k: v for k, v in arguments.items() if k in SHOWN_ARGUMENTS}
+    for value in (main or arguments).values():
         if isinstance(value, (str, int, float)) and not isinstance(value, bool):
             text = str(value).replace("\n", " ")
             if len(text) > ARG_PREVIEW_CHARS:
@@ -33,13 +39,13 @@ def describe_call(name: str, arguments: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
-def describe_planner_call(name: str, arguments: dict[str, Any]) -> str:
-    """``read_file src/upload.py 80–120``, ``grep 'def send' src``, ``list_dir .``."""
+def describe_call(name: str, arguments: dict[str, Any]) -> str:
+    """A tool call on one line: ``read_file src/upload.py 80–120``, ``grep 'def send' src``, ``list_dir .``."""
     start, end = arguments.get("start_line"), arguments.get("end_line")
     rest = {k: v for k, v in arguments.items() if k not in ("start_line", "end_line")}
-    if name == "grep" and isinstance(rest.get("pattern"), str):
+    if name in ("grep", "grep_files") and isinstance(rest.get("pattern"), str):
         rest["pattern"] = f"'{rest['pattern']}'"
-    line = describe_call(name, rest)
+    line = _describe_arguments(name, rest)
     if start is not None or end is not None:
         line += f" {start if start is not None else 1}–{end if end is not None else 'end'}"
     return line
@@ -63,13 +69,15 @@ async def show_event(screen: MainScreen, event: Event, calls: dict[str, str]) ->
         case TokenDelta(text=text):
             await conv.append_reply(text)
         case ToolCallStarted(call_id=cid, name=name, input=args, agent=agent):
-            calls[cid] = describe_planner_call(name, args) if agent == AGENT_PLANNER else describe_call(name, args)
+            calls[cid] = describe_call(name, args)
             if agent == AGENT_PLANNER:
                 conv.hide_thinking()
             await conv.tool_started(cid, calls[cid])
-        case ToolCallFinished(call_id=cid, name=name, ok=ok, summary=summary):
+        case ToolOutput(call_id=cid, text=text):
+            conv.tool_output(cid, text)
+        case ToolCallFinished(call_id=cid, name=name, ok=ok, summary=summary, output=output):
             line = calls.pop(cid, name)
-            conv.tool_finished(cid, line if ok else f"{line} — {summary}", ok)
+            conv.tool_finished(cid, line if ok else f"{line} — {summary}", ok, output)
         case UsageRecorded(session=usage, session_cost_usd=cost):
             screen.status.usage = usage
             screen.status.cost = cost
@@ -86,6 +94,9 @@ async def show_event(screen: MainScreen, event: Event, calls: dict[str, str]) ->
             screen.status.provider = provider
         case ConversationCleared():
             await conv.clear()
+        case ContextCompressed(tokens_before=before, tokens_after=after, kept_messages=kept):
+            conv.add_notice(f"Context compressed: about {before:,} → {after:,} tokens. Older messages were "
+                            f"summarised; the last {kept} are kept word for word.")
         case SessionResumed():
             await _show_resumed(screen, event)
         case _:

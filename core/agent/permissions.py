@@ -86,7 +86,7 @@ class Permissions:
     """Tools the user allowed for the rest of the session."""
 
     async def request(self, *, tool: str, subject: str, title: str, lines: Iterable[str], turn: int, call_id: str,
-                      agent: str, danger: str | None = None) -> Permission:
+                      agent: str, danger: str | None = None, diff_path: str | None = None) -> Permission:
         """Ask whether ``tool`` may act on ``subject`` (a path or a command).
 
         Args:
@@ -97,21 +97,22 @@ class Permissions:
             turn, call_id, agent: who asks, for the events.
             danger: why the action is dangerous, if it is: then only "allow once" is offered
                 and neither a session grant nor an allow-list lets it through.
+            diff_path: set when ``lines`` are a unified diff of this file.
         """
         self.emit(PermissionRequested(turn, call_id, tool, subject, agent))
-        permission = await self._decide(tool, subject, title, tuple(lines), danger)
+        permission = await self._decide(tool, subject, title, tuple(lines), danger, diff_path)
         self.emit(PermissionDecided(turn, call_id, tool, ALLOW if permission.allowed else DENY, permission.scope,
                                     agent))
         return permission
 
     async def _decide(self, tool: str, subject: str, title: str, lines: tuple[str, ...],
-                      danger: str | None) -> Permission:
+                      danger: str | None, diff_path: str | None = None) -> Permission:
         if danger is None:
             if tool in self.granted:
                 return Permission(True, SESSION)
             if self.policy.allows(tool, subject):
                 return Permission(True, POLICY)
-        decision = await self.ask(permission_request(tool, subject, title, lines, danger))
+        decision = await self.ask(permission_request(tool, subject, title, lines, danger, diff_path))
         if decision.choice == SESSION and danger is None:
             self.granted.add(tool)
             return Permission(True, SESSION)
@@ -121,14 +122,15 @@ class Permissions:
 
 
 def permission_request(tool: str, subject: str, title: str, lines: tuple[str, ...],
-                       danger: str | None) -> ApprovalRequest:
+                       danger: str | None, diff_path: str | None = None) -> ApprovalRequest:
     """The dialog of one permission: allow once, for the session (unless dangerous), or deny."""
     choices = [Choice(ONCE, "allow once", "enter")]
     if danger is None:
         choices.append(Choice(SESSION, f"allow {tool} for this session", "s"))
     choices.append(Choice(DENY, "deny (the model is told)", "escape"))
     shown = ((f"Dangerous: {danger}. It can only be allowed once.", "") if danger else ()) + lines
-    return ApprovalRequest("permission", title, shown, tuple(choices), DENY, f"{tool}: {subject}")
+    return ApprovalRequest("permission", title, shown, tuple(choices), DENY, f"{tool}: {subject}",
+                           diff_path=None if danger else diff_path)
 
 
 def denied_reason(tool: str, danger: str | None) -> str:

@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Awaitable, Callable, Iterable
 
 from ljtui.core.edits.plan_format import Declarations
-from ljtui.core.events import AGENT_PLANNER, Event, ModelCallRetried, ToolCallFinished, ToolCallStarted, Usage
+from ljtui.core.events import (
+    AGENT_PLANNER, Event, ModelCallRetried, ToolCallFinished, ToolCallStarted, Usage, shown_output,
+)
 from ljtui.core.planner.aborts import AbortReason, abort_message
 from ljtui.core.planner import prompts as P
 from ljtui.core.planner.budget import DEFAULT_PROMPT_BUDGET_TOKENS, Entry
@@ -258,7 +260,8 @@ class _Run:
         self.emit(ToolCallStarted(self.turn, call_id, name, safe_arguments(action), AGENT_PLANNER))
         result = await asyncio.to_thread(run_action, self.tools, action)
         self.trace.append(" ".join(filter(None, (f"turn {self.turn}:", name, args, "->", result.summary))))
-        self.emit(ToolCallFinished(self.turn, call_id, name, result.ok, result.summary, AGENT_PLANNER))
+        self.emit(ToolCallFinished(self.turn, call_id, name, result.ok, result.summary, AGENT_PLANNER,
+                                   shown_output(result.content)))
         body = result.content if result.ok else f"{name} {args}\n{result.content}"
         if reply.extra_actions:
             body += "\n\n" + P.EXTRA_ACTIONS_NOTE.format(count=reply.extra_actions)

@@ -47,7 +47,7 @@ async def test_tool_calls_show_as_folded_lines(make_app: AppFactory) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "/chat look")
         [line] = app.main_screen.query(ToolCallLine)
-        assert str(line.render()) == "▸ read_file app.py ✓"  # executed for real on the sample repository
+        assert line.text == "▸ read_file app.py ✓"  # executed for real on the sample repository
         assert not line.has_class("-failed")
 
 

@@ -68,7 +68,7 @@ async def test_the_whole_demo_by_keys_with_the_files_checked_at_each_step(demo: 
         await plan_under_review(pilot)
         [request] = app.main_screen.query(UserMessage)
         assert str(request.render()) == f"› {REQUEST}"
-        assert [str(line.render()) for line in app.main_screen.query(ToolCallLine)] == [
+        assert [line.text for line in app.main_screen.query(ToolCallLine)] == [
             "▸ list_dir . ✓", "▸ grep 'def count_words' . ✓", f"▸ read_file {COUNTING} ✓", f"▸ read_file {TESTS} ✓",
         ]
         assert states(app) == ["accepted", "accepted"]

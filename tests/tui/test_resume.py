@@ -27,8 +27,10 @@ def shown(app) -> list[str]:
     conv = app.main_screen.conversation
     out = []
     for widget in conv.children:
-        if isinstance(widget, UserMessage | ToolCallLine):
+        if isinstance(widget, UserMessage):
             out.append(str(widget.render()))
+        elif isinstance(widget, ToolCallLine):
+            out.append(widget.text)
         elif isinstance(widget, Markdown):
             out.append(widget.source)
     return out

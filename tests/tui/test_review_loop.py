@@ -24,7 +24,7 @@ async def test_request_review_reject_apply_undo(make_app: AppFactory, git_repo: 
     async with app.run_test(size=SIZE) as pilot:
         await plan_request(pilot)
         [tool_line] = app.main_screen.query(ToolCallLine)
-        assert str(tool_line.render()).startswith("▸ read_file app.py")
+        assert tool_line.text.startswith("▸ read_file app.py")
         assert "Plan ready after 2 turn(s)." in notices(app)
         assert any(n.startswith("The plan has 3 block(s) in 2 file(s).") for n in notices(app))
         assert states(app) == ["accepted", "accepted", "accepted"]

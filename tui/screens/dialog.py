@@ -54,6 +54,21 @@ class Dialog(ModalScreen[T], Generic[T]):
     def on_mount(self) -> None:
         self.opened_at = _time.get_time()
 
+    def _body(self) -> Text:
+        """The request's lines; a diff coloured as in the Diff pane."""
+        lines = self.request.lines
+        if self.request.diff_path is None:
+            return Text("\n".join(lines))
+        from ljtui.tui.widgets.diff_render import render_diff
+
+        diff = [line for line in lines if line[:1] in ("+", "-", " ", "@", "\\")]
+        notes = [line for line in lines if line[:1] not in ("+", "-", " ", "@", "\\")]
+        text = render_diff("\n".join(diff), self.request.diff_path, self.app.theme_variables,
+                           dark=self.app.current_theme.dark)
+        for note in notes:
+            text.append("\n" + note, style="dim italic")
+        return text
+
     def key_line(self) -> str:
         """The keys of the dialog, e.g. ``Enter: apply    Esc: cancel``."""
         return ""
@@ -77,10 +92,25 @@ class ApprovalDialog(Dialog[Decision]):
         with Vertical() as box:
             box.border_title = self.request.title
             with VerticalScroll(classes="dialog-body"):
-                yield Static(Text("\n".join(self.request.lines)))
+                yield Static(self._body())
             if self.request.text is not None:
                 yield Input(self.request.text, id="dialog-text")
             yield Static(Text(self.key_line()), classes="dialog-keys")
+
+    def _body(self) -> Text:
+        """The request's lines; a diff coloured as in the Diff pane."""
+        lines = self.request.lines
+        if self.request.diff_path is None:
+            return Text("\n".join(lines))
+        from ljtui.tui.widgets.diff_render import render_diff
+
+        diff = [line for line in lines if line[:1] in ("+", "-", " ", "@", "\\")]
+        notes = [line for line in lines if line[:1] not in ("+", "-", " ", "@", "\\")]
+        text = render_diff("\n".join(diff), self.request.diff_path, self.app.theme_variables,
+                           dark=self.app.current_theme.dark)
+        for note in notes:
+            text.append("\n" + note, style="dim italic")
+        return text
 
     def key_line(self) -> str:
         return "    ".join(f"{key_name(c.key)}: {c.label}" for c in self.request.choices)

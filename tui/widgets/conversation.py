@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Callable
 
 from rich.text import Text
 from textual.containers import VerticalScroll
-from textual.widgets import Static
+from textual.widgets import Collapsible, Static
 
 from ljtui.tui.widgets.thinking import Thinking
 
@@ -60,16 +60,56 @@ def new_reply() -> Markdown:
     return _reply_class()()
 
 
-class ToolCallLine(Static):
-    """A tool call folded to one line: ``read_file app.py ✓``."""
+LIVE_OUTPUT_LINES = 10
+"""Last lines of a running command's output shown under its call."""
+LIVE_OUTPUT_CHARS = 64 * 1024
+"""Tail of a running command's output kept for display."""
+
+
+class ToolCallLine(Collapsible):
+    """A tool call folded to one line, ``▸ read_file app.py ✓``; Enter or a click unfolds
+    what the tool returned. A running command shows its last lines as they stream."""
 
     DEFAULT_CSS = """
     ToolCallLine {
-        color: $tool-call;
+        background: transparent;
+        border-top: none;
+        padding: 0;
         margin: 0 1;
-        &.-failed { color: $error; }
+        &:focus-within { background-tint: $foreground 0%; }
+        & > CollapsibleTitle { color: $tool-call; padding: 0; }
+        &.-failed > CollapsibleTitle { color: $error; }
+        & > Contents { padding: 0 0 0 2; }
+        & ToolOutputText { color: $text-muted; }
     }
     """
+
+    def __init__(self, line: str) -> None:
+        self._output = ToolOutputText()
+        super().__init__(self._output, title=line, collapsed_symbol="▸", expanded_symbol="▾")
+        self._live = ""
+
+    @property
+    def text(self) -> str:
+        """The line as shown folded, symbol included."""
+        return f"{'▸' if self.collapsed else '▾'} {self.title}"
+
+    def stream(self, fragment: str) -> None:
+        """Show the newest lines of a running tool's output."""
+        self._live = (self._live + fragment)[-LIVE_OUTPUT_CHARS:]
+        self._output.update(Text("\n".join(self._live.splitlines()[-LIVE_OUTPUT_LINES:])))
+        self.collapsed = False
+
+    def finish(self, line: str, ok: bool, output: str) -> None:
+        """The call ended: fold it to ``line``, keeping ``output`` to unfold."""
+        self.title = line
+        self._output.update(Text(output or "(no output)"))
+        self.set_class(not ok, "-failed")
+        self.collapsed = True
+
+
+class ToolOutputText(Static):
+    """What a tool returned, under its call."""
 
 
 class NoticeLine(Static):
@@ -167,19 +207,22 @@ class Conversation(VerticalScroll):
 
     async def tool_started(self, call_id: str, line: str) -> None:
         await self.end_reply()
-        widget = ToolCallLine(Text(f"▸ {line} …"))
+        widget = ToolCallLine(f"{line} …")
         self._tool_lines[call_id] = widget
         await self.mount(widget)
 
-    def tool_finished(self, call_id: str, line: str, ok: bool) -> None:
+    def tool_output(self, call_id: str, text: str) -> None:
+        """Output a running tool produced."""
+        widget = self._tool_lines.get(call_id)
+        if widget is not None:
+            widget.stream(text)
+
+    def tool_finished(self, call_id: str, line: str, ok: bool, output: str = "") -> None:
         widget = self._tool_lines.pop(call_id, None)
-        text = Text(f"▸ {line} {'✓' if ok else '✗'}")
         if widget is None:
-            widget = ToolCallLine(text)
+            widget = ToolCallLine(line)
             self.mount(widget)
-        else:
-            widget.update(text)
-        widget.set_class(not ok, "-failed")
+        widget.finish(f"{line} {'✓' if ok else '✗'}", ok, output)
 
     async def clear(self) -> None:
         await self.end_reply()
@@ -195,7 +238,7 @@ class Conversation(VerticalScroll):
             if role == "user":
                 widgets.append(UserMessage(Text(f"› {text}")))
             elif role == "tool":
-                widgets.append(ToolCallLine(Text(f"▸ {text}")))
+                widgets.append(ToolCallLine(text))
             else:
                 widgets.append(_reply_class()(text))
         widgets.append(_notice(notice, "info"))

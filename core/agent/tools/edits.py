@@ -59,7 +59,7 @@ async def _ask_and_write(ctx: ToolContext, tool: str, planned: PlannedWrite, ver
     permissions: Permissions = ctx.service(PERMISSIONS)
     answer = await permissions.request(tool=tool, subject=path, title=f"{verb} {path}?",
                                        lines=planned.diff_lines(), turn=ctx.turn, call_id=ctx.call_id,
-                                       agent=ctx.agent)
+                                       agent=ctx.agent, diff_path=path)
     if not answer.allowed:
         return failed(answer.reason)
     writer: AgentWriter = ctx.service(WRITER)
