@@ -24,6 +24,8 @@ class PlanOpened(Event):
     origin: str
     seq: int
     blocks: tuple[BlockView, ...]
+    version: int = 0
+    """The review's version: a diff fetched at this version (``DiffPage.version``) is current."""
 
     @property
     def files(self) -> int:
@@ -55,6 +57,8 @@ class ReviewChanged(Event):
     seq: int
     blocks: tuple[BlockView, ...] | None
     notes: tuple[str, ...] = ()
+    version: int = 0
+    """The review's version: a diff fetched at this version (``DiffPage.version``) is current."""
 
     @property
     def checking(self) -> int:

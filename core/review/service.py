@@ -122,7 +122,7 @@ class ReviewService:
             self._diff = None
             self._seq += 1
             self._shown_checked = review.checked
-            self._sink.emit(R.PlanOpened(origin, self._seq, review.snapshot()))
+            self._sink.emit(R.PlanOpened(origin, self._seq, review.snapshot(), review.version))
         self._check_in_steps(review)
         return True
 
@@ -215,9 +215,10 @@ class ReviewService:
     def _publish(self, notes: tuple[str, ...]) -> None:
         """Emit the review as it is now (call with the lock held)."""
         self._seq += 1
-        blocks = self._review.snapshot() if self._review is not None else None
-        self._shown_checked = self._review.checked if self._review is not None else 0
-        self._sink.emit(R.ReviewChanged(self._seq, blocks, notes))
+        review = self._review
+        blocks = review.snapshot() if review is not None else None
+        self._shown_checked = review.checked if review is not None else 0
+        self._sink.emit(R.ReviewChanged(self._seq, blocks, notes, review.version if review is not None else 0))
 
     # --- apply -----------------------------------------------------------------
 

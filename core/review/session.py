@@ -9,6 +9,7 @@ widened to the blocks they depend on, and the review says why.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import InitVar, dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable
@@ -27,6 +28,7 @@ from ljtui.core.review.views import BlockState, BlockView
 
 REVIEW_ENTRY_ID = DEFAULT_ENTRY_ID
 """Accepted blocks are applied as one all-or-nothing entry."""
+_VERSIONS = itertools.count(1)
 
 
 @dataclass
@@ -99,7 +101,9 @@ class Review:
 
     Built with ``check_now=False`` the blocks start as ``checking``;
     :meth:`check` validates them in steps. ``version`` changes whenever a
-    choice or a file could have changed any block's diff.
+    choice or a file could have changed any block's diff; versions are
+    unique across reviews, so a diff of another plan is never taken for
+    current.
     """
 
     plan: EditPlan
@@ -120,7 +124,7 @@ class Review:
             self._chains.setdefault(rb.key, []).append(rb)
         self.baseline = self._hashes()
         self._pass = CheckPass(self.root, self.reader, self.blocks)
-        self.version = 1
+        self.version = next(_VERSIONS)
         if check_now:
             self.check()
 
@@ -218,7 +222,7 @@ class Review:
         the accepted blocks before it leave.
         """
         self._pass = CheckPass(self.root, self.reader, self.blocks)
-        self.version += 1
+        self.version = next(_VERSIONS)
         self.check()
 
     def _hashes(self, keys: Iterable[str] | None = None) -> dict[str, str | None]:

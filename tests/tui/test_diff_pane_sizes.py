@@ -98,3 +98,16 @@ async def test_a_binary_diff_keeps_its_first_letter(make_app: AppFactory, git_re
     async with app.run_test(size=SMALL) as pilot:
         await _opened(pilot)
         assert "Binary file data.bin differs" in _visible_diff(app)
+
+
+async def test_clicking_a_block_selects_it(make_app: AppFactory, git_repo: Path) -> None:
+    from ljtui.tui.widgets.block_list import BlockList
+
+    app = make_app(script=None, review_path=long_diff_plan(git_repo))
+    async with app.run_test(size=SMALL) as pilot:
+        await _opened(pilot)
+        pane = app.main_screen.diff_pane
+        await pilot.click(BlockList, offset=(4, 2))
+        await until(pilot, lambda: pane.current_number == 3, "the clicked block to be selected")
+        await settle(pilot)
+        assert "small.py" in str(pane.query_one(DiffView).border_title)

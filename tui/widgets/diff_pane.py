@@ -71,6 +71,9 @@ class DiffPane(Vertical, can_focus=True):
         self._label: str | None = None
         self._seq = 0
         self._request = 0
+        self._version = 0
+        self._asked: tuple[int, int] | None = None
+        """Block and review version of the newest diff asked for (to skip asking again)."""
 
     def compose(self) -> ComposeResult:
         yield EmptyState(EMPTY_TEXT)
@@ -78,7 +81,7 @@ class DiffPane(Vertical, can_focus=True):
         yield DiffView(id="block-diff")
 
     def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._load_diff(place="keep"))
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._load_diff(place="keep", again=True))
 
     @property
     def current(self) -> BlockView | None:
@@ -96,10 +99,12 @@ class DiffPane(Vertical, can_focus=True):
     def diff_view(self) -> DiffView:
         return self.query_one(DiffView)
 
-    def show(self, blocks: tuple[BlockView, ...] | None, seq: int) -> bool:
+    def show(self, blocks: tuple[BlockView, ...] | None, seq: int, version: int = 0) -> bool:
         """Show a review's blocks (``None``: no plan under review).
 
-        A picture older than the one shown (a lower ``seq``) is ignored.
+        A picture older than the one shown (a lower ``seq``) is ignored. The
+        selected block's diff is asked for again only when the review's
+        ``version`` says it may have changed.
 
         Returns:
             Whether the picture was shown.
@@ -107,6 +112,7 @@ class DiffPane(Vertical, can_focus=True):
         if seq < self._seq:
             return False
         self._seq = seq
+        self._version = version
         keep = self.current_number
         self.blocks = blocks or ()
         numbers = [b.number for b in self.blocks]
@@ -114,7 +120,7 @@ class DiffPane(Vertical, can_focus=True):
         self.set_class(not self.blocks, "-empty")
         self.border_subtitle = _subtitle(self.blocks)
         self.query_one(BlockList).show(self.blocks, self.selected)
-        self._load_diff(place="keep" if self.current_number == keep else "top")
+        self._load_diff(place="keep" if self.current_number == keep else "top", again=False)
         return True
 
     def action_move(self, step: int) -> None:
@@ -143,9 +149,17 @@ class DiffPane(Vertical, can_focus=True):
 
     # --- the selected block's diff ----------------------------------------------
 
-    def _load_diff(self, start: int | None = None, place: Place = "top") -> None:
-        """Ask core for a page of the selected block's diff (the page shown now, if it is that block's)."""
+    def _load_diff(self, start: int | None = None, place: Place = "top", *, again: bool = True) -> None:
+        """Ask core for a page of the selected block's diff (the page shown now, if it is that block's).
+
+        Args:
+            again: ask even when the newest request was for this block at this version.
+        """
         view = self.current
+        asked = (view.number, self._version) if view is not None and view.state != "checking" else None
+        if not again and asked is not None and asked == self._asked:
+            return
+        self._asked = asked
         self._request += 1
         if view is None or view.state == "checking":
             self.page = None
