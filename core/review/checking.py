@@ -84,6 +84,37 @@ def resolve_all(root: Path, blocks: Iterable[ReviewBlock]) -> dict[str, Target]:
     return targets
 
 
+class FailureCache:
+    """Errors of blocks that did not apply, kept from one pass to the next.
+
+    Looking for the nearest candidates of a failed anchor is the costly part
+    of a check. A block tried again against the very same bytes fails the
+    same way, so its error is reused — unless its evidence came from other
+    files (no strong candidate in its own), which the blocks before it may
+    have changed.
+    """
+
+    def __init__(self) -> None:
+        self._errors: dict[tuple[int, bool], tuple[bytes | None, E.EditError]] = {}
+
+    def get(self, rb: ReviewBlock, before: bytes | None) -> E.EditError | None:
+        kept = self._errors.get((rb.number, rb.accepted))
+        if kept is None or not (kept[0] is before or kept[0] == before):
+            return None
+        return kept[1]
+
+    def keep(self, rb: ReviewBlock, before: bytes | None, error: E.EditError | None) -> None:
+        if error is None or (rb.accepted and not _own_evidence(rb, error)):
+            self._errors.pop((rb.number, rb.accepted), None)
+        else:
+            self._errors[(rb.number, rb.accepted)] = (before, error)
+
+
+def _own_evidence(rb: ReviewBlock, error: E.EditError) -> bool:
+    """The candidates were found in the block's own file alone (a strong one was there)."""
+    return not error.candidates or any(c.strength == "strong" and c.file == rb.block.file for c in error.candidates)
+
+
 class CheckPass:
     """One validation of every block in plan order, done in steps.
 
@@ -92,11 +123,13 @@ class CheckPass:
     files as the blocks before it leave them.
     """
 
-    def __init__(self, root: Path, reader: Reader, blocks: list[ReviewBlock]) -> None:
+    def __init__(self, root: Path, reader: Reader, blocks: list[ReviewBlock],
+                 failures: FailureCache | None = None) -> None:
         self.root = root
         self.read = read_once(reader)
         self.validator = ChainValidator(root, reader=self.read)
         self.blocks = blocks
+        self.failures = failures or FailureCache()
         self.done = 0
         for rb in blocks:
             rb.checked = False
@@ -114,12 +147,26 @@ class CheckPass:
         return self.finished
 
     def _check(self, rb: ReviewBlock) -> None:
+        before = self.validator.holds(rb.key, rb.real) if rb.real is not None else None
+        known = self.failures.get(rb, before) if rb.real is not None else None
         if rb.accepted:
-            rb.error = self.validator.first_error(rb.block)
+            rb.error = self._accepted_error(rb, known)
         else:
-            before = self.validator.holds(rb.key, rb.real) if rb.real is not None else None
-            rb.error, _ = trial(self.root, rb, before, self.read)
+            rb.error = known or trial(self.root, rb, before, self.read)[0]
+        if rb.real is not None:
+            self.failures.keep(rb, before, rb.error)
         rb.checked = True
+
+    def _accepted_error(self, rb: ReviewBlock, known: E.EditError | None) -> E.EditError | None:
+        """Check an accepted block in the chain; a known failure skips the search for candidates."""
+        if known is None:
+            return self.validator.first_error(rb.block)
+        self.validator.evidence = False  # still loads the file, so later blocks' evidence sees it
+        try:
+            error = self.validator.first_error(rb.block)
+        finally:
+            self.validator.evidence = True
+        return known if error is not None else None
 
 
 def replay(root: Path, reader: Reader, chain: list[ReviewBlock], rb: ReviewBlock) -> tuple[bytes | None, bytes | None]:

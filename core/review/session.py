@@ -21,7 +21,9 @@ from ljtui.core.edits.plan_format import DEFAULT_ENTRY_ID, EditBlock, EditPlan, 
 from ljtui.core.edits.recovery import UndoOutcome, undo_last
 from ljtui.core.edits.validate import FileChange, Reader, read_bytes
 from ljtui.core.ports import Clock
-from ljtui.core.review.checking import ChainValidator, CheckPass, applies_in_chain, replay, resolve_all
+from ljtui.core.review.checking import (
+    ChainValidator, CheckPass, FailureCache, applies_in_chain, replay, resolve_all,
+)
 from ljtui.core.review.diff_text import diff_lines
 from ljtui.core.review.render import render_plan
 from ljtui.core.review.views import BlockState, BlockView
@@ -123,7 +125,8 @@ class Review:
         for rb in self.blocks:
             self._chains.setdefault(rb.key, []).append(rb)
         self.baseline = self._hashes()
-        self._pass = CheckPass(self.root, self.reader, self.blocks)
+        self._failures = FailureCache()
+        self._pass = CheckPass(self.root, self.reader, self.blocks, self._failures)
         self.version = next(_VERSIONS)
         if check_now:
             self.check()
@@ -221,7 +224,7 @@ class Review:
         Accepted blocks chain; a rejected block is tried against the state
         the accepted blocks before it leave.
         """
-        self._pass = CheckPass(self.root, self.reader, self.blocks)
+        self._pass = CheckPass(self.root, self.reader, self.blocks, self._failures)
         self.version = next(_VERSIONS)
         self.check()
 

@@ -13,7 +13,7 @@ from tests.tui.conftest import AppFactory, settle, states, until
 from tests.tui.review_plans import long_diff_plan, many_blocks_plan
 
 SIZE = (120, 40)
-BLOCKS = 2_000
+BLOCKS = 1_000
 
 
 async def test_thousands_of_blocks_are_one_virtual_list_and_one_diff(make_app: AppFactory, git_repo: Path) -> None:

@@ -213,3 +213,45 @@ def test_a_toggle_in_a_long_chain_revalidates_once_with_the_same_notes(repo: Pat
     assert review.toggle(40) == [f"EDIT {', '.join(map(str, range(1, 40)))} accepted too: "
                                  "EDIT 40 changes text they write"]
     assert {rb.state for rb in review.blocks} == {"accepted"}
+
+
+FAILING = PLAN + """
+### EDIT 5
+
+- file: `app.py`
+
+```old
+    return 'byee'
+```
+
+```new
+    return 'ciao'
+```
+
+### EDIT 6
+
+- file: `notes/new.txt`
+
+```old
+def greet(name):
+    return 'hello, dearest ' + nam
+```
+
+```new
+nothing
+```
+"""
+
+
+def test_errors_kept_from_one_check_to_the_next_are_those_a_fresh_check_finds(repo: Path) -> None:
+    review = Review.from_text(FAILING, repo)
+    steps = [lambda: review.toggle(1), lambda: review.toggle(5), lambda: review.set_all(False),
+             lambda: review.set_all(True), lambda: review.toggle(2), lambda: review.toggle(1)]
+    for step in steps:
+        step()
+        fresh = Review.from_text(FAILING, repo)
+        for mine, theirs in zip(review.blocks, fresh.blocks):
+            theirs.accepted = mine.accepted
+        fresh.revalidate()
+        assert [(rb.state, rb.error) for rb in review.blocks] == [(rb.state, rb.error) for rb in fresh.blocks]
+    assert review.block(5).error.candidates and review.block(6).error.candidates
