@@ -96,7 +96,7 @@ class ReviewService:
             if size > MAX_PLAN_BYTES:
                 return self._open_failed(shown, f"cannot open {shown}: larger than {MAX_PLAN_BYTES} bytes")
             if size > BIG_PLAN_BYTES:
-                self._sink.emit(Notice(f"Reading {shown} ({size / 1024 / 1024:.1f} MB)…"))
+                self._sink.emit(Notice(f"Reading {shown} ({_size(size)})…"))
             text = path.read_bytes().decode("utf-8")
         except FileNotFoundError:
             return self._open_failed(shown, f"cannot open {shown}: no such file")
@@ -359,6 +359,11 @@ class ReviewService:
             self._sink.emit(R.ExportFailed(shown, getattr(exc, "strerror", None) or str(exc)))
             return
         self._sink.emit(R.ExportWritten(shown, count))
+
+
+def _size(count: int) -> str:
+    """``652 KB``, ``5.4 MB``."""
+    return f"{count / 1024:.0f} KB" if count < 1024 * 1024 else f"{count / 1024 / 1024:.1f} MB"
 
 
 def _cut(line: str) -> str:

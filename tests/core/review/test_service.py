@@ -288,3 +288,15 @@ def test_a_diff_follows_the_choices(repo: Path) -> None:
     svc.refresh({"app.py"})
     stale = svc.diff(1)
     assert stale.lines == () and stale.note == "no diff: this block does not apply to the current files"
+
+
+def test_a_big_plan_file_is_announced_before_it_is_parsed(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ljtui.core.review import service as S
+
+    monkeypatch.setattr(S, "BIG_PLAN_BYTES", 100)
+    (repo / "big.md").write_text(_chain_plan(5), encoding="utf-8")
+    svc, sink = service(repo, ScriptedApprover())
+    assert svc.open_file("big.md")
+    first, second = sink.events[:2]
+    assert isinstance(first, Notice) and first.message == f"Reading big.md ({round(len(_chain_plan(5)) / 1024)} KB)…"
+    assert isinstance(second, R.PlanOpened)
