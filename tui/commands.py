@@ -47,6 +47,12 @@ def _move(step: int):
     return run
 
 
+def _page(step: int):
+    def run(app: LjtuiApp, _: str) -> None:
+        app.main_screen.diff_pane.action_page(step)
+    return run
+
+
 def _toggle(app: LjtuiApp, _: str) -> None:
     number = app.main_screen.diff_pane.current_number
     app.bridge.thread(lambda: app.engine.review.toggle(number), "toggle")
@@ -126,22 +132,26 @@ ACTIONS = Registry((
     Action("pane.maximize", "Maximise the focused pane, or restore the layout", _maximize, keys="f8", label="Max",
            scope=MAIN),
     Action("pane.side", "Hide or show the Plan, Diff and Gates panes", _side, keys="f9", scope=MAIN),
+    Action("review.apply", "Apply the accepted blocks (asks first)", _apply, keys="a", label="Apply", scope=DIFF,
+           slash="apply", usage="/apply"),
+    Action("review.toggle", "Diff pane: accept or reject the selected block", _toggle, keys="space",
+           label="Accept/reject", scope=DIFF),
     Action("review.next", "Diff pane: select the next block", _move(1), keys="j,down", label="Next", scope=DIFF,
            palette=False),
     Action("review.prev", "Diff pane: select the previous block", _move(-1), keys="k,up", label="Prev",
            scope=DIFF, palette=False),
-    Action("review.toggle", "Diff pane: accept or reject the selected block", _toggle, keys="space",
-           label="Accept/reject", scope=DIFF),
     Action("review.accept_all", "Diff pane: accept every block", _set_all(True), keys="A", label="All",
            scope=DIFF),
     Action("review.reject_all", "Diff pane: reject every block", _set_all(False), keys="R", label="None",
            scope=DIFF),
-    Action("review.apply", "Apply the accepted blocks (asks first)", _apply, keys="a", label="Apply", scope=DIFF,
-           slash="apply", usage="/apply"),
     Action("review.undo", "Undo the last apply (asks first)", _undo, keys="u", label="Undo", scope=DIFF,
            slash="undo", usage="/undo"),
     Action("review.export", "Export the accepted blocks to a plan file", _export, keys="e", label="Export",
            scope=DIFF, slash="export", usage="/export [PATH]", args=OPTIONAL),
+    Action("review.page_down", "Diff pane: scroll the diff down a page (at its end: the next part of a long diff)",
+           _page(1), keys="pagedown", scope=DIFF, palette=False),
+    Action("review.page_up", "Diff pane: scroll the diff up a page (at its top: the previous part of a long diff)",
+           _page(-1), keys="pageup", scope=DIFF, palette=False),
     Action("review.open", "Open an EDIT plan file for review in the Diff pane", _open, slash="open",
            usage="/open PLAN.md", args=REQUIRED, palette=False),
     Action("chat", "Send a message to the agent (the same as typing it)", _chat, slash="chat",

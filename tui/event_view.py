@@ -131,8 +131,8 @@ def _show_review_event(screen: MainScreen, event: Event) -> bool:
     elif isinstance(event, R.ReviewChanged) and event.blocks is None and screen.chosen_pane == "diff":
         screen.action_focus_pane("prompt")  # nothing left to review: back to where text is typed
     match event:
-        case R.PlanOpened(origin=origin, blocks=blocks, seq=seq):
-            screen.diff_pane.show(blocks, seq)
+        case R.PlanOpened(origin=origin, blocks=blocks, seq=seq, version=version):
+            screen.diff_pane.show(blocks, seq, version)
             screen.set_class(True, "-reviewing")
             what = f"{len(blocks)} block(s) in {event.files} file(s)"
             if origin == "planner":
@@ -142,8 +142,8 @@ def _show_review_event(screen: MainScreen, event: Event) -> bool:
             if screen.focus_diff_when_opened:
                 screen.focus_diff_when_opened = False
                 screen.action_focus_pane("diff")
-        case R.ReviewChanged(blocks=blocks, seq=seq, notes=notes):
-            if screen.diff_pane.show(blocks, seq):
+        case R.ReviewChanged(blocks=blocks, seq=seq, notes=notes, version=version):
+            if screen.diff_pane.show(blocks, seq, version):
                 screen.set_class(bool(blocks), "-reviewing")
             for note in notes:
                 conv.add_notice(note, "warning")

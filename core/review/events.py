@@ -2,7 +2,10 @@
 
 Every change to the review is one event carrying a fresh, immutable
 picture, numbered by ``seq`` in the order the changes happened, so a UI
-that receives two pictures out of order keeps the newer one.
+that receives two pictures out of order keeps the newer one. Pictures
+carry no diffs: a UI asks for the diff of the block it shows
+(``ReviewService.diff``). While a big plan is being checked, blocks not
+validated yet are ``checking`` and a picture follows every step.
 """
 
 from __future__ import annotations
@@ -21,11 +24,18 @@ class PlanOpened(Event):
     origin: str
     seq: int
     blocks: tuple[BlockView, ...]
+    version: int = 0
+    """The review's version: a diff fetched at this version (``DiffPage.version``) is current."""
 
     @property
     def files(self) -> int:
         """How many distinct files the blocks touch."""
         return len({b.file for b in self.blocks})
+
+    @property
+    def checking(self) -> int:
+        """How many blocks are not validated yet."""
+        return _checking(self.blocks)
 
 
 @dataclass(frozen=True)
@@ -38,7 +48,7 @@ class PlanOpenFailed(Event):
 
 @dataclass(frozen=True)
 class ReviewChanged(Event):
-    """The review changed (a choice, a re-check, a file changed on disk).
+    """The review changed (a choice, a re-check, a file changed on disk, a step of checking a big plan).
 
     ``blocks`` is ``None`` when no plan is under review any more; ``notes``
     say why other blocks changed with the chosen one, or which became stale.
@@ -47,6 +57,17 @@ class ReviewChanged(Event):
     seq: int
     blocks: tuple[BlockView, ...] | None
     notes: tuple[str, ...] = ()
+    version: int = 0
+    """The review's version: a diff fetched at this version (``DiffPage.version``) is current."""
+
+    @property
+    def checking(self) -> int:
+        """How many blocks are not validated yet."""
+        return _checking(self.blocks or ())
+
+
+def _checking(blocks: tuple[BlockView, ...]) -> int:
+    return sum(b.state == "checking" for b in blocks)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,13 @@ number.
 Methods that touch the disk are synchronous and meant for a worker thread;
 ``apply``, ``undo`` and ``export`` are coroutines because they wait for a
 human, and run their disk work in a thread themselves.
+
+A big plan is shown before it is fully checked: ``open_text`` validates
+the first blocks, emits ``PlanOpened`` (the rest are ``checking``), then
+goes on in steps, releasing the lock between steps and emitting a picture
+after each, so the UI can show "validating N/M" and ask for the first
+block's diff. Any change finishes the check first. Diffs are computed on
+demand, one block at a time, and handed out in pages (:meth:`diff`).
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from ljtui.core.review import events as R
 from ljtui.core.review.export import EXPORT_DIR, ExportRefused, export_target, write_export
 from ljtui.core.edits.undo import undo_preview
 from ljtui.core.review.session import ApplyRefused, Review, undo
+from ljtui.core.review.views import DiffPage
 
 Ask = Callable[[ApprovalRequest], Awaitable[Decision]]
 """Asks a human (the engine's approval step, which also reports the question as events)."""
@@ -35,6 +43,16 @@ Ask = Callable[[ApprovalRequest], Awaitable[Decision]]
 NO_REVIEW = "No plan is under review: type a request, or open a plan with /open PLAN.md."
 MAX_PLAN_BYTES = 20 * 1024 * 1024
 """A plan file larger than this is not opened."""
+BIG_PLAN_BYTES = 256 * 1024
+"""A plan file larger than this gets a notice before it is read (parsing it takes a moment)."""
+FIRST_CHECK_BLOCKS = 200
+"""Blocks validated before a plan is first shown."""
+CHECK_STEP_BLOCKS = 500
+"""Blocks validated between two pictures while a big plan is checked."""
+DIFF_PAGE_LINES = 500
+"""Lines of a diff handed out at once."""
+MAX_DIFF_LINE_CHARS = 2_000
+"""A diff line longer than this is cut, with a note saying how much."""
 APPLY_CANCELLED = "Apply cancelled: nothing was written."
 UNDO_CANCELLED = "Undo cancelled: nothing was written."
 EXPORT_CANCELLED = "Export cancelled: nothing was written."
@@ -51,6 +69,10 @@ class ReviewService:
         self._lock = threading.RLock()
         self._review: Review | None = None
         self._seq = 0
+        self._diff: tuple[int, int, list[str], str | None] | None = None
+        """The last diff computed: block number, review version, lines, note."""
+        self._shown_checked = 0
+        """How many blocks were checked in the last picture emitted."""
 
     @property
     def active(self) -> bool:
@@ -60,7 +82,7 @@ class ReviewService:
     def targets(self) -> set[str]:
         """Repo-relative files the plan under review touches (what a watcher should report)."""
         with self._lock:
-            return {rb.key for rb in self._review.blocks} if self._review is not None else set()
+            return self._review.targets if self._review is not None else set()
 
     # --- opening ---------------------------------------------------------------
 
@@ -70,8 +92,11 @@ class ReviewService:
         path = path if path.is_absolute() else self.root / path
         shown = self._display(path)
         try:
-            if path.stat().st_size > MAX_PLAN_BYTES:
+            size = path.stat().st_size
+            if size > MAX_PLAN_BYTES:
                 return self._open_failed(shown, f"cannot open {shown}: larger than {MAX_PLAN_BYTES} bytes")
+            if size > BIG_PLAN_BYTES:
+                self._sink.emit(Notice(f"Reading {shown} ({_size(size)})…"))
             text = path.read_bytes().decode("utf-8")
         except FileNotFoundError:
             return self._open_failed(shown, f"cannot open {shown}: no such file")
@@ -84,24 +109,65 @@ class ReviewService:
 
     def open_text(self, text: str, origin: str) -> bool:
         """Put the plan ``text`` under review; ``origin`` names where it came from."""
-        from ljtui.core.edits.plan_format import PlanParseError
+        from ljtui.core.edits.plan_format import PlanParseError, parse_plan
 
         try:
-            review = Review.from_text(text, self.root)
+            review = Review(parse_plan(text), self.root, check_now=False)
         except PlanParseError as exc:
             problems = "; ".join(str(e) for e in exc.errors)
             return self._open_failed(origin, f"{origin} is not a valid EDIT plan: {problems}")
+        review.check(FIRST_CHECK_BLOCKS)
         with self._lock:
             self._review = review
+            self._diff = None
             self._seq += 1
-            self._sink.emit(R.PlanOpened(origin, self._seq, review.snapshot()))
+            self._shown_checked = review.checked
+            self._sink.emit(R.PlanOpened(origin, self._seq, review.snapshot(), review.version))
+        self._check_in_steps(review)
         return True
+
+    def _check_in_steps(self, review: Review) -> None:
+        """Validate the rest of ``review``, a step at a time, with a picture after each step."""
+        while True:
+            with self._lock:
+                if self._review is not review:
+                    return
+                if review.checked < len(review.blocks):
+                    review.check(CHECK_STEP_BLOCKS)
+                elif self._shown_checked == review.checked:
+                    return  # the last picture shows every block checked
+                self._publish(())
 
     def close(self) -> None:
         """Drop the plan under review."""
         with self._lock:
             self._review = None
+            self._diff = None
             self._publish(())
+
+    # --- diffs -----------------------------------------------------------------
+
+    def diff(self, number: int, start: int = 0) -> DiffPage | None:
+        """A page of block ``number``'s diff, from line ``start`` (``None``: no such block under review).
+
+        The whole diff of the last block asked for is kept, so paging through
+        it does not compute it again.
+        """
+        with self._lock:
+            review = self._review
+            if review is None:
+                return None
+            cached = self._diff
+            if cached is None or cached[:2] != (number, review.version):
+                try:
+                    lines, note = review.diff_lines(number)
+                except KeyError:
+                    return None
+                cached = self._diff = (number, review.version, lines, note)
+        _, version, lines, note = cached
+        start = max(0, min(start, len(lines) - 1))
+        page = tuple(_cut(line) for line in lines[start:start + DIFF_PAGE_LINES])
+        return DiffPage(number, version, start, page, len(lines), note, DIFF_PAGE_LINES)
 
     def _open_failed(self, origin: str, message: str) -> bool:
         self._sink.emit(R.PlanOpenFailed(origin, message))
@@ -149,8 +215,10 @@ class ReviewService:
     def _publish(self, notes: tuple[str, ...]) -> None:
         """Emit the review as it is now (call with the lock held)."""
         self._seq += 1
-        blocks = self._review.snapshot() if self._review is not None else None
-        self._sink.emit(R.ReviewChanged(self._seq, blocks, notes))
+        review = self._review
+        blocks = review.snapshot() if review is not None else None
+        self._shown_checked = review.checked if review is not None else 0
+        self._sink.emit(R.ReviewChanged(self._seq, blocks, notes, review.version if review is not None else 0))
 
     # --- apply -----------------------------------------------------------------
 
@@ -291,3 +359,15 @@ class ReviewService:
             self._sink.emit(R.ExportFailed(shown, getattr(exc, "strerror", None) or str(exc)))
             return
         self._sink.emit(R.ExportWritten(shown, count))
+
+
+def _size(count: int) -> str:
+    """``652 KB``, ``5.4 MB``."""
+    return f"{count / 1024:.0f} KB" if count < 1024 * 1024 else f"{count / 1024 / 1024:.1f} MB"
+
+
+def _cut(line: str) -> str:
+    """``line``, cut at :data:`MAX_DIFF_LINE_CHARS` with a note saying how much is left out."""
+    if len(line) <= MAX_DIFF_LINE_CHARS:
+        return line
+    return f"{line[:MAX_DIFF_LINE_CHARS]} … ({len(line) - MAX_DIFF_LINE_CHARS:,} more characters)"

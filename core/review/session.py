@@ -9,24 +9,28 @@ widened to the blocks they depend on, and the review says why.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+import itertools
+from dataclasses import InitVar, dataclass, field, replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable
 
 from ljtui.core.edits import errors as E
 from ljtui.core.edits.apply import ApplyReport, apply_plan
-from ljtui.core.edits.diffs import unified_diff
 from ljtui.core.edits.journal import sha256
-from ljtui.core.edits.paths import resolve_target
-from ljtui.core.edits.plan_format import DEFAULT_ENTRY_ID, EditBlock, EditPlan, Entry, parse_plan
+from ljtui.core.edits.plan_format import DEFAULT_ENTRY_ID, EditBlock, EditPlan, parse_plan
 from ljtui.core.edits.recovery import UndoOutcome, undo_last
-from ljtui.core.edits.validate import FileChange, Reader, Validator, read_bytes
+from ljtui.core.edits.validate import FileChange, Reader, read_bytes
 from ljtui.core.ports import Clock
+from ljtui.core.review.checking import (
+    ChainValidator, CheckPass, FailureCache, applies_in_chain, replay, resolve_all,
+)
+from ljtui.core.review.diff_text import diff_lines
 from ljtui.core.review.render import render_plan
 from ljtui.core.review.views import BlockState, BlockView
 
 REVIEW_ENTRY_ID = DEFAULT_ENTRY_ID
 """Accepted blocks are applied as one all-or-nothing entry."""
+_VERSIONS = itertools.count(1)
 
 
 @dataclass
@@ -38,18 +42,18 @@ class ReviewBlock:
         accepted: The user's choice.
         stale: The target changed on disk since the block was shown.
         error: Why the block does not apply to the current files, if it does not.
-        diff: Unified diff of this block against the file as the accepted
-            blocks before it leave it (empty when it does not apply).
         key: The repo-relative target, or the path as written when refused.
+        real: The target's absolute path (``None`` when refused).
+        checked: Validated in the current pass (a big plan is checked in steps).
     """
 
     block: EditBlock
     accepted: bool = True
     stale: bool = False
     error: E.EditError | None = None
-    diff: str = ""
     key: str = ""
     real: Path | None = None
+    checked: bool = False
 
     @property
     def number(self) -> int:
@@ -59,10 +63,13 @@ class ReviewBlock:
     def state(self) -> BlockState:
         """What the Diff pane shows.
 
-        A rejected block stays ``rejected`` even when it would not apply
-        (its ``error`` still says why); an accepted one that does not apply
-        is ``failed``; a changed target makes it ``stale`` until re-accepted.
+        A block not validated yet is ``checking``. A rejected block stays
+        ``rejected`` even when it would not apply (its ``error`` still says
+        why); an accepted one that does not apply is ``failed``; a changed
+        target makes it ``stale`` until re-accepted.
         """
+        if not self.checked:
+            return "checking"
         if not self.accepted:
             return "rejected"
         if self.error is not None:
@@ -71,6 +78,8 @@ class ReviewBlock:
 
 
 MAX_CANDIDATES_SHOWN = 4
+NO_DIFF_FAILED = "no diff: this block does not apply to the current files"
+NO_DIFF_UNCHANGED = "no diff: this block leaves the file as it is"
 
 
 def _candidate_lines(error: E.EditError | None) -> tuple[str, ...]:
@@ -90,19 +99,37 @@ class ApplyRefused:
 
 @dataclass
 class Review:
-    """A plan under review in the repository at ``root``."""
+    """A plan under review in the repository at ``root``.
+
+    Built with ``check_now=False`` the blocks start as ``checking``;
+    :meth:`check` validates them in steps. ``version`` changes whenever a
+    choice or a file could have changed any block's diff; versions are
+    unique across reviews, so a diff of another plan is never taken for
+    current.
+    """
 
     plan: EditPlan
     root: Path
     reader: Reader = read_bytes
+    check_now: InitVar[bool] = True
     blocks: list[ReviewBlock] = field(init=False)
     baseline: dict[str, str | None] = field(init=False, default_factory=dict)
+    version: int = field(init=False, default=0)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, check_now: bool) -> None:
         self.root = self.root.resolve()
         self.blocks = [ReviewBlock(b) for b in self.plan.blocks]
-        self.revalidate()
+        self._index = {rb.number: n for n, rb in enumerate(self.blocks)}
+        self._targets = resolve_all(self.root, self.blocks)
+        self._chains: dict[str, list[ReviewBlock]] = {}
+        for rb in self.blocks:
+            self._chains.setdefault(rb.key, []).append(rb)
         self.baseline = self._hashes()
+        self._failures = FailureCache()
+        self._pass = CheckPass(self.root, self.reader, self.blocks, self._failures)
+        self.version = next(_VERSIONS)
+        if check_now:
+            self.check()
 
     @classmethod
     def from_text(cls, text: str, root: Path, reader: Reader = read_bytes) -> Review:
@@ -112,10 +139,9 @@ class Review:
     # --- queries -------------------------------------------------------------
 
     def block(self, number: int) -> ReviewBlock:
-        for rb in self.blocks:
-            if rb.number == number:
-                return rb
-        raise KeyError(f"no EDIT {number} in this plan")
+        if number not in self._index:
+            raise KeyError(f"no EDIT {number} in this plan")
+        return self.blocks[self._index[number]]
 
     @property
     def accepted(self) -> list[ReviewBlock]:
@@ -127,6 +153,16 @@ class Review:
         """Target files of the accepted blocks, in plan order."""
         return list(dict.fromkeys(rb.key for rb in self.accepted))
 
+    @property
+    def targets(self) -> set[str]:
+        """Repo-relative files the blocks touch."""
+        return {rb.key for rb in self.blocks}
+
+    @property
+    def checked(self) -> int:
+        """How many blocks (from the first) the current pass has validated."""
+        return self._pass.done
+
     def selected_plan(self) -> EditPlan:
         """The accepted blocks as one all-or-nothing plan."""
         blocks = tuple(replace(rb.block, entry=REVIEW_ENTRY_ID) for rb in self.accepted)
@@ -134,6 +170,7 @@ class Review:
 
     def exportable(self) -> list[ReviewBlock]:
         """Accepted blocks that apply to the current files (not failed, not stale)."""
+        self.check()
         return [rb for rb in self.blocks if rb.state == "accepted"]
 
     def export_text(self) -> str:
@@ -143,72 +180,64 @@ class Review:
     def snapshot(self) -> tuple[BlockView, ...]:
         """Every block as it should be shown now."""
         return tuple(
-            BlockView(rb.number, rb.key, rb.block.where, rb.state, rb.diff,
+            BlockView(rb.number, rb.key, rb.block.where, rb.state,
                       f"{rb.error.kind}: {rb.error.message}" if rb.error is not None else None,
                       _candidate_lines(rb.error))
             for rb in self.blocks
         )
 
+    def diff_lines(self, number: int) -> tuple[list[str], str | None]:
+        """Block ``number``'s unified diff against the files now, computed on demand.
+
+        The diff is taken against the file as the accepted blocks before it
+        leave it. Raises ``KeyError`` for an unknown block.
+
+        Returns:
+            The diff's lines, and a note saying why there are none.
+        """
+        rb = self.block(number)
+        self.check(upto=self._index[number])
+        if rb.error is not None or rb.real is None:
+            return [], NO_DIFF_FAILED
+        before, after = replay(self.root, self.reader, self._chains[rb.key], rb)
+        if after is None:
+            return [], NO_DIFF_FAILED
+        if before == after:
+            return [], NO_DIFF_UNCHANGED
+        return diff_lines(FileChange(rb.key, rb.real, before, after)), None
+
     # --- validation ----------------------------------------------------------
 
-    def revalidate(self) -> None:
-        """Recompute every block's error and diff against the files on disk.
+    def check(self, count: int | None = None, *, upto: int | None = None) -> bool:
+        """Go on validating: every block (no argument), ``count`` more, or up to index ``upto``.
 
-        Accepted blocks chain; a rejected block is shown against the state
+        Returns:
+            True once every block is validated.
+        """
+        if upto is not None:
+            count = max(0, upto + 1 - self._pass.done)
+        return self._pass.run(count)
+
+    def revalidate(self) -> None:
+        """Recompute every block's error against the files on disk.
+
+        Accepted blocks chain; a rejected block is tried against the state
         the accepted blocks before it leave.
         """
-        read = _read_once(self.reader)
-        validator = Validator(self.root, reader=read)
-        for rb in self.blocks:
-            target = resolve_target(self.root, rb.block.file, rb.number)
-            refused = isinstance(target, E.EditError)
-            rb.key = rb.block.file if refused else target.key
-            rb.real = None if refused else target.real
-            before = self._current(validator, rb, read)
-            if rb.accepted:
-                [outcome] = validator.check([Entry(f"edit-{rb.number}", (rb.block,))])
-                rb.error = outcome.errors[0] if outcome.errors else None
-                after = self._current(validator, rb, read) if rb.error is None else None
-            else:
-                rb.error, after = self._trial(rb, before, read)
-            rb.diff = self._diff(rb, before, after)
+        self._pass = CheckPass(self.root, self.reader, self.blocks, self._failures)
+        self.version = next(_VERSIONS)
+        self.check()
 
-    def _current(self, validator: Validator, rb: ReviewBlock, read: Reader) -> bytes | None:
-        """The target's bytes as the accepted blocks so far leave them."""
-        change = validator.changes().get(rb.key)
-        if change is not None:
-            return change.after
-        if rb.real is None:
-            return None
-        try:
-            return read(rb.real)
-        except OSError:
-            return None
-
-    def _trial(self, rb: ReviewBlock, before: bytes | None, read: Reader) -> tuple[E.EditError | None, bytes | None]:
-        """Validate a rejected block without letting it change the chain."""
-        trial = Validator(self.root, reader=lambda p: before if p == rb.real else read(p))
-        [outcome] = trial.check([Entry("trial", (rb.block,))])
-        if outcome.errors:
-            return outcome.errors[0], None
-        change = trial.changes().get(rb.key)
-        return None, (change.after if change is not None else before)
-
-    def _diff(self, rb: ReviewBlock, before: bytes | None, after: bytes | None) -> str:
-        if rb.error is not None or rb.real is None or before == after:
-            return ""
-        return unified_diff(FileChange(rb.key, rb.real, before, after))
-
-    def _hashes(self) -> dict[str, str | None]:
+    def _hashes(self, keys: Iterable[str] | None = None) -> dict[str, str | None]:
         out: dict[str, str | None] = {}
-        for rb in self.blocks:
-            target = resolve_target(self.root, rb.block.file, rb.number)
-            if isinstance(target, E.EditError) or target.key in out:
+        for key in self._targets if keys is None else keys:
+            target = self._targets.get(key)
+            if target is None:
                 continue
             try:
-                out[target.key] = sha256(self.reader(target.real))
+                out[key] = sha256(self.reader(target.real))
             except OSError:
-                out[target.key] = None
+                out[key] = None
         return out
 
     # --- choices -------------------------------------------------------------
@@ -225,11 +254,11 @@ class Review:
             self._mark_reviewed(rb.key)
             notes.append(f"EDIT {number}: {rb.key} changed on disk; its blocks now use the new content")
         rb.accepted = accepted
-        self.revalidate()
         if accepted:
             notes += self._pull_in_dependencies(rb)
         else:
             notes += self._drop_dependents(rb)
+        self.revalidate()
         return notes
 
     def toggle(self, number: int) -> list[str]:
@@ -247,28 +276,29 @@ class Review:
         self.revalidate()
 
     def _drop_dependents(self, dropped: ReviewBlock) -> list[str]:
+        """Reject the later blocks of ``dropped``'s file that no longer apply without it."""
         notes = []
-        for rb in self.blocks:
-            if rb.accepted and rb.key == dropped.key and rb.number > dropped.number and rb.error is not None:
-                rb.accepted = False
-                notes.append(f"EDIT {rb.number} rejected too: it changes text that EDIT {dropped.number} writes")
-                self.revalidate()
+        chain = ChainValidator(self.root, reader=self.reader, evidence=False)
+        for rb in self._chains[dropped.key]:
+            if not rb.accepted or chain.first_error(rb.block) is None or rb.number <= dropped.number:
+                continue
+            rb.accepted = False
+            notes.append(f"EDIT {rb.number} rejected too: it changes text that EDIT {dropped.number} writes")
         return notes
 
     def _pull_in_dependencies(self, wanted: ReviewBlock) -> list[str]:
-        if wanted.error is None:
+        """Accept the earlier blocks of ``wanted``'s file when it applies only after them."""
+        chain = self._chains[wanted.key]
+        if wanted.real is None or applies_in_chain(self.root, self.reader, chain, wanted):
             return []
-        earlier = [rb for rb in self.blocks
-                   if not rb.accepted and rb.key == wanted.key and rb.number < wanted.number]
+        earlier = [rb for rb in chain if not rb.accepted and rb.number < wanted.number]
         for rb in earlier:
             rb.accepted = True
-        self.revalidate()
-        if wanted.error is None and earlier:
+        if earlier and applies_in_chain(self.root, self.reader, chain, wanted):
             needed = ", ".join(str(rb.number) for rb in earlier)
             return [f"EDIT {needed} accepted too: EDIT {wanted.number} changes text they write"]
         for rb in earlier:
             rb.accepted = False
-        self.revalidate()
         return []
 
     # --- staleness -----------------------------------------------------------
@@ -283,7 +313,7 @@ class Review:
         Returns:
             Numbers of blocks that became stale.
         """
-        now = self._hashes()
+        now = self._hashes(None if changed is None else changed & self._targets.keys())
         newly: list[int] = []
         for rb in self.blocks:
             if changed is not None and rb.key not in changed:
@@ -296,15 +326,15 @@ class Review:
         return newly
 
     def _mark_reviewed(self, key: str) -> None:
-        self.baseline[key] = self._hashes().get(key)
-        for rb in self.blocks:
-            if rb.key == key:
-                rb.stale = False
+        self.baseline[key] = self._hashes([key]).get(key)
+        for rb in self._chains.get(key, ()):
+            rb.stale = False
 
     # --- writing -------------------------------------------------------------
 
     def check_apply(self) -> ApplyRefused | None:
         """Why the accepted blocks cannot be applied now, or ``None``."""
+        self.check()
         self.refresh()
         chosen = self.accepted
         if not chosen:
@@ -331,18 +361,6 @@ class Review:
         if refused is not None:
             return refused
         return apply_plan(self.selected_plan(), self.root, clock=clock, say=say)
-
-
-def _read_once(reader: Reader) -> Reader:
-    """``reader`` remembering each file it read, for one validation pass."""
-    seen: dict[Path, bytes | None] = {}
-
-    def read(path: Path) -> bytes | None:
-        if path not in seen:
-            seen[path] = reader(path)
-        return seen[path]
-
-    return read
 
 
 def undo(root: Path, *, clock: Clock | None = None) -> UndoOutcome:

@@ -5,18 +5,65 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-BlockState = Literal["accepted", "rejected", "stale", "failed"]
+BlockState = Literal["accepted", "rejected", "stale", "failed", "checking"]
+"""``checking``: the block is not validated yet (a big plan is validated in steps)."""
 
 
 @dataclass(frozen=True)
 class BlockView:
-    """An immutable picture of one block, for display."""
+    """An immutable picture of one block, for display (its diff is asked for separately)."""
 
     number: int
     file: str
     where: str | None
     state: BlockState
-    diff: str
     reason: str | None
     candidates: tuple[str, ...] = ()
     """Nearest matches of a failed anchor: ``file:line (score) excerpt``."""
+
+
+@dataclass(frozen=True)
+class DiffPage:
+    """One page of one block's unified diff.
+
+    A diff longer than a page comes in pages: ``lines`` are the diff's lines
+    ``start`` to ``start + len(lines)`` of ``total``. A line longer than core's
+    limit ends with a note saying how many characters were cut.
+
+    Attributes:
+        number: The block.
+        version: The review's version the diff was computed at (newer wins).
+        start: Index of the first line of this page in the whole diff.
+        lines: The page's lines, without line breaks.
+        total: How many lines the whole diff has.
+        note: Why there is no diff (the block does not apply, or changes nothing).
+        size: The most lines a page holds.
+    """
+
+    number: int
+    version: int
+    start: int
+    lines: tuple[str, ...]
+    total: int
+    note: str | None = None
+    size: int = 0
+
+    @property
+    def end(self) -> int:
+        """Index after the page's last line."""
+        return self.start + len(self.lines)
+
+    @property
+    def above(self) -> int:
+        """Lines of the diff before this page."""
+        return self.start
+
+    @property
+    def below(self) -> int:
+        """Lines of the diff after this page."""
+        return self.total - self.end
+
+    @property
+    def previous(self) -> int:
+        """Where the page before this one starts."""
+        return max(0, self.start - self.size)

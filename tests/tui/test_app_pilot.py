@@ -197,7 +197,7 @@ async def test_malformed_config_warns_and_app_starts(make_app: AppFactory, isola
 
 async def test_message_while_busy_is_kept(make_app: AppFactory, tmp_path: Path) -> None:
     script = tmp_path / "slow.yaml"
-    script.write_text("chunk_delay: 0.05\nturns:\n  - text: " + "word " * 40 + "\n", encoding="utf-8")
+    script.write_text("chunk_delay: 0.05\nturns:\n  - text: " + "word " * 2000 + "\n", encoding="utf-8")
     app = make_app(script=None, **{"provider.name": "scripted", "provider.script": str(script)})
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*"/chat first", "enter")
@@ -207,7 +207,8 @@ async def test_message_while_busy_is_kept(make_app: AppFactory, tmp_path: Path) 
         await pilot.pause()
         assert notices(app)[-1] == "Still working on the previous request; wait for it to finish."
         assert app.main_screen.query_one(PromptInput).value == "second"
-        await app.workers.wait_for_complete()
+        await pilot.press("escape")  # cancels the slow reply
+        await until(pilot, lambda: not app.bridge.busy, "the reply to be cancelled")
 
 
 def _luminance(hex_colour: str) -> float:

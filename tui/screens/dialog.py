@@ -43,7 +43,7 @@ class Dialog(ModalScreen[T], Generic[T]):
         padding: 0 1;
     }
     Dialog .dialog-body { height: auto; max-height: 1fr; }
-    Dialog .dialog-keys { color: $text-muted; margin-top: 1; height: auto; }
+    Dialog .dialog-keys { color: $text-muted; margin-top: 1; height: auto; dock: bottom; }
     """
 
     def __init__(self) -> None:
@@ -59,15 +59,14 @@ class Dialog(ModalScreen[T], Generic[T]):
         lines = self.request.lines
         if self.request.diff_path is None:
             return Text("\n".join(lines))
-        from ljtui.tui.widgets.diff_render import render_diff
+        from ljtui.tui.widgets.diff_render import render_lines, split_header
 
-        diff = [line for line in lines if line[:1] in ("+", "-", " ", "@", "\\")]
-        notes = [line for line in lines if line[:1] not in ("+", "-", " ", "@", "\\")]
-        text = render_diff("\n".join(diff), self.request.diff_path, self.app.theme_variables,
-                           dark=self.app.current_theme.dark)
-        for note in notes:
-            text.append("\n" + note, style="dim italic")
-        return text
+        label, body = split_header(lines)
+        rendered = render_lines(body, self.request.diff_path, self.app.theme_variables,
+                                dark=self.app.current_theme.dark)
+        if label:
+            rendered.insert(0, Text(f"({label})", style="dim"))
+        return Text("\n").join(rendered)
 
     def key_line(self) -> str:
         """The keys of the dialog, e.g. ``Enter: apply    Esc: cancel``."""
@@ -102,15 +101,14 @@ class ApprovalDialog(Dialog[Decision]):
         lines = self.request.lines
         if self.request.diff_path is None:
             return Text("\n".join(lines))
-        from ljtui.tui.widgets.diff_render import render_diff
+        from ljtui.tui.widgets.diff_render import render_lines, split_header
 
-        diff = [line for line in lines if line[:1] in ("+", "-", " ", "@", "\\")]
-        notes = [line for line in lines if line[:1] not in ("+", "-", " ", "@", "\\")]
-        text = render_diff("\n".join(diff), self.request.diff_path, self.app.theme_variables,
-                           dark=self.app.current_theme.dark)
-        for note in notes:
-            text.append("\n" + note, style="dim italic")
-        return text
+        label, body = split_header(lines)
+        rendered = render_lines(body, self.request.diff_path, self.app.theme_variables,
+                                dark=self.app.current_theme.dark)
+        if label:
+            rendered.insert(0, Text(f"({label})", style="dim"))
+        return Text("\n").join(rendered)
 
     def key_line(self) -> str:
         return "    ".join(f"{key_name(c.key)}: {c.label}" for c in self.request.choices)

@@ -1,50 +1,33 @@
 """The Diff pane: the EDIT blocks of the plan under review, one diff at a time.
 
-The pane shows the pictures core sends (newest sequence number wins); its
-keys are actions of the registry, carried out by the engine's review.
+The pane shows the pictures core sends (newest sequence number wins) in a
+virtual list, and asks core for the selected block's diff — one page of it
+— in a worker of its own, rendering it there too; the newest request wins.
+Its keys are actions of the registry, carried out by the engine's review.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Vertical, VerticalScroll
-from textual.reactive import reactive
-from textual.widgets import Static
+from textual.containers import Vertical
+from textual.message import Message
 
 from ljtui.tui.commands import ACTIONS, DIFF
+from ljtui.tui.widgets.block_list import BlockList
+from ljtui.tui.widgets.diff_view import DiffView, Place
 from ljtui.tui.widgets.empty_pane import EmptyState
 
 if TYPE_CHECKING:
-    from ljtui.core.review.views import BlockView
+    from ljtui.core.engine import Engine
+    from ljtui.core.review.views import BlockView, DiffPage
 
 EMPTY_TEXT = "No pending edits. Proposed changes appear here as diffs to accept or reject."
-STATE_MARKS = {"accepted": "✓", "rejected": "✗", "stale": "⟳", "failed": "!"}
-
-
-class BlockRow(Static):
-    """One block in the list: mark, number, file, where, state."""
-
-    DEFAULT_CSS = """
-    BlockRow {
-        height: 1;
-        padding: 0 1;
-        &.-accepted { color: $diff-added; }
-        &.-rejected { color: $text-muted; }
-        &.-stale { color: $warning; }
-        &.-failed { color: $error; }
-        &.-selected { background: $boost; text-style: bold; }
-    }
-    """
-
-
-def row_text(view: BlockView) -> Text:
-    """``✓ EDIT 1  accepted  app.py  greet (~2) — why``."""
-    where = f"  {view.where.replace('`', '')}" if view.where else ""
-    return Text(f"{STATE_MARKS[view.state]} EDIT {view.number}  {view.state:<8}  {view.file}{where}",
-                no_wrap=True, overflow="ellipsis")
+CHECKING_TEXT = "Checking this block against the files…"
+DIFF_GROUP = "diff"
+"""Worker group of diff requests (not engine work: a diff being fetched does not make the app busy)."""
 
 
 class DiffPane(Vertical, can_focus=True):
@@ -53,35 +36,51 @@ class DiffPane(Vertical, can_focus=True):
     BORDER_TITLE = "Diff"
     ALLOW_MAXIMIZE = True
 
+    COMPONENT_CLASSES = {"diff-pane--reason", "diff-pane--note"}
+
     DEFAULT_CSS = """
-    DiffPane #block-list { height: auto; max-height: 40%; }
-    DiffPane #block-diff { height: 1fr; border-top: solid $border-blurred; overflow-x: auto; }
-    DiffPane #block-diff-text { width: auto; text-wrap: nowrap; }
-    DiffPane #block-reason { color: $error; padding: 0 1; }
-    DiffPane.-empty #block-list, DiffPane.-empty #block-diff { display: none; }
+    DiffPane BlockList { max-height: 33%; }
+    DiffPane.-empty BlockList, DiffPane.-empty DiffView { display: none; }
     DiffPane EmptyState { display: none; }
     DiffPane.-empty EmptyState { display: block; }
+    DiffPane > .diff-pane--reason { color: $error; }
+    DiffPane > .diff-pane--note { color: $text-muted; text-style: italic; }
     """
 
     BINDINGS = ACTIONS.bindings(DIFF)
 
-    blocks: reactive[tuple[BlockView, ...]] = reactive((), always_update=True, init=False)
-    selected: reactive[int] = reactive(0, init=False)
+    class DiffLoaded(Message):
+        """A page of a block's diff arrived from core, rendered."""
+
+        def __init__(self, request: int, page: DiffPage, label: str | None, lines: list[Text], place: Place) -> None:
+            super().__init__()
+            self.request = request
+            self.page = page
+            self.label = label
+            self.lines = lines
+            self.place = place
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)
         self.add_class("-empty")
+        self.blocks: tuple[BlockView, ...] = ()
+        self.selected = 0
+        self.page: DiffPage | None = None
+        """The page of the selected block's diff on screen."""
+        self._label: str | None = None
         self._seq = 0
+        self._request = 0
+        self._version = 0
+        self._asked: tuple[int, int] | None = None
+        """Block and review version of the newest diff asked for (to skip asking again)."""
 
     def compose(self) -> ComposeResult:
         yield EmptyState(EMPTY_TEXT)
-        yield VerticalScroll(id="block-list", can_focus=False)
-        with VerticalScroll(id="block-diff", can_focus=False):
-            yield Static(id="block-reason")
-            yield Static(id="block-diff-text")
+        yield BlockList(id="block-list")
+        yield DiffView(id="block-diff")
 
     def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._show_selected())
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._load_diff(place="keep", again=True))
 
     @property
     def current(self) -> BlockView | None:
@@ -95,10 +94,16 @@ class DiffPane(Vertical, can_focus=True):
         view = self.current
         return view.number if view else None
 
-    def show(self, blocks: tuple[BlockView, ...] | None, seq: int) -> bool:
+    @property
+    def diff_view(self) -> DiffView:
+        return self.query_one(DiffView)
+
+    def show(self, blocks: tuple[BlockView, ...] | None, seq: int, version: int = 0) -> bool:
         """Show a review's blocks (``None``: no plan under review).
 
-        A picture older than the one shown (a lower ``seq``) is ignored.
+        A picture older than the one shown (a lower ``seq``) is ignored. The
+        selected block's diff is asked for again only when the review's
+        ``version`` says it may have changed.
 
         Returns:
             Whether the picture was shown.
@@ -106,49 +111,123 @@ class DiffPane(Vertical, can_focus=True):
         if seq < self._seq:
             return False
         self._seq = seq
-        keep = self.current.number if self.current else None
+        self._version = version
+        keep = self.current_number
         self.blocks = blocks or ()
         numbers = [b.number for b in self.blocks]
         self.selected = numbers.index(keep) if keep in numbers else 0
+        self.set_class(not self.blocks, "-empty")
+        self.border_subtitle = _subtitle(self.blocks)
+        self.query_one(BlockList).show(self.blocks, self.selected)
+        self._load_diff(place="keep" if self.current_number == keep else "top", again=False)
         return True
 
-    async def watch_blocks(self, blocks: tuple[BlockView, ...]) -> None:
-        self.set_class(not blocks, "-empty")
-        listing = self.query_one("#block-list", VerticalScroll)
-        await listing.remove_children()
-        await listing.mount_all(
-            BlockRow(row_text(b), classes=f"-{b.state}", id=f"edit-{b.number}") for b in blocks
-        )
-        accepted = sum(b.state == "accepted" for b in blocks)
-        self.border_subtitle = f"{accepted}/{len(blocks)} accepted" if blocks else ""
-        self._show_selected()
-
-    def watch_selected(self) -> None:
-        self._show_selected()
-
-    def _show_selected(self) -> None:
-        rows = list(self.query(BlockRow))
-        for n, row in enumerate(rows):
-            row.set_class(n == self.selected, "-selected")
-        if rows and self.selected < len(rows):
-            self.query_one("#block-list", VerticalScroll).scroll_to_widget(rows[self.selected], animate=False)
-        view = self.current
-        reason = self.query_one("#block-reason", Static)
-        text = self.query_one("#block-diff-text", Static)
-        if view is None:
-            reason.update("")
-            text.update("")
-            return
-        lines = [view.reason, *(f"  nearest: {c}" for c in view.candidates)] if view.reason else []
-        reason.update(Text("\n".join(lines)))
-        reason.display = bool(view.reason)
-        if view.diff:
-            from ljtui.tui.widgets.diff_render import render_diff
-
-            text.update(render_diff(view.diff, view.file, self.app.theme_variables, dark=self.app.current_theme.dark))
-        else:
-            text.update(Text("(no diff: this block does not apply to the current file)", style="dim"))
-
     def action_move(self, step: int) -> None:
-        if self.blocks:
-            self.selected = max(0, min(len(self.blocks) - 1, self.selected + step))
+        if not self.blocks:
+            return
+        selected = max(0, min(len(self.blocks) - 1, self.selected + step))
+        if selected != self.selected:
+            self.selected = selected
+            self.query_one(BlockList).show(self.blocks, selected)
+            self._load_diff(place="top")
+
+    def action_page(self, step: int) -> None:
+        """Scroll the diff a page; past the end (or the top) of a long diff's part, show the next (or previous)."""
+        view, page = self.diff_view, self.page
+        if step > 0 and view.at_bottom and page is not None and page.below:
+            self._load_diff(page.end, "top")
+        elif step < 0 and view.at_top and page is not None and page.above:
+            self._load_diff(page.previous, "bottom")
+        elif step > 0:
+            view.scroll_page_down(animate=False)
+        else:
+            view.scroll_page_up(animate=False)
+
+    def on_block_list_clicked(self, message: BlockList.Clicked) -> None:
+        self.action_move(message.index - self.selected)
+
+    # --- the selected block's diff ----------------------------------------------
+
+    def _load_diff(self, start: int | None = None, place: Place = "top", *, again: bool = True) -> None:
+        """Ask core for a page of the selected block's diff (the page shown now, if it is that block's).
+
+        Args:
+            again: ask even when the newest request was for this block at this version.
+        """
+        view = self.current
+        asked = (view.number, self._version) if view is not None and view.state != "checking" else None
+        if not again and asked is not None and asked == self._asked:
+            return
+        self._asked = asked
+        self._request += 1
+        if view is None or view.state == "checking":
+            self.page = None
+            lines = [] if view is None else [Text(CHECKING_TEXT, style=self.get_component_rich_style("diff-pane--note"))]
+            self.diff_view.show(lines, view.file if view else "")
+            return
+        same = self.page is not None and self.page.number == view.number
+        if start is None:
+            start = self.page.start if same and place == "keep" and self.page is not None else 0
+        if not same:
+            self._label = None
+        request, engine = self._request, self.app.engine
+        colours, dark = dict(self.app.theme_variables), self.app.current_theme.dark
+        self.run_worker(lambda: self._fetch(engine, request, view, start, colours, dark, place), name="diff",
+                        group=DIFF_GROUP, thread=True, exclusive=True, exit_on_error=False)
+
+    def _fetch(self, engine: Engine, request: int, view: BlockView, start: int, colours: dict[str, str],
+               dark: bool, place: Place) -> None:
+        """In a worker thread: fetch and render a page, then hand it to the pane."""
+        from ljtui.tui.widgets.diff_render import render_lines, split_header
+
+        page = engine.review.diff(view.number, start)
+        if page is None:
+            return
+        label, body = split_header(page.lines) if page.start == 0 else (None, page.lines)
+        self.post_message(self.DiffLoaded(request, page, label, render_lines(body, view.file, colours, dark=dark),
+                                          place))
+
+    def on_diff_pane_diff_loaded(self, message: DiffLoaded) -> None:
+        message.stop()
+        view = self.current
+        if message.request != self._request or view is None or view.number != message.page.number:
+            return
+        page = self.page = message.page
+        if page.start == 0:
+            self._label = message.label
+        note = self.get_component_rich_style("diff-pane--note")
+        lines = self._reason_lines(view)
+        if page.note:
+            lines.append(Text(f"({page.note})", style=note))
+        if page.above:
+            lines.append(Text(f"… {page.above:,} line(s) above: PageUp at the top shows them", style=note))
+        lines += message.lines
+        if page.below:
+            lines.append(Text(f"… {page.below:,} more line(s): PageDown at the end shows them", style=note))
+        self.diff_view.show(lines, _title(view, page, self._label), message.place)
+
+    def _reason_lines(self, view: BlockView) -> list[Text]:
+        if not view.reason:
+            return []
+        style = self.get_component_rich_style("diff-pane--reason")
+        return [Text(view.reason, style=style), *(Text(f"  nearest: {c}", style=style) for c in view.candidates)]
+
+
+def _subtitle(blocks: Sequence[BlockView]) -> str:
+    if not blocks:
+        return ""
+    checking = sum(b.state == "checking" for b in blocks)
+    if checking:
+        return f"validating {len(blocks) - checking:,}/{len(blocks):,}"
+    accepted = sum(b.state == "accepted" for b in blocks)
+    return f"{accepted}/{len(blocks)} accepted"
+
+
+def _title(view: BlockView, page: DiffPage, label: str | None) -> Text:
+    """``app.py · new file · lines 1–500 of 9,000``."""
+    parts = [view.file]
+    if label:
+        parts.append(label)
+    if page.above or page.below:
+        parts.append(f"lines {page.start + 1:,}–{page.end:,} of {page.total:,}")
+    return Text(" · ".join(parts))

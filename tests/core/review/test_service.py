@@ -207,3 +207,96 @@ async def test_undo_names_an_unsafe_state_folder_instead_of_nothing_to_undo(repo
     await svc.undo()
     [undone] = of(sink, R.UndoFinished)
     assert approver.asked == [] and ".agent is a symbolic link" in undone.error
+
+
+def _chain_plan(count: int) -> str:
+    return "".join(f"### EDIT {n}\n\n- file: `notes/n{n}.txt`\n\n```old\n```\n\n```new\nnote {n}\n```\n\n"
+                   for n in range(1, count + 1))
+
+
+def test_a_big_plan_is_shown_first_then_checked_in_steps(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ljtui.core.review import service as S
+
+    monkeypatch.setattr(S, "FIRST_CHECK_BLOCKS", 3)
+    monkeypatch.setattr(S, "CHECK_STEP_BLOCKS", 4)
+    svc, sink = service(repo, ScriptedApprover())
+    assert svc.open_text(_chain_plan(12), "big.md")
+    [opened] = of(sink, R.PlanOpened)
+    assert len(opened.blocks) == 12 and opened.checking == 9
+    assert [b.state for b in opened.blocks[:4]] == ["accepted", "accepted", "accepted", "checking"]
+    assert [e.checking for e in of(sink, R.ReviewChanged)] == [5, 1, 0]
+    seqs = [e.seq for e in sink.events if isinstance(e, (R.PlanOpened, R.ReviewChanged))]
+    assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+
+
+def test_a_choice_made_while_a_plan_is_checked_finishes_the_check_first(repo: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from ljtui.core.review import service as S
+
+    monkeypatch.setattr(S, "FIRST_CHECK_BLOCKS", 2)
+    monkeypatch.setattr(S, "CHECK_STEP_BLOCKS", 2)
+    opened = threading.Event()
+
+    class Sink(ListSink):
+        def emit(self, event) -> None:
+            super().emit(event)
+            if isinstance(event, R.PlanOpened):
+                opened.set()
+
+    sink = Sink()
+    svc = ReviewService(repo, sink, ScriptedApprover().decide, FixedClock())
+    worker = threading.Thread(target=svc.open_text, args=(_chain_plan(40), "big.md"))
+    worker.start()
+    assert opened.wait(10)
+    svc.toggle(1)
+    worker.join(10)
+    last = [e for e in sink.events if isinstance(e, (R.PlanOpened, R.ReviewChanged))][-1]
+    assert last.checking == 0 and [b.state for b in last.blocks] == ["rejected"] + ["accepted"] * 39
+    seqs = [e.seq for e in sink.events if isinstance(e, (R.PlanOpened, R.ReviewChanged))]
+    assert seqs == sorted(seqs)
+
+
+def test_a_diff_comes_in_pages_with_long_lines_cut(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ljtui.core.review import service as S
+
+    monkeypatch.setattr(S, "DIFF_PAGE_LINES", 4)
+    long_line = "x" * (S.MAX_DIFF_LINE_CHARS + 25)
+    plan = ("### EDIT 1\n\n- file: `big.txt`\n\n```old\n```\n\n```new\n"
+            + "".join(f"line {i}\n" for i in range(9)) + long_line + "\n```\n")
+    svc, sink = service(repo, ScriptedApprover())
+    svc.open_text(plan, "plan.md")
+    first = svc.diff(1)
+    assert first.lines == ("--- /dev/null", "+++ b/big.txt", "@@ -0,0 +1,10 @@", "+line 0")
+    assert (first.start, first.total, first.above, first.below) == (0, 13, 0, 9)
+    last = svc.diff(1, 12)
+    assert last.lines == (f"+{'x' * (S.MAX_DIFF_LINE_CHARS - 1)} … (26 more characters)",)
+    assert last.previous == 8 and last.below == 0
+    assert svc.diff(99) is None
+
+
+def test_a_diff_follows_the_choices(repo: Path) -> None:
+    svc, sink = service(repo, ScriptedApprover())
+    svc.open_text(PLAN, "plan.md")
+    before = svc.diff(1)
+    assert "+    return 'hi ' + name" in before.lines
+    svc.set_all(False)
+    after = svc.diff(1)
+    assert after.version > before.version and "+    return 'hi ' + name" in after.lines
+    (repo / "app.py").write_text("changed\n")
+    svc.refresh({"app.py"})
+    stale = svc.diff(1)
+    assert stale.lines == () and stale.note == "no diff: this block does not apply to the current files"
+
+
+def test_a_big_plan_file_is_announced_before_it_is_parsed(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ljtui.core.review import service as S
+
+    monkeypatch.setattr(S, "BIG_PLAN_BYTES", 100)
+    (repo / "big.md").write_text(_chain_plan(5), encoding="utf-8")
+    svc, sink = service(repo, ScriptedApprover())
+    assert svc.open_file("big.md")
+    first, second = sink.events[:2]
+    assert isinstance(first, Notice) and first.message == f"Reading big.md ({round(len(_chain_plan(5)) / 1024)} KB)…"
+    assert isinstance(second, R.PlanOpened)

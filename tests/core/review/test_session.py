@@ -65,6 +65,11 @@ a new file
 """
 
 
+def diff(review: Review, number: int) -> str:
+    """Block ``number``'s diff as text."""
+    return "\n".join(review.diff_lines(number)[0])
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     (tmp_path / "app.py").write_text(APP, encoding="utf-8")
@@ -74,11 +79,11 @@ def repo(tmp_path: Path) -> Path:
 def test_all_blocks_start_accepted_with_context_diffs(repo: Path) -> None:
     review = Review.from_text(PLAN, repo)
     assert [rb.state for rb in review.blocks] == ["accepted"] * 4
-    first = review.block(1).diff
+    first = diff(review, 1)
     assert "--- a/app.py" in first and "-    return 'hello ' + name" in first
     assert " def greet(name):" in first
-    assert "+    return 'hello, dearest ' + name" in review.block(2).diff
-    assert "+++ b/notes/new.txt" in review.block(4).diff
+    assert "+    return 'hello, dearest ' + name" in diff(review, 2)
+    assert "+++ b/notes/new.txt" in diff(review, 4)
 
 
 def test_rejecting_a_block_rejects_the_blocks_that_need_it(repo: Path) -> None:
@@ -87,7 +92,7 @@ def test_rejecting_a_block_rejects_the_blocks_that_need_it(repo: Path) -> None:
     assert notes == ["EDIT 2 rejected too: it changes text that EDIT 1 writes"]
     assert [rb.state for rb in review.blocks] == ["rejected", "rejected", "accepted", "accepted"]
     assert review.block(2).error.kind == "AnchorNotFound"
-    assert "-    return 'bye'" in review.block(3).diff
+    assert "-    return 'bye'" in diff(review, 3)
 
 
 def test_accepting_a_block_pulls_in_what_it_needs(repo: Path) -> None:
@@ -173,3 +178,80 @@ def test_render_then_parse_is_identity(old: str, new: str, prose: str) -> None:
     block = EditBlock(1, "src/x.py", "`f (~3)`", "plan", old, new, prose, 1)
     [parsed] = parse_plan(render_plan([block])).blocks
     assert (parsed.old, parsed.new, parsed.file, parsed.prose) == (old, new, block.file, prose)
+
+
+def test_pictures_carry_no_diffs_and_a_diff_is_computed_for_one_block(repo: Path) -> None:
+    review = Review.from_text(PLAN, repo)
+    [view] = [v for v in review.snapshot() if v.number == 2]
+    assert not hasattr(view, "diff")
+    lines, note = review.diff_lines(2)
+    assert note is None and "-    return 'hello, dear ' + name" in lines
+    review.toggle(2)
+    lines, note = review.diff_lines(2)
+    assert note is None and "-    return 'hello, dear ' + name" in lines  # tried against EDIT 1's result
+    review.set_all(False)
+    assert review.diff_lines(2) == ([], "no diff: this block does not apply to the current files")
+
+
+def test_a_plan_is_checked_in_steps_and_a_diff_checks_up_to_its_block(repo: Path) -> None:
+    review = Review(parse_plan(PLAN), repo, check_now=False)
+    assert [v.state for v in review.snapshot()] == ["checking"] * 4 and review.checked == 0
+    assert review.check(1) is False and [rb.state for rb in review.blocks] == ["accepted"] + ["checking"] * 3
+    assert "+    return 'goodbye'" in review.diff_lines(3)[0]
+    assert review.checked == 3 and review.block(4).state == "checking"
+    assert review.check() is True and [rb.state for rb in review.blocks] == ["accepted"] * 4
+
+
+def test_a_toggle_in_a_long_chain_revalidates_once_with_the_same_notes(repo: Path) -> None:
+    chain = "".join(f"### EDIT {n}\n\n- file: `app.py`\n\n```old\nstep {n - 1}\n```\n\n```new\nstep {n}\n```\n\n"
+                    for n in range(1, 41))
+    (repo / "app.py").write_text("step 0\n", encoding="utf-8")
+    review = Review.from_text(chain, repo)
+    notes = review.toggle(1)
+    assert len(notes) == 39 and notes[0] == "EDIT 2 rejected too: it changes text that EDIT 1 writes"
+    assert {rb.state for rb in review.blocks} == {"rejected"}
+    assert review.toggle(40) == [f"EDIT {', '.join(map(str, range(1, 40)))} accepted too: "
+                                 "EDIT 40 changes text they write"]
+    assert {rb.state for rb in review.blocks} == {"accepted"}
+
+
+FAILING = PLAN + """
+### EDIT 5
+
+- file: `app.py`
+
+```old
+    return 'byee'
+```
+
+```new
+    return 'ciao'
+```
+
+### EDIT 6
+
+- file: `notes/new.txt`
+
+```old
+def greet(name):
+    return 'hello, dearest ' + nam
+```
+
+```new
+nothing
+```
+"""
+
+
+def test_errors_kept_from_one_check_to_the_next_are_those_a_fresh_check_finds(repo: Path) -> None:
+    review = Review.from_text(FAILING, repo)
+    steps = [lambda: review.toggle(1), lambda: review.toggle(5), lambda: review.set_all(False),
+             lambda: review.set_all(True), lambda: review.toggle(2), lambda: review.toggle(1)]
+    for step in steps:
+        step()
+        fresh = Review.from_text(FAILING, repo)
+        for mine, theirs in zip(review.blocks, fresh.blocks):
+            theirs.accepted = mine.accepted
+        fresh.revalidate()
+        assert [(rb.state, rb.error) for rb in review.blocks] == [(rb.state, rb.error) for rb in fresh.blocks]
+    assert review.block(5).error.candidates and review.block(6).error.candidates
