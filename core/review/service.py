@@ -26,7 +26,7 @@ import asyncio
 import threading
 import time
 from pathlib import Path
-from typing import Awaitable, Callable
+from typing import Awaitable, Callable, Sequence
 
 from ljtui.core.approval import YES, ApprovalRequest, Decision, confirm
 from ljtui.core.events import Notice
@@ -34,8 +34,8 @@ from ljtui.core.ports import Clock, EventSink
 from ljtui.core.review import events as R
 from ljtui.core.review.export import EXPORT_DIR, ExportRefused, export_target, write_export
 from ljtui.core.edits.undo import undo_preview
-from ljtui.core.review.session import ApplyRefused, Review, undo
-from ljtui.core.review.views import DiffPage
+from ljtui.core.review.session import ApplyRefused, Refreshed, Review, undo
+from ljtui.core.review.views import BlockView, DiffPage
 
 Ask = Callable[[ApprovalRequest], Awaitable[Decision]]
 """Asks a human (the engine's approval step, which also reports the question as events)."""
@@ -193,12 +193,9 @@ class ReviewService:
             review = self._review
             if review is None:
                 return
-            newly = review.refresh(changed)
-            if newly:
-                snapshot = review.snapshot()
-                numbers = ", ".join(str(n) for n in newly)
-                files = ", ".join(sorted({b.file for b in snapshot if b.number in newly}))
-                self._publish((f"{files} changed on disk: EDIT {numbers} now stale",))
+            found = review.refresh(changed)
+            if found.changed:
+                self._publish(refresh_notes(found, review.snapshot()))
 
     def _change(self, change: Callable[[Review], list[str]]) -> None:
         with self._lock:
@@ -371,3 +368,23 @@ def _cut(line: str) -> str:
     if len(line) <= MAX_DIFF_LINE_CHARS:
         return line
     return f"{line[:MAX_DIFF_LINE_CHARS]} … ({len(line) - MAX_DIFF_LINE_CHARS:,} more characters)"
+
+
+def refresh_notes(found: Refreshed, blocks: Sequence[BlockView]) -> tuple[str, ...]:
+    """The sentences that say which blocks went stale, or are back as reviewed."""
+    def files(numbers: tuple[int, ...]) -> str:
+        return ", ".join(sorted({b.file for b in blocks if b.number in numbers}))
+
+    def listed(numbers: tuple[int, ...]) -> str:
+        return ", ".join(str(n) for n in numbers)
+
+    accepted = {b.number for b in blocks if b.state != "rejected"}  # a rejected block is shown as rejected
+    stale = tuple(n for n in found.stale if n in accepted)
+    restored = tuple(n for n in found.restored if n in accepted)
+    notes = []
+    if stale:
+        notes.append(f"{files(stale)} changed on disk: EDIT {listed(stale)} now stale "
+                     "(press space to accept the new diff)")
+    if restored:
+        notes.append(f"{files(restored)} is back as reviewed: EDIT {listed(restored)} no longer stale")
+    return tuple(notes)

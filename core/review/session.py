@@ -65,16 +65,18 @@ class ReviewBlock:
 
         A block not validated yet is ``checking``. A rejected block stays
         ``rejected`` even when it would not apply (its ``error`` still says
-        why); an accepted one that does not apply is ``failed``; a changed
-        target makes it ``stale`` until re-accepted.
+        why). An accepted block whose target changed since review is
+        ``stale`` until re-accepted (or until the file is back as reviewed),
+        whether or not it still applies: the one word the notices use too.
+        An accepted one that does not apply is ``failed``.
         """
         if not self.checked:
             return "checking"
         if not self.accepted:
             return "rejected"
-        if self.error is not None:
-            return "failed"
-        return "stale" if self.stale else "accepted"
+        if self.stale:
+            return "stale"
+        return "failed" if self.error is not None else "accepted"
 
 
 MAX_CANDIDATES_SHOWN = 4
@@ -95,6 +97,21 @@ class ApplyRefused:
 
     message: str
     blocks: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Refreshed:
+    """What a look at the target files found.
+
+    Attributes:
+        stale: blocks whose file changed since review.
+        restored: stale blocks whose file is back as reviewed.
+        changed: target files that changed since the last look.
+    """
+
+    stale: tuple[int, ...] = ()
+    restored: tuple[int, ...] = ()
+    changed: tuple[str, ...] = ()
 
 
 @dataclass
@@ -125,6 +142,7 @@ class Review:
         for rb in self.blocks:
             self._chains.setdefault(rb.key, []).append(rb)
         self.baseline = self._hashes()
+        self._seen = dict(self.baseline)
         self._failures = FailureCache()
         self._pass = CheckPass(self.root, self.reader, self.blocks, self._failures)
         self.version = next(_VERSIONS)
@@ -303,30 +321,38 @@ class Review:
 
     # --- staleness -----------------------------------------------------------
 
-    def refresh(self, changed: set[str] | None = None) -> list[int]:
+    def refresh(self, changed: set[str] | None = None) -> Refreshed:
         """Compare target files with their hashes at review time.
+
+        Every change to a target (edited, deleted, created again) re-checks
+        the plan; a block goes stale when its file differs from what was
+        reviewed, and back when the file is again exactly as reviewed.
 
         Args:
             changed: repo-relative paths known to have changed (``None``:
                 check every target).
-
-        Returns:
-            Numbers of blocks that became stale.
         """
         now = self._hashes(None if changed is None else changed & self._targets.keys())
-        newly: list[int] = []
+        moved = {key for key, digest in now.items() if digest != self._seen.get(key)}
+        self._seen.update(now)
+        stale: list[int] = []
+        restored: list[int] = []
         for rb in self.blocks:
-            if changed is not None and rb.key not in changed:
+            if rb.key not in moved:
                 continue
-            if now.get(rb.key) != self.baseline.get(rb.key) and not rb.stale:
+            as_reviewed = now[rb.key] == self.baseline.get(rb.key)
+            if as_reviewed and rb.stale:
+                rb.stale = False
+                restored.append(rb.number)
+            elif not as_reviewed and not rb.stale:
                 rb.stale = True
-                newly.append(rb.number)
-        if newly:
+                stale.append(rb.number)
+        if moved:
             self.revalidate()
-        return newly
+        return Refreshed(tuple(stale), tuple(restored), tuple(sorted(moved)))
 
     def _mark_reviewed(self, key: str) -> None:
-        self.baseline[key] = self._hashes([key]).get(key)
+        self.baseline[key] = self._seen[key] = self._hashes([key]).get(key)
         for rb in self._chains.get(key, ()):
             rb.stale = False
 

@@ -102,6 +102,26 @@ async def test_a_target_changed_on_disk_turns_stale_and_apply_refuses(
         assert not (git_repo / "docs").exists()
 
 
+async def test_the_watcher_sees_a_target_deleted_then_created_again_without_a_key(
+    make_app: AppFactory, git_repo: Path
+) -> None:
+    app = make_app("plan_three_blocks.yaml", watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await plan_request(pilot)
+        target = git_repo / "app.py"
+
+        def deleted_and_stale() -> bool:
+            target.unlink(missing_ok=True)
+            return states(app)[0] == "stale"
+
+        await until(pilot, deleted_and_stale, "the watcher to see app.py deleted")
+        assert states(app) == ["stale", "stale", "accepted"]
+        assert "app.py changed on disk: EDIT 1, 2 now stale (press space to accept the new diff)" in notices(app)
+        target.write_text(ORIGINAL, encoding="utf-8")  # back exactly as reviewed: no key pressed
+        await until(pilot, lambda: states(app) == ["accepted"] * 3, "the watcher to see app.py back")
+        assert notices(app)[-1] == "app.py is back as reviewed: EDIT 1, 2 no longer stale"
+
+
 async def test_a_change_after_confirmation_is_caught_at_apply(make_app: AppFactory, git_repo: Path) -> None:
     app = make_app("plan_three_blocks.yaml")
     async with app.run_test(size=SIZE) as pilot:

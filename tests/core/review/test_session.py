@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from ljtui.core.edits.apply import ApplyReport
 from ljtui.core.edits.plan_format import EditBlock, parse_plan
 from ljtui.core.review.render import fence_for, render_plan
-from ljtui.core.review.session import ApplyRefused, Review, undo
+from ljtui.core.review.session import ApplyRefused, Refreshed, Review, undo
 
 APP = "def greet(name):\n    return 'hello ' + name\n\n\ndef bye():\n    return 'bye'\n"
 
@@ -120,7 +120,7 @@ def test_apply_writes_exactly_the_accepted_blocks_then_undo_restores(repo: Path)
 def test_a_changed_target_turns_its_blocks_stale_and_apply_refuses(repo: Path) -> None:
     review = Review.from_text(PLAN, repo)
     (repo / "app.py").write_text(APP + "\n# edited by hand\n", encoding="utf-8")
-    assert review.refresh({"app.py"}) == [1, 2, 3]
+    assert review.refresh({"app.py"}).stale == (1, 2, 3)
     assert [rb.state for rb in review.blocks] == ["stale", "stale", "stale", "accepted"]
     refused = review.apply()
     assert isinstance(refused, ApplyRefused) and refused.message.startswith("stale: app.py changed on disk")
@@ -138,7 +138,7 @@ def test_apply_checks_staleness_even_without_a_watcher(repo: Path) -> None:
     (repo / "app.py").write_text(APP.replace("bye", "ciao"), encoding="utf-8")
     refused = review.apply()
     assert isinstance(refused, ApplyRefused) and "stale" in refused.message
-    assert review.block(3).state == "failed"
+    assert review.block(3).state == "stale"  # the one word, while its error says it no longer applies
     assert review.block(3).error.kind == "AnchorNotFound"
 
 
@@ -255,3 +255,21 @@ def test_errors_kept_from_one_check_to_the_next_are_those_a_fresh_check_finds(re
         fresh.revalidate()
         assert [(rb.state, rb.error) for rb in review.blocks] == [(rb.state, rb.error) for rb in fresh.blocks]
     assert review.block(5).error.candidates and review.block(6).error.candidates
+
+
+def test_deleting_and_recreating_a_target_is_seen_each_time_with_one_word(repo: Path) -> None:
+    review = Review.from_text(PLAN, repo)
+    original = (repo / "app.py").read_bytes()
+    (repo / "app.py").unlink()
+    found = review.refresh({"app.py"})
+    assert found.stale == (1, 2, 3) and found.changed == ("app.py",)
+    assert [rb.state for rb in review.blocks[:3]] == ["stale"] * 3  # stale, though it no longer applies
+    assert all(rb.error is not None for rb in review.blocks[:3])
+    (repo / "app.py").write_bytes(b"something else\n")
+    found = review.refresh({"app.py"})
+    assert found.stale == () and found.restored == () and found.changed == ("app.py",)
+    assert review.blocks[0].error is not None and "not found" not in review.blocks[0].error.message
+    (repo / "app.py").write_bytes(original)  # back exactly as reviewed
+    found = review.refresh({"app.py"})
+    assert found.restored == (1, 2, 3) and [rb.state for rb in review.blocks] == ["accepted"] * 4
+    assert review.refresh({"app.py"}) == Refreshed()  # nothing moved since the last look
