@@ -1,15 +1,67 @@
-"""Helpers for tests of running commands: process checks and waiting on conditions."""
+"""A bash tool harness for tests: real permissions, a scripted approver, events in a list."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
+
+from ljtui.core.agent.permissions import PermissionPolicy, Permissions
+from ljtui.core.agent.tools import bash
+from ljtui.core.approval import Decision, ScriptedApprover
+from ljtui.core.config import Config
+from ljtui.core.events import Event, ToolOutput
+from ljtui.core.tools import ToolContext, ToolRegistry, ToolResult
 
 WAIT_SECONDS = 60.0
 """Longest a test waits for a condition (a loaded CI box is slow, never this slow)."""
 POLL_SECONDS = 0.02
+
+
+@dataclass
+class Harness:
+    """One session's bash tool, as the engine would wire it."""
+
+    root: Path
+    approver: ScriptedApprover
+    config: Config
+    events: list[Event] = field(default_factory=list)
+    hooks: list[Callable[[Event], None]] = field(default_factory=list)
+    cancelled: asyncio.Event = field(default_factory=asyncio.Event)
+    registry: ToolRegistry = field(default_factory=lambda: ToolRegistry(list(bash.TOOLS)))
+
+    def __post_init__(self) -> None:
+        agent = self.config.agent
+        policy = PermissionPolicy(frozenset(agent.allow_tools), tuple(agent.allow_commands))
+        self.permissions = Permissions(self.approver.decide, self.emit, policy)
+
+    def emit(self, event: Event) -> None:
+        self.events.append(event)
+        for hook in self.hooks:
+            hook(event)
+
+    def context(self, call_id: str = "call-1") -> ToolContext:
+        return ToolContext(self.root, 1, call_id, "chat", self.emit, self.config,
+                           {"permissions": self.permissions}, self.cancelled)
+
+    async def call(self, **args: Any) -> ToolResult:
+        return await self.registry.call("bash", args, self.context())
+
+    @property
+    def outputs(self) -> list[ToolOutput]:
+        return [e for e in self.events if isinstance(e, ToolOutput)]
+
+
+def harness(root: Path, *, answers: list[str | Decision] | None = None, allow_commands: tuple[str, ...] = (),
+            bash_timeout: float | None = None) -> Harness:
+    """A harness whose approver gives ``answers`` to permission requests in turn (then denies)."""
+    config = Config()
+    config.agent.allow_commands = list(allow_commands)
+    if bash_timeout is not None:
+        config.agent.bash_timeout = bash_timeout
+    return Harness(root, ScriptedApprover({"permission": list(answers or [])}), config)
 
 
 def running(pid: int) -> bool:
