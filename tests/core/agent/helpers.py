@@ -1,4 +1,4 @@
-"""A bash tool harness for tests: real permissions, a scripted approver, events in a list."""
+"""Helpers for the agent's tests: a bash tool harness (real permissions, a scripted approver), process checks, waiting."""
 
 from __future__ import annotations
 

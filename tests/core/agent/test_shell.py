@@ -10,7 +10,7 @@ import pytest
 
 from ljtui.core.agent.shell import (
     HEAD_CHARS, KILL_GRACE_SECONDS, NOT_STARTED, STREAM_INTERVAL_SECONDS, STREAM_MAX_CHARS, TAIL_CHARS, Batcher,
-    HeadTail, group_alive, run_command,
+    HeadTail, ShellLimits, group_alive, run_command,
 )
 from tests.core.agent.helpers import our_zombie, processes_in, read_pid, running, until
 
@@ -116,12 +116,13 @@ async def test_a_cancel_while_bash_starts_leaves_nothing_running(tmp_path: Path,
 async def test_a_second_cancel_during_the_grace_period_still_kills_the_group(tmp_path: Path) -> None:
     command = "echo $$ > bash.pid; " + IGNORES_TERM
     pid_file = tmp_path / "child.pid"
-    task = asyncio.create_task(run_command(command, tmp_path, timeout=LONG))
-    await until(lambda: pid_file.exists() and pid_file.read_text().strip() != "", "the child to start")
+    batches: list[str] = []
+    patient = ShellLimits(kill_grace=LONG)
+    task = asyncio.create_task(run_command(command, tmp_path, timeout=LONG, on_output=batches.append, limits=patient))
+    await until(lambda: "started" in "".join(batches), "the command to run and print")
     child, shell = read_pid(pid_file), read_pid(tmp_path / "bash.pid")
     task.cancel()
-    await until(lambda: not running(shell), "bash to die of SIGTERM (the child ignores it)")
-    assert running(child)
+    await until(lambda: not running(shell), "bash to die of SIGTERM (the child ignores it for the long grace)")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
