@@ -19,15 +19,17 @@ Output is decoded as UTF-8 (bad bytes become U+FFFD) and goes two ways:
 The command ends when it exits, when its time is up, or when it is
 cancelled (the awaiting task is cancelled, or ``cancelled`` is set). In
 every case the whole group is stopped before :func:`run_command` returns or
-raises: SIGTERM (and SIGCONT, so a stopped process sees it), then SIGKILL
-after :data:`KILL_GRACE_SECONDS` for whatever still runs. That includes
-background processes the command left behind after bash itself exited.
-The bash process is reaped by asyncio's child watcher.
+raises (:func:`~ljtui.core.agent.procgroup.stop_group`: SIGTERM, then
+SIGKILL after :data:`KILL_GRACE_SECONDS`), background processes the
+command left behind included. Bash's exit is seen through a pidfd (or
+``waitid(WNOWAIT)``) without reaping it, and it is reaped only once its
+group is gone, so the group id cannot be recycled for a stranger while it
+is being signalled.
 
 Limits: a process that leaves the group on purpose (``setsid``, a
 double-forking daemon) is out of reach; the result says so when such a
-process still holds the output pipe. A killed process whose parent died
-first is reparented to pid 1 and reaped there.
+process still holds the output pipe. Without ``/proc`` (not Linux), bash is
+reaped before the leftovers are looked for, and that small race remains.
 """
 
 from __future__ import annotations
@@ -37,11 +39,13 @@ import codecs
 import os
 import signal
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Callable, Mapping
 
+from ljtui.core.agent.procgroup import KILL_WAIT_SECONDS, has_proc, signal_group, stop_group
 from ljtui.core.childenv import child_env
 
 SHELL = "/bin/bash"
@@ -56,14 +60,12 @@ STREAM_MAX_CHARS = 16_000
 """Most characters one ``on_output`` call carries (the newest ones)."""
 KILL_GRACE_SECONDS = 2.0
 """Time the group has to exit after SIGTERM before SIGKILL."""
-KILL_WAIT_SECONDS = 5.0
-"""Time the group has to vanish after SIGKILL (a process stuck in the kernel may take longer)."""
 DRAIN_SECONDS = 2.0
 """Time the output pipe has to close once the group is gone."""
-POLL_SECONDS = 0.05
-"""How often the group is checked while it is being stopped."""
-PROC = "/proc"
-"""Where Linux lists processes; elsewhere a zombie counts as alive."""
+READ_CHUNK_BYTES = 64 * 1024
+"""Bytes read from the output pipe per wake-up (a pipe's default capacity)."""
+EXIT_POLL_SECONDS = 0.01
+"""How often bash's exit is checked where there is no pidfd."""
 
 EXITED, TIMED_OUT, CANCELLED = "exited", "timed out", "cancelled"
 NOT_STARTED = 0
@@ -202,28 +204,52 @@ class Batcher:
         self._sink(text)
 
 
-class _Collector(asyncio.SubprocessProtocol):
-    """Receives the merged output and the exit of one command."""
+class _Watch:
+    """The output pipe and the exit of one running bash, watched from the event loop.
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, limits: ShellLimits,
+    The exit is seen without reaping bash: call :meth:`reap` once its group is gone.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, proc: subprocess.Popen[bytes], limits: ShellLimits,
                  on_output: Callable[[str], None] | None) -> None:
         self.exited: asyncio.Future[None] = loop.create_future()
         self.closed: asyncio.Future[None] = loop.create_future()
         self.kept = HeadTail(limits.head_chars, limits.tail_chars)
+        self._loop, self._proc = loop, proc
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self._batcher = (Batcher(loop, on_output, limits.stream_interval, limits.stream_max_chars)
                          if on_output is not None else None)
+        assert proc.stdout is not None
+        self._out = proc.stdout.fileno()
+        os.set_blocking(self._out, False)
+        loop.add_reader(self._out, self._read)
+        self._pidfd = _pidfd(proc.pid)
+        self._poll: asyncio.TimerHandle | None = None
+        if self._pidfd is not None:
+            loop.add_reader(self._pidfd, self._check_exit)
+        else:
+            self._check_exit()
 
-    def pipe_data_received(self, fd: int, data: bytes) -> None:
-        self._take(self._decoder.decode(data))
+    def _read(self) -> None:
+        try:
+            data = os.read(self._out, READ_CHUNK_BYTES)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if data:
+            self._take(self._decoder.decode(data))
+        else:
+            self._loop.remove_reader(self._out)
+            _settle(self.closed)
 
-    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        if not self.closed.done():
-            self.closed.set_result(None)
-
-    def process_exited(self) -> None:
-        if not self.exited.done():
-            self.exited.set_result(None)
+    def _check_exit(self) -> None:
+        if _exited(self._proc.pid):
+            if self._pidfd is not None:
+                self._loop.remove_reader(self._pidfd)
+            _settle(self.exited)
+        elif self._pidfd is None:
+            self._poll = self._loop.call_later(EXIT_POLL_SECONDS, self._check_exit)
 
     def _take(self, text: str) -> None:
         if text:
@@ -231,11 +257,27 @@ class _Collector(asyncio.SubprocessProtocol):
             if self._batcher is not None:
                 self._batcher.add(text)
 
-    def finish(self) -> None:
-        """Decode the last bytes and send what is still queued."""
+    def close(self) -> None:
+        """Stop watching, close the pipe, and send the last output."""
+        self._loop.remove_reader(self._out)
+        if self._pidfd is not None:
+            self._loop.remove_reader(self._pidfd)
+            os.close(self._pidfd)
+        if self._poll is not None:
+            self._poll.cancel()
+        assert self._proc.stdout is not None
+        self._proc.stdout.close()
         self._take(self._decoder.decode(b"", final=True))
         if self._batcher is not None:
             self._batcher.flush()
+
+    def reap(self) -> None:
+        """Collect bash's exit status; if it still runs (a second cancel), kill its group and reap in a thread."""
+        if self.exited.done():
+            self._proc.wait()
+            return
+        signal_group(self._proc.pid, signal.SIGKILL)
+        threading.Thread(target=self._proc.wait, name=f"reap-{self._proc.pid}", daemon=True).start()
 
 
 async def run_command(command: str, root: Path, *, timeout: float, on_output: Callable[[str], None] | None = None,
@@ -248,7 +290,7 @@ async def run_command(command: str, root: Path, *, timeout: float, on_output: Ca
         root: the working folder.
         timeout: seconds before the command and everything it started are stopped.
         on_output: receives output text as it arrives (batched).
-        cancelled: when set, the command is stopped.
+        cancelled: when set, the command is stopped; when already set, it never starts.
         env: the environment; default :func:`child_env` (no provider keys).
         limits: output and stop limits.
 
@@ -263,48 +305,26 @@ async def run_command(command: str, root: Path, *, timeout: float, on_output: Ca
         return ShellResult(None, 0.0, False, True, "", "", 0, 0, NOT_STARTED)
     loop = asyncio.get_running_loop()
     started = time.monotonic()
-    collector = _Collector(loop, limits, on_output)
-    starting = asyncio.ensure_future(loop.subprocess_exec(
-        lambda: collector, SHELL, "-c", command, cwd=root, env=dict(child_env() if env is None else env),
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True))
-    try:
-        transport, _ = await asyncio.shield(starting)
-    except asyncio.CancelledError:
-        await _abandon(starting)
-        raise
-    pid = transport.get_pid()
+    proc = subprocess.Popen([SHELL, "-c", command], cwd=root, env=dict(child_env() if env is None else env),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True, bufsize=0)
+    watch = _Watch(loop, proc, limits, on_output)
     ended, left, pipe_held = EXITED, 0, False
     try:
-        ended = await _until_end(collector.exited, timeout, cancelled)
+        ended = await _until_end(watch.exited, timeout, cancelled)
     finally:
         try:
-            left = await stop_group(pid, limits.kill_grace)
-            await _wait_for(collector.exited, KILL_WAIT_SECONDS)
-            pipe_held = not await _wait_for(collector.closed, DRAIN_SECONDS)
+            if watch.exited.done() and not has_proc():
+                watch.reap()
+            left = await stop_group(proc.pid, limits.kill_grace)
+            await _wait_for(watch.exited, KILL_WAIT_SECONDS)
+            pipe_held = not await _wait_for(watch.closed, DRAIN_SECONDS)
         finally:
-            collector.finish()
-            transport.close()
-    head, tail, cut = collector.kept.parts()
-    return ShellResult(transport.get_returncode(), time.monotonic() - started, ended == TIMED_OUT,
-                       ended == CANCELLED, head, tail, cut, collector.kept.total, pid, left, pipe_held)
-
-
-async def _abandon(starting: asyncio.Future[tuple[asyncio.SubprocessTransport, Any]]) -> None:
-    """Kill a command whose start was cancelled, as soon as it has started (bash may already run)."""
-    starting.add_done_callback(_kill_started)
-    await asyncio.wait({starting})
-    if not starting.cancelled() and starting.exception() is None:
-        transport = starting.result()[0]
-        try:
-            await _until_gone(transport.get_pid(), KILL_WAIT_SECONDS)
-        finally:
-            transport.close()
-
-
-def _kill_started(starting: asyncio.Future[tuple[asyncio.SubprocessTransport, Any]]) -> None:
-    """SIGKILL the group of a started command (runs even if the caller was cancelled again)."""
-    if not starting.cancelled() and starting.exception() is None:
-        _signal_group(starting.result()[0].get_pid(), signal.SIGKILL)
+            watch.close()
+            watch.reap()
+    head, tail, cut = watch.kept.parts()
+    return ShellResult(proc.returncode, time.monotonic() - started, ended == TIMED_OUT, ended == CANCELLED,
+                       head, tail, cut, watch.kept.total, proc.pid, left, pipe_held)
 
 
 async def _until_end(exited: asyncio.Future[None], timeout: float, cancelled: asyncio.Event | None) -> str:
@@ -328,92 +348,22 @@ async def _wait_for(future: asyncio.Future[None], seconds: float) -> bool:
     return future.done()
 
 
-async def stop_group(pgid: int, grace: float) -> int:
-    """Stop every process of group ``pgid``: SIGTERM, then SIGKILL after ``grace`` seconds.
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
-    SIGKILL is sent even when the wait is interrupted (the caller is cancelled again).
 
-    Returns:
-        How many processes still ran after SIGKILL (normally 0).
-    """
-    if not await _alive(pgid):
-        return 0
-    _signal_group(pgid, signal.SIGTERM)
-    _signal_group(pgid, signal.SIGCONT)
-    gone = False
+def _pidfd(pid: int) -> int | None:
+    """A descriptor that becomes readable when ``pid`` exits (Linux 5.3+), or ``None``."""
     try:
-        gone = await _until_gone(pgid, grace)
-    finally:
-        if not gone:
-            _signal_group(pgid, signal.SIGKILL)
-    if gone:
-        return 0
-    await _until_gone(pgid, KILL_WAIT_SECONDS)
-    return await asyncio.to_thread(group_size, pgid)
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
 
 
-async def _until_gone(pgid: int, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while await _alive(pgid):
-        if time.monotonic() >= deadline:
-            return False
-        await asyncio.sleep(POLL_SECONDS)
-    return True
-
-
-async def _alive(pgid: int) -> bool:
-    """:func:`group_alive`, with the ``/proc`` scan (milliseconds) off the event loop."""
-    return _has_members(pgid) and await asyncio.to_thread(group_alive, pgid)
-
-
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
+def _exited(pid: int) -> bool:
+    """Whether child ``pid`` has exited, without reaping it."""
     try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def group_alive(pgid: int) -> bool:
-    """Whether a process of group ``pgid`` still runs (a zombie does not run)."""
-    return group_size(pgid) > 0
-
-
-def group_size(pgid: int) -> int:
-    """How many processes of group ``pgid`` still run.
-
-    ``killpg(pgid, 0)`` also finds zombies, which some container inits never
-    reap, so on Linux a group it finds is counted from ``/proc``.
-    """
-    if not _has_members(pgid):
-        return 0
-    if not os.path.isdir(PROC):
-        return 1
-    return sum(1 for state, group in _proc_groups() if group == pgid and state not in (b"Z", b"X"))
-
-
-def _has_members(pgid: int) -> bool:
-    """Whether group ``pgid`` has any process, zombies included."""
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    return True
-
-
-def _proc_groups() -> list[tuple[bytes, int]]:
-    """``(state, process group)`` of every process in ``/proc``."""
-    found = []
-    for name in os.listdir(PROC):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"{PROC}/{name}/stat", "rb") as stat:
-                raw = stat.read()
-        except OSError:
-            continue
-        fields = raw[raw.rfind(b")") + 2:].split()
-        if len(fields) > 2 and fields[2].lstrip(b"-").isdigit():
-            found.append((fields[0], int(fields[2])))
-    return found
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True

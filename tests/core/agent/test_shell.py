@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 from pathlib import Path
 
 import pytest
 
 from ljtui.core.agent.shell import (
     HEAD_CHARS, KILL_GRACE_SECONDS, NOT_STARTED, STREAM_INTERVAL_SECONDS, STREAM_MAX_CHARS, TAIL_CHARS, Batcher,
-    HeadTail, ShellLimits, group_alive, run_command,
+    HeadTail, ShellLimits, run_command,
 )
+from ljtui.core.agent.procgroup import group_alive
 from tests.core.agent.helpers import our_zombie, processes_in, read_pid, running, until
 
 LONG = 60.0
@@ -127,6 +129,24 @@ async def test_a_second_cancel_during_the_grace_period_still_kills_the_group(tmp
     with pytest.raises(asyncio.CancelledError):
         await task
     await until(lambda: not running(child), "the child to die of SIGKILL")
+
+
+async def test_bash_stays_unreaped_while_its_group_is_stopped(tmp_path: Path) -> None:
+    """Its zombie keeps the group id taken, so no signal can reach a process given the recycled id."""
+    flag = asyncio.Event()
+    batches: list[str] = []
+    task = asyncio.create_task(run_command("echo $$ > bash.pid; " + IGNORES_TERM, tmp_path, timeout=LONG,
+                                           cancelled=flag, on_output=batches.append,
+                                           limits=ShellLimits(kill_grace=LONG)))
+    await until(lambda: "started" in "".join(batches), "the command to run and print")
+    shell, child = read_pid(tmp_path / "bash.pid"), read_pid(tmp_path / "child.pid")
+    flag.set()
+    await until(lambda: our_zombie(shell), "bash to die of SIGTERM and stay unreaped")
+    assert running(child) and os.getpgid(child) == shell
+    os.kill(child, signal.SIGKILL)
+    result = await task
+    assert result.cancelled and result.exit_code == -signal.SIGTERM
+    assert not running(shell) and not our_zombie(shell)
 
 
 async def test_the_cancel_flag_ends_the_command(tmp_path: Path) -> None:
