@@ -12,15 +12,17 @@ and the head and tail of the output.
 
 from __future__ import annotations
 
+import asyncio
 import signal
 from pathlib import Path
 from typing import Any
 
 from ljtui.core.agent.danger import danger_of
 from ljtui.core.agent.permissions import Permissions
-from ljtui.core.agent.shell import NOT_STARTED, ShellResult, run_command
+from ljtui.core.agent.shell import HEAD_CHARS, NOT_STARTED, TAIL_CHARS, ShellResult, run_command
 from ljtui.core.agent.tools.base import failed, int_arg, text_arg
 from ljtui.core.childenv import child_env
+from ljtui.core.config import AgentConfig
 from ljtui.core.events import ToolOutput
 from ljtui.core.providers.base import ToolSpec
 from ljtui.core.tools import Tool, ToolContext, ToolError, ToolResult
@@ -35,9 +37,10 @@ MS_PER_SECOND = 1000
 BASH = ToolSpec(
     "bash",
     "Run a shell command with /bin/bash -c in the repository root and return its exit code, duration and "
-    "output (stdout and stderr merged; long output keeps the first and last 8,000 characters). Stdin is "
-    "empty, nothing can prompt, and the command is killed, with everything it started, when its time is up "
-    f"(`timeout`, at most {TIMEOUT_KEY}, 120 s by default); background processes are stopped when it ends. "
+    f"output (stdout and stderr merged; long output keeps the first {HEAD_CHARS:,} and last {TAIL_CHARS:,} "
+    "characters). Stdin is empty, nothing can prompt, and the command is killed, with everything it started, "
+    f"when its time is up (`timeout`, at most {TIMEOUT_KEY}, {AgentConfig().bash_timeout:.0f} s by default); "
+    "background processes are stopped when it ends. "
     "Asks the user first; dangerous commands (recursive deletes, force pushes, writes outside the repository, "
     "sudo, curl | sh) are asked every time. Files a command changes are NOT undone by /undo: only write_file "
     "and edit_file go through the undoable transaction, so prefer them for editing files.",
@@ -58,10 +61,10 @@ async def bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     asked = int_arg(args, "timeout", minimum=MIN_TIMEOUT_SECONDS, maximum=max(MIN_TIMEOUT_SECONDS, int(limit)))
     timeout = float(asked) if asked is not None else limit
     permissions: Permissions = ctx.service(PERMISSIONS)
+    danger = await asyncio.to_thread(danger_of, command, ctx.root)
     answer = await permissions.request(tool="bash", subject=command, title="Run this command?",
                                        lines=request_lines(command, ctx.root, timeout, asked is None),
-                                       turn=ctx.turn, call_id=ctx.call_id, agent=ctx.agent,
-                                       danger=danger_of(command, ctx.root))
+                                       turn=ctx.turn, call_id=ctx.call_id, agent=ctx.agent, danger=danger)
     if not answer.allowed:
         return failed(answer.reason)
 
