@@ -73,9 +73,20 @@ async def test_a_tool_call_unfolds_to_what_the_tool_returned(make_app: AppFactor
         assert "def greet(name):" in str(line.query_one("ToolOutputText").render())
 
 
+def compress_after_two_exchanges(app) -> None:
+    """Compress once the history holds more than the two long exchanges of compress.yaml's first turns
+    (the system prompt and the tool schemas come on top)."""
+    from ljtui.core.agent.compression import estimate_tokens
+
+    engine = app.engine
+    fixed = estimate_tokens(engine._build_system_prompt(), [], engine.tools.specs)
+    engine.config.agent.compress_at_tokens = fixed + 900
+
+
 async def test_compression_is_shown_and_the_conversation_goes_on(make_app: AppFactory) -> None:
-    app = make_app("compress.yaml", **{"agent.compress_at_tokens": 2_000})
+    app = make_app("compress.yaml")
     async with app.run_test(size=LARGE) as pilot:
+        compress_after_two_exchanges(app)
         for text in ("How do retries work?", "And the waits?", "Summarise."):
             await ask(pilot, text)
         await until(pilot, lambda: any(n.startswith("Context compressed") for n in notices(app)), "the notice")
@@ -88,6 +99,7 @@ async def _permission(pilot) -> None:
 
 
 async def _compressed(pilot) -> None:
+    compress_after_two_exchanges(pilot.app)
     for text in ("How do retries work?", "And the waits?", "Summarise."):
         await pilot.press(*text, "enter")
         await settle(pilot)
@@ -100,5 +112,51 @@ def test_permission_dialog_with_a_diff(snap_compare, make_app: AppFactory, size)
 
 @pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "120x40"])
 def test_compression_notice(snap_compare, make_app: AppFactory, size) -> None:
-    app = make_app("compress.yaml", **{"agent.compress_at_tokens": 2_000})
-    assert snap_compare(app, terminal_size=size, run_before=_compressed)
+    assert snap_compare(make_app("compress.yaml"), terminal_size=size, run_before=_compressed)
+
+
+def live_output(app) -> str:
+    lines = list(app.main_screen.query(ToolCallLine))
+    return str(lines[-1].query_one("ToolOutputText").render()) if lines else ""
+
+
+async def test_a_command_asks_streams_its_output_and_folds_when_done(make_app: AppFactory) -> None:
+    app = make_app("bash_quick.yaml")
+    async with app.run_test(size=LARGE) as pilot:
+        await ask(pilot, "what is here?")
+        dialog = app.screen
+        assert isinstance(dialog, ApprovalDialog) and dialog.request.title.startswith("Run")
+        assert "ls; echo done >&2" in "\n".join(dialog.request.lines)
+        await pilot.press("enter")
+        await settle(pilot)
+        [line] = app.main_screen.query(ToolCallLine)
+        assert line.collapsed and line.text == "▸ bash ls; echo done >&2 ✓"
+        shown = live_output(app)
+        assert "exit code 0" in shown and "README.md" in shown and "done" in shown
+
+
+async def test_a_long_command_shows_its_last_lines_while_it_runs_and_escape_stops_it(make_app: AppFactory) -> None:
+    app = make_app("bash_stream.yaml")
+    async with app.run_test(size=LARGE) as pilot:
+        await ask(pilot, "run the tests")
+        await pilot.press("enter")  # allow once
+        await until(pilot, lambda: "test_12 passed" in live_output(app), "the output to stream")
+        [line] = app.main_screen.query(ToolCallLine)
+        assert not line.collapsed and "test_2 passed" not in live_output(app)  # the last 10 lines
+        assert app.bridge.busy
+        await pilot.press("escape")
+        await until(pilot, lambda: not app.bridge.busy, "the command to be stopped")
+        assert notices(app)[-1].startswith("Cancelled: the running command was stopped")
+
+
+async def _streaming(pilot) -> None:
+    await pilot.press(*"run the tests", "enter")
+    await settle(pilot)
+    await pilot.press("enter")
+    await until(pilot, lambda: "test_12 passed" in live_output(pilot.app), "the output to stream")
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "120x40"])
+def test_bash_output_streaming(snap_compare, make_app: AppFactory, size) -> None:
+    assert snap_compare(make_app("bash_stream.yaml"), terminal_size=size, run_before=_streaming)
