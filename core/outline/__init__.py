@@ -1,0 +1,61 @@
+"""The repository outline: every definition with its file, line, kind, qualified name and signature.
+
+What it reads: the repository's source files (Python with the standard
+``ast``; JavaScript, TypeScript, Go, Rust and Java with tree-sitter grammar
+wheels, nothing downloaded), as git lists them (tracked, and untracked but
+not ignored) or, outside git, as a walk finds them; never the planner's
+skipped folders (``.git``, ``.agent``, ``node_modules``, ``.venv``…), never
+a secret file (:class:`~ljtui.core.secret_files.SecretFiles`: not even
+opened), never through a symlink. Files over 1 MiB, binary files and files
+that do not parse are skipped and counted. The index is cached in
+``.agent/cache/`` (checked as untrusted input when read back), so a warm
+start parses only changed files. Nothing here imports Textual or prints.
+
+The API (all from ``ljtui.core.outline``)::
+
+    index = build_index(root, secrets=policy)          # OutlineIndex (warm: from the cache)
+    index.files["core/upload.py"].symbols               # tuple[Symbol, ...], by line
+    list(index.symbols())                                # every Symbol, by path then line
+
+    rendered = render_outline(index, budget_tokens=2000) # RenderedOutline
+    rendered.text      # byte-stable for the same repository state: for the cached prompt prefix
+
+    view = outline(root, "core/")                        # OutlineView: a file/folder (or None: the repo)
+    view.symbols, view.text, view.error                  # bounded; a bad path is an error sentence
+
+    found = find_symbol(root, "Uploader.send")           # SymbolMatches, best first
+    found.matches[0].symbol.where, found.text            # "core/upload.py:88"
+
+    report = resync(root, plan.declarations, result.files)  # after an apply (PLN-13)
+    report.issues, report.text                           # declared symbols the apply did not touch
+
+A :class:`Symbol` is ``path``, ``line``, ``end_line``, ``kind`` (one of
+:data:`KINDS`), ``qualname`` (``Class.method``; Go and Rust methods are
+``Type.method``, nested classes ``Outer.Inner.method``), ``signature``
+(the header on one line, at most 160 characters) and ``digest`` (changes
+when its source does).
+
+Agent tools: ``get_outline(path?)`` is :func:`outline` and
+``find_symbol(name)`` is :func:`find_symbol`; both take the model's raw
+JSON value and return ``.text`` for the tool result and ``.error`` for a
+graceful failure. The system prompt's outline is
+``render_outline(build_index(root, secrets=policy)).text``; build it in a
+worker thread (a cold start of a large repository takes seconds).
+"""
+
+from __future__ import annotations
+
+from ljtui.core.outline.index import OutlineIndex, Skipped, build_index, refresh_files
+from ljtui.core.outline.model import KINDS, FileOutline, Symbol
+from ljtui.core.outline.query import (
+    MAX_MATCHES, MAX_OUTLINE_SYMBOLS, OutlineView, SymbolMatch, SymbolMatches, find_symbol, outline,
+)
+from ljtui.core.outline.render import DEFAULT_BUDGET_TOKENS, RenderedOutline, render_outline
+from ljtui.core.outline.resync import DeclarationIssue, ResyncReport, resync
+
+__all__ = [
+    "DEFAULT_BUDGET_TOKENS", "KINDS", "MAX_MATCHES", "MAX_OUTLINE_SYMBOLS",
+    "DeclarationIssue", "FileOutline", "OutlineIndex", "OutlineView", "RenderedOutline", "ResyncReport",
+    "Skipped", "Symbol", "SymbolMatch", "SymbolMatches",
+    "build_index", "find_symbol", "outline", "refresh_files", "render_outline", "resync",
+]

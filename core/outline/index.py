@@ -1,0 +1,293 @@
+"""Building the outline index of a repository: from the cache where files did not change, else by parsing.
+
+A cached entry stands when the file's stat key (size, modification and
+status-change times, in nanoseconds) is the one recorded; a file whose key
+changed is read and hashed, and parsed only when its content hash changed
+too. A file read less than :data:`RACY_NS` after it was last modified is
+hashed again on the next build, since a same-size change within one
+timestamp tick would leave its stat key unchanged. Many files to parse go
+to worker processes (:data:`POOL_MIN_FILES`, :mod:`~ljtui.core.outline.worker`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import stat
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+from ljtui.core.childenv import child_env
+from ljtui.core.outline import cache
+from ljtui.core.outline.files import Listing, in_skipped_folder, language_of, list_sources
+from ljtui.core.outline.model import FileOutline, Symbol
+from ljtui.core.outline.parse import (
+    BINARY, MAX_FILE_BYTES, NOT_A_FILE, OK, TOO_LARGE, UNPARSABLE, UNREADABLE, Entry, read_batch, stat_key,
+)
+from ljtui.core.secret_files import SecretFiles
+
+RACY_NS = 2_000_000_000
+"""A file modified this close (ns) before it was read is hashed again next time (coarse file system clocks)."""
+POOL_MIN_FILES = 200
+"""Fewer files to read than this are read in this process; more go to worker processes."""
+MAX_WORKERS = 4
+"""Most worker processes for one build (fewer when the machine has fewer CPUs)."""
+UNCACHED = (NOT_A_FILE, UNREADABLE)
+"""Read results not kept in the cache: they have no stat key to check, so they are simply read again."""
+WORKER_MODULE = "ljtui.core.outline.worker"
+"""Run with ``python -P -m``: a fresh interpreter (never a fork of a process that may run threads),
+and the current folder (the repository) kept off its import path."""
+WORKER_TIMEOUT_S = 600.0
+"""A worker still running after this long is stopped and its files are read in this process."""
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """Files the outline did not read, by reason."""
+
+    secret: int = 0
+    unparsable: int = 0
+    binary: int = 0
+    too_large: int = 0
+    unreadable: int = 0
+    over_limit: int = 0
+
+    @property
+    def total(self) -> int:
+        """All files left out."""
+        return self.secret + self.unparsable + self.binary + self.too_large + self.unreadable + self.over_limit
+
+    def describe(self) -> str:
+        """``"2 secret, 1 unparsable"``: the non-zero counts, ``""`` when nothing was left out."""
+        parts = [(self.secret, "secret"), (self.unparsable, "unparsable"), (self.binary, "binary"),
+                 (self.too_large, f"too large (over {MAX_FILE_BYTES // 1024} KiB)"),
+                 (self.unreadable, "unreadable"), (self.over_limit, "over the file limit")]
+        return ", ".join(f"{count} {label}" for count, label in parts if count)
+
+
+@dataclass(frozen=True)
+class OutlineIndex:
+    """The definitions of a repository's source files.
+
+    Attributes:
+        root: the repository root.
+        files: the outlined files by path, in path order (files that were
+            read and parsed; skipped files are only counted).
+        skipped: files left out, by reason.
+        parsed: files parsed by this build (0 when everything came from the cache).
+        read: files read by this build (parsed, or hashed and found unchanged).
+        key: identifies the repository state the index describes: equal keys,
+            equal outlines.
+        cache_note: ``""``, or why the cache was not used or not written.
+        from_git: whether git listed the files (so git-ignored files are out).
+    """
+
+    root: Path
+    files: dict[str, FileOutline]
+    skipped: Skipped = Skipped()
+    parsed: int = 0
+    read: int = 0
+    key: str = ""
+    cache_note: str = ""
+    from_git: bool = False
+    render_cache: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+    """The last rendered outline read back from the cache (used when its key matches)."""
+
+    def symbols(self) -> Iterator[Symbol]:
+        """Every definition, by path then line."""
+        for outline in self.files.values():
+            yield from outline.symbols
+
+    @property
+    def symbol_count(self) -> int:
+        """How many definitions the index holds."""
+        return sum(len(outline.symbols) for outline in self.files.values())
+
+
+def build_index(root: Path, *, secrets: SecretFiles | None = None, under: str = "", workers: int | None = None,
+                use_cache: bool = True) -> OutlineIndex:
+    """The outline index of ``root`` (or of the files below ``under``), refreshing the cache.
+
+    Args:
+        root: the repository root.
+        secrets: which files are never read (default: :class:`SecretFiles` defaults).
+        under: a normalised repository-relative folder or file: only files
+            there are listed and indexed; cached entries elsewhere are kept.
+        workers: worker processes for a large parse (``None``: one per CPU,
+            at most :data:`MAX_WORKERS`; ``1``: none).
+        use_cache: read and write ``.agent/cache/``; ``False`` parses every file.
+    """
+    root = Path(root).absolute()
+    listing = list_sources(root, secrets or SecretFiles(), under)
+    return _refresh(root, listing, lambda path: _is_below(path, under), workers, use_cache)
+
+
+def refresh_files(root: Path, paths: Iterable[str], *, secrets: SecretFiles | None = None,
+                  workers: int | None = 1) -> OutlineIndex:
+    """Re-index just ``paths`` (repository-relative; missing ones drop out of the cache).
+
+    The returned index holds those files only; the cache keeps every other entry as it was.
+    """
+    root = Path(root).absolute()
+    policy = secrets or SecretFiles()
+    wanted = sorted({p for p in paths if p})
+    listing = Listing()
+    for path in wanted:
+        language = language_of(path)
+        if policy.is_secret(path):
+            listing.secret += 1
+        elif language is not None and not in_skipped_folder(path):
+            listing.files.append((path, language))
+    chosen = set(wanted)
+    return _refresh(root, listing, chosen.__contains__, workers, True)
+
+
+def _refresh(root: Path, listing: Listing, in_scope: Callable[[str], bool], workers: int | None,
+             use_cache: bool) -> OutlineIndex:
+    loaded = cache.load_entries(root) if use_cache else cache.Loaded()
+    known = loaded.entries
+    current: dict[str, Entry] = {}
+    to_read: list[tuple[str, str, Entry | None]] = []
+    for path, language in listing.files:
+        entry = known.get(path)
+        if entry is not None and entry.language == language and _unchanged(root, entry):
+            current[path] = entry
+        else:
+            to_read.append((path, language, entry))
+    fresh = _read_all(root, to_read, workers)
+    parsed = sum(1 for (_, _, before), after in zip(to_read, fresh) if _was_parsed(before, after))
+    current.update((entry.path, entry) for entry in fresh)
+    ordered = [current[path] for path, _ in listing.files]
+    note = loaded.note
+    if use_cache and loaded.writable:
+        keep = [entry for entry in ordered if entry.status not in UNCACHED]
+        changed = any(entry.status not in UNCACHED for entry in fresh)
+        dropped = any(in_scope(path) and path not in current for path in known)
+        if changed or dropped or note:
+            outside = [entry for path, entry in known.items() if not in_scope(path)]
+            write_note = cache.save_entries(root, sorted(outside + keep, key=lambda e: e.path))
+            note = "; ".join(n for n in (note, write_note) if n)
+    return _index_of(root, ordered, listing, parsed, len(fresh), note,
+                     cache.load_render(root) if use_cache else None)
+
+
+def _index_of(root: Path, entries: list[Entry], listing: Listing, parsed: int, read: int, note: str,
+              render: dict[str, Any] | None) -> OutlineIndex:
+    counts = {status: 0 for status in (UNPARSABLE, BINARY, TOO_LARGE, UNREADABLE)}
+    files: dict[str, FileOutline] = {}
+    for entry in entries:
+        if entry.status == OK:
+            files[entry.path] = FileOutline(entry.path, entry.language, entry.digest, entry.rows, entry.names)
+        elif entry.status in counts:
+            counts[entry.status] += 1
+    skipped = Skipped(listing.secret, counts[UNPARSABLE], counts[BINARY], counts[TOO_LARGE], counts[UNREADABLE],
+                      listing.over_limit)
+    return OutlineIndex(root, files, skipped, parsed, read, _state_key(files, skipped), note, listing.from_git,
+                        render)
+
+
+def _state_key(files: dict[str, FileOutline], skipped: Skipped) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(f"{cache.FORMAT} {cache.VERSION} {skipped}\n".encode())
+    for path, outline in files.items():
+        digest.update(f"{path}\t{outline.digest}\n".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def _unchanged(root: Path, entry: Entry) -> bool:
+    """Whether ``entry`` still describes the file: same stat key, and not read within :data:`RACY_NS` of a change."""
+    try:
+        st = os.lstat(root / entry.path)
+    except OSError:
+        return False
+    if not stat.S_ISREG(st.st_mode) or stat_key(st) != entry.stat_key:
+        return False
+    return max(entry.mtime_ns, entry.ctime_ns) + RACY_NS < entry.read_ns
+
+
+def _was_parsed(before: Entry | None, after: Entry) -> bool:
+    """Whether reading produced a new parse (not a hash match with the cached entry, not a skip)."""
+    if after.status not in (OK, UNPARSABLE):
+        return False
+    return before is None or before.digest != after.digest or before.language != after.language
+
+
+def _read_all(root: Path, items: list[tuple[str, str, Entry | None]], workers: int | None) -> list[Entry]:
+    count = _worker_count(workers, len(items))
+    if count <= 1:
+        return read_batch(str(root), items)
+    batches = _batches(root, items, count)
+    children = [_start_worker(str(root), batch) for batch in batches]
+    by_path: dict[str, Entry] = {}
+    for child, batch in zip(children, batches):
+        entries = _worker_result(child)
+        if entries is None or len(entries) != len(batch):
+            entries = read_batch(str(root), batch)
+        by_path.update((entry.path, entry) for entry in entries)
+    return [by_path[path] for path, _, _ in items]
+
+
+def _start_worker(root: str, batch: list[tuple[str, str, Entry | None]]) -> tuple[subprocess.Popen, bytes] | None:
+    """A worker process started on ``batch`` (its input written by :func:`_worker_result`), or None."""
+    try:
+        child = subprocess.Popen([sys.executable, "-P", "-m", WORKER_MODULE], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=child_env())
+    except OSError:
+        return None
+    return child, pickle.dumps((root, batch), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _worker_result(started: tuple[subprocess.Popen, bytes] | None) -> list[Entry] | None:
+    """The entries a worker wrote, or None when it could not finish (its batch is then read here)."""
+    if started is None:
+        return None
+    child, payload = started
+    try:
+        out, _ = child.communicate(payload, timeout=WORKER_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.communicate()
+        return None
+    if child.returncode != 0:
+        return None
+    try:
+        entries = pickle.loads(out)
+    except Exception:  # noqa: BLE001 - a worker that died mid-write leaves a truncated pickle
+        return None
+    return entries if isinstance(entries, list) and all(isinstance(e, Entry) for e in entries) else None
+
+
+def _worker_count(workers: int | None, files: int) -> int:
+    if workers is not None:
+        return max(1, min(workers, files))
+    if files < POOL_MIN_FILES:
+        return 1
+    return max(1, min(MAX_WORKERS, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                      else os.cpu_count() or 1))
+
+
+def _batches(root: Path, items: list[tuple[str, str, Entry | None]], count: int) -> list[list]:
+    """``items`` split into ``count`` lists of about equal bytes (largest file first to the lightest list)."""
+    sized = []
+    for item in items:
+        try:
+            size = os.lstat(root / item[0]).st_size
+        except OSError:
+            size = 0
+        sized.append((min(size, MAX_FILE_BYTES), item))
+    sized.sort(key=lambda pair: (-pair[0], pair[1][0]))
+    batches: list[list] = [[] for _ in range(count)]
+    totals = [0] * count
+    for size, item in sized:
+        lightest = totals.index(min(totals))
+        batches[lightest].append(item)
+        totals[lightest] += size
+    return [batch for batch in batches if batch]
+
+
+def _is_below(path: str, under: str) -> bool:
+    return not under or path == under or path.startswith(under + "/")
