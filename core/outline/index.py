@@ -4,8 +4,8 @@ A cached entry stands when the file's stat key (size, modification and
 status-change times, in nanoseconds) is the one recorded; a file whose key
 changed is read and hashed, and parsed only when its content hash changed
 too. A file read less than :data:`RACY_NS` after it was last modified is
-hashed again on the next build, since a same-size change within one
-timestamp tick would leave its stat key unchanged. Many files to parse go
+hashed again on the next build (:func:`is_racy`), since a same-size
+change within one timestamp tick would leave its stat key unchanged. Many files to parse go
 to worker processes (:data:`POOL_MIN_FILES`, :mod:`~ljtui.core.outline.worker`).
 """
 
@@ -30,8 +30,12 @@ from ljtui.core.outline.parse import (
 )
 from ljtui.core.secret_files import SecretFiles
 
-RACY_NS = 2_000_000_000
-"""A file modified this close (ns) before it was read is hashed again next time (coarse file system clocks)."""
+RACY_NS = 50_000_000
+"""A file changed this close (ns) before it was read is hashed again on the next build: more than a
+kernel timestamp tick, so a change in the tick it was read in cannot hide behind an unchanged stat key."""
+COARSE_RACY_NS = 2_000_000_000
+"""The same for file systems whose timestamps are whole seconds (FAT keeps two-second times)."""
+SECOND_NS = 1_000_000_000
 POOL_MIN_FILES = 200
 """Fewer files to read than this are read in this process; more go to worker processes."""
 MAX_WORKERS = 4
@@ -206,7 +210,15 @@ def _unchanged(root: Path, entry: Entry) -> bool:
         return False
     if not stat.S_ISREG(st.st_mode) or stat_key(st) != entry.stat_key:
         return False
-    return max(entry.mtime_ns, entry.ctime_ns) + RACY_NS < entry.read_ns
+    return not is_racy(entry)
+
+
+def is_racy(entry: Entry) -> bool:
+    """Whether ``entry``'s file changed so shortly before it was read that a same-size change in the same
+    timestamp tick could follow unseen (its stat key would not change): such a file is hashed again."""
+    coarse = entry.mtime_ns % SECOND_NS == 0
+    window = COARSE_RACY_NS if coarse else RACY_NS
+    return max(entry.mtime_ns, entry.ctime_ns) + window >= entry.read_ns
 
 
 def _was_parsed(before: Entry | None, after: Entry) -> bool:

@@ -15,11 +15,13 @@ from typing import Any
 from ljtui.core.outline.index import OutlineIndex, Skipped, build_index
 from ljtui.core.outline.model import MAX_QUALNAME_CHARS, QUALNAME_SEPARATOR, Symbol
 from ljtui.core.outline.rank import ranked
-from ljtui.core.outline.render import DEFAULT_BUDGET_TOKENS, footer, ordered, render_outline, symbol_lines
+from ljtui.core.outline.render import (
+    DEFAULT_BUDGET_TOKENS, MAX_LISTED, footer, footer_room, ordered, render_outline, symbol_lines,
+)
 from ljtui.core.planner.budget import CHARS_PER_TOKEN
 from ljtui.core.secret_files import SecretFiles
 
-MAX_OUTLINE_SYMBOLS = 500
+MAX_OUTLINE_SYMBOLS = MAX_LISTED
 """Most definitions one file or folder outline lists."""
 MAX_MATCHES = 30
 """Most definitions one :func:`find_symbol` call returns."""
@@ -176,8 +178,10 @@ def _normalise(path: Any) -> tuple[str, str]:
 
 def _view(shown: str, index: OutlineIndex, budget_tokens: int) -> OutlineView:
     """The definitions below ``shown`` in path and line order, while they fit the budget and the count bound."""
-    room = max(budget_tokens, 0) * CHARS_PER_TOKEN
     total = index.symbol_count
+    files_total = len(index.files)
+    room = (max(budget_tokens, 0) * CHARS_PER_TOKEN
+            - footer_room(total, files_total, index.skipped, budget_tokens, ranked=False))
     lines: list[str] = []
     kept: list[Symbol] = []
     used = 0
@@ -196,7 +200,7 @@ def _view(shown: str, index: OutlineIndex, budget_tokens: int) -> OutlineView:
         if full:
             break
     files_shown = len({symbol.path for symbol in kept})
-    last = footer(len(kept), total, files_shown, len(index.files), index.skipped, None)
+    last = footer(len(kept), total, files_shown, files_total, index.skipped, budget_tokens, ranked=False)
     return OutlineView(shown, tuple(kept), total, len(kept) < total, index.skipped, "\n".join([*lines, last]))
 
 

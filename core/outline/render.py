@@ -36,7 +36,11 @@ DEFAULT_BUDGET_TOKENS = 2000
 INDENT = "  "
 """One level of nesting in the rendering."""
 LEFT_OUT_HINT = "ask for a file's or folder's outline, or find a symbol by name"
-"""How the reader gets what the budget left out."""
+"""How the reader gets what the budget left out of the ranked outline."""
+NARROWER_HINT = "ask for a narrower path, or find a symbol by name"
+"""How the reader gets what was left out of a file's or folder's outline."""
+MAX_LISTED = 500
+"""Most definitions a file's or folder's outline lists."""
 
 
 @dataclass(frozen=True)
@@ -94,16 +98,39 @@ def ordered(symbols: list[Symbol] | tuple[Symbol, ...]) -> list[Symbol]:
 
 
 def footer(shown: int, total: int, files_shown: int, files_total: int, skipped: Skipped,
-           budget_tokens: int | None) -> str:
-    """The last line: what is shown, what was left out and why, which files were not read."""
+           budget_tokens: int, *, ranked: bool = True) -> str:
+    """The last line: what is shown, what was left out and why, which files were not read.
+
+    Args:
+        shown: definitions shown.
+        total: definitions there are.
+        files_shown: files with a definition shown.
+        files_total: files with a definition.
+        skipped: files not read.
+        budget_tokens: the budget the text was cut to.
+        ranked: the definitions were taken most referenced first (else in path and line order).
+    """
     not_read = f"; not read: {skipped.describe()}" if skipped.total else ""
     if total == 0:
         return f"[outline: no definitions found{not_read}]"
     if shown == total:
-        return f"[outline: all {total:,} definitions in {files_total:,} files{not_read}]"
-    bound = f"cut to {budget_tokens:,} tokens" if budget_tokens is not None else "cut"
-    return (f"[outline {bound}: {shown:,} of {total:,} definitions in {files_shown:,} of {files_total:,} files, "
-            f"most referenced first; {total - shown:,} left out ({LEFT_OUT_HINT}){not_read}]")
+        return f"[outline: all {_count(total, 'definition')} in {_count(files_total, 'file')}{not_read}]"
+    bound = f"{budget_tokens:,} tokens" + ("" if ranked else f" or {MAX_LISTED:,} definitions")
+    order, hint = ("most referenced first", LEFT_OUT_HINT) if ranked else ("by path and line", NARROWER_HINT)
+    return (f"[outline cut to {bound}: {shown:,} of {_count(total, 'definition')} in {files_shown:,} of "
+            f"{_count(files_total, 'file')}, {order}; {total - shown:,} left out ({hint}){not_read}]")
+
+
+def footer_room(total: int, files_total: int, skipped: Skipped, budget_tokens: int, *, ranked: bool = True) -> int:
+    """Characters to keep for the last line: at least as long as any :func:`footer` for these totals."""
+    if total == 0:
+        return len(footer(0, 0, 0, 0, skipped, budget_tokens, ranked=ranked))
+    longest = footer(total - 1, total, files_total, files_total, skipped, budget_tokens, ranked=ranked)
+    return len(longest) + len(f"{total:,}")
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
 def _line(symbol: Symbol, shown: set[str]) -> str:
@@ -117,8 +144,7 @@ def _line(symbol: Symbol, shown: set[str]) -> str:
 def _render(index: OutlineIndex, budget_tokens: int, key: str) -> RenderedOutline:
     order = ranked(index)
     total, files_total = len(order), len(index.files)
-    reserve = len(footer(total - 1, total, files_total, files_total, index.skipped, budget_tokens)) if total else 0
-    room = max(budget_tokens, 0) * CHARS_PER_TOKEN - reserve
+    room = max(budget_tokens, 0) * CHARS_PER_TOKEN - footer_room(total, files_total, index.skipped, budget_tokens)
     chosen: dict[str, list[Symbol]] = {}
     qualnames: dict[str, set[str]] = {}
     used = 0

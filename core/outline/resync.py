@@ -6,8 +6,8 @@ files that defined a declared name before the apply, and the written
 files, are re-indexed; the rest of the cache is left as it was. Each
 declaration is then checked against what the files hold now:
 
-* ``will_modify``: the definition exists and its source changed;
-* ``will_add``: the definition exists and did not exist (or was different) before;
+* ``will_modify``: the definition existed and its source changed;
+* ``will_add``: the definition exists and did not before (in that file);
 * ``will_remove``: the definition no longer exists.
 
 A declaration the apply did not live up to is reported with a sentence
@@ -97,14 +97,15 @@ def resync(root: Path, declarations: Any, written: Iterable[str] = (), *, secret
     root = Path(root).absolute()
     declared = {key: _names(declarations, key) for key in DECLARATION_KEYS}
     wanted = [name for names in declared.values() for name in names]
-    previous = _located(_before_files(root, before, wanted), wanted)
+    known, candidates = _before_files(root, before, wanted)
+    previous = _located(candidates, wanted)
     scope = {path for located in previous.values() for path, _ in located}
     scope |= {_clean(path) for path in written if isinstance(path, str)}
     scope.discard("")
     index = refresh_files(root, scope, secrets=secrets)
     current = _located(list(index.files.values()), wanted)
     issues = [issue for key in DECLARATION_KEYS for name in declared[key]
-              if (issue := _check(key, name, previous, current)) is not None]
+              if (issue := _check(key, name, previous, current, known)) is not None]
     reindexed = tuple(sorted(scope))
     return ResyncReport(reindexed, tuple(issues), index, _text(reindexed, issues))
 
@@ -117,14 +118,15 @@ def _names(declarations: Any, key: str) -> list[str]:
     return list(dict.fromkeys(names))[:MAX_DECLARED]
 
 
-def _before_files(root: Path, before: OutlineIndex | None, wanted: list[str]) -> list[FileOutline]:
-    """The files that may define a wanted name, from ``before`` or the cache."""
+def _before_files(root: Path, before: OutlineIndex | None, wanted: list[str]) -> tuple[set[str], list[FileOutline]]:
+    """The files "before" knew, and those of them that may define a wanted name (from ``before`` or the cache)."""
     if before is not None:
-        return list(before.files.values())
+        return set(before.files), list(before.files.values())
     tails = {name.rpartition(".")[2] for name in wanted}
-    return [FileOutline(e.path, e.language, e.digest, e.rows, e.names)
-            for e in cache.load_entries(root).entries.values()
-            if e.status == OK and any(tail in e.rows for tail in tails)]
+    entries = [e for e in cache.load_entries(root).entries.values() if e.status == OK]
+    candidates = [FileOutline(e.path, e.language, e.digest, e.rows, e.names)
+                  for e in entries if any(tail in e.rows for tail in tails)]
+    return {e.path for e in entries}, candidates
 
 
 def _located(files: list[FileOutline], wanted: list[str]) -> dict[str, Located]:
@@ -140,27 +142,44 @@ def _located(files: list[FileOutline], wanted: list[str]) -> dict[str, Located]:
     return found
 
 
-def _check(key: str, name: str, previous: dict[str, Located], current: dict[str, Located]) -> DeclarationIssue | None:
+def _check(key: str, name: str, previous: dict[str, Located], current: dict[str, Located],
+           known: set[str]) -> DeclarationIssue | None:
+    """The issue with one declaration, or None when the apply lived up to it.
+
+    Args:
+        key: which declaration list ``name`` is in.
+        name: the declared name.
+        previous: definitions matching each name before the apply.
+        current: the same after the apply.
+        known: the files "before" knew (a definition in another file cannot be told new from changed).
+    """
     before, after = previous[name], current[name]
-    changed = any(before.get(place) != digest for place, digest in after.items())
+    added = [place for place in after if place not in before]
+    modified = [place for place, digest in after.items() if place in before and before[place] != digest]
     if key == "will_remove":
         if after:
-            how = "changed" if changed else "unchanged"
+            how = "changed" if added or modified else "unchanged"
             return DeclarationIssue(key, name, f"declared removed, but it is still defined ({how}) at "
                                                f"{_places(after)}")
         if not before:
             return DeclarationIssue(key, name, "declared removed, but no definition with that name was found "
                                                "before the apply")
         return None
-    if not after:
-        if key == "will_add":
-            return DeclarationIssue(key, name, "declared added, but no definition with that name exists after "
-                                               "the apply")
-        gone = "no longer exists after the apply" if before else "was not found before or after the apply"
-        return DeclarationIssue(key, name, f"declared modified, but it {gone}")
-    if changed:
-        return None
     verb = "added" if key == "will_add" else "modified"
+    if not after:
+        gone = "no longer exists after the apply" if before else "was not found before or after the apply"
+        return DeclarationIssue(key, name, f"declared {verb}, but it {gone}")
+    if key == "will_add":
+        if added:
+            return None
+        if modified:
+            return DeclarationIssue(key, name, "declared added, but it existed before the apply (it was modified)")
+    else:
+        if modified or any(path not in known for path, _ in added):
+            return None
+        if added:
+            return DeclarationIssue(key, name, "declared modified, but it did not exist before the apply "
+                                               "(it was added)")
     return DeclarationIssue(key, name, f"declared {verb}, but the apply did not touch it ({_places(after)} is "
                                        f"unchanged)")
 
