@@ -161,7 +161,7 @@ def _check(key: str, name: str, previous: dict[str, Located], current: dict[str,
             how = "changed" if added or modified else "unchanged"
             return DeclarationIssue(key, name, f"declared removed, but it is still defined ({how}) at "
                                                f"{_places(after)}")
-        if not before:
+        if not before and known:
             return DeclarationIssue(key, name, "declared removed, but no definition with that name was found "
                                                "before the apply")
         return None
