@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import warnings
+from itertools import accumulate
 
 from ljtui.core.outline.model import QUALNAME_SEPARATOR, Row, digest_of, one_line
 
@@ -18,11 +19,14 @@ _BLOCKS = (ast.If, ast.Try, ast.With, ast.AsyncWith, *((ast.TryStar,) if hasattr
 _QUOTES = "'\""
 
 
-def extract_python(source: str) -> list[Row]:
+def extract_python(source: bytes | str, utf8: bytes) -> list[Row]:
     """The definitions of a Python module, in source order.
 
     Args:
-        source: the module's text.
+        source: what ``ast`` parses: the file's bytes (byte order mark removed),
+            or its decoded text when the file is not UTF-8.
+        utf8: the module as UTF-8 bytes without a byte order mark (what ``ast``'s
+            byte columns index into).
 
     Raises:
         SyntaxError, ValueError, RecursionError, MemoryError: the module does not parse.
@@ -30,16 +34,35 @@ def extract_python(source: str) -> list[Row]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         tree = ast.parse(source)
-    if "\r" in source:
-        source = source.replace("\r\n", "\n").replace("\r", "\n")
-    lines = source.split("\n")
     rows: list[Row] = []
-    _walk(tree.body, "", False, lines, rows)
+    _walk(tree.body, "", False, _Lines(utf8), rows)
     rows.sort(key=lambda r: r[0])
     return rows
 
 
-def _walk(body: list[ast.stmt], prefix: str, in_class: bool, lines: list[str], rows: list[Row]) -> None:
+class _Lines:
+    """A module's lines as ``ast`` numbers them, addressed in UTF-8 bytes without copying."""
+
+    def __init__(self, utf8: bytes) -> None:
+        if b"\r" in utf8:
+            utf8 = utf8.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        self.data = utf8
+        self.view = memoryview(utf8)
+        self.lengths = list(map(len, utf8.split(b"\n")))
+        self.starts = list(accumulate(self.lengths, initial=0))
+
+    def offset(self, line: int, column: int = 0) -> int:
+        """The byte offset of 1-based ``line`` at byte ``column``."""
+        index = min(max(line, 1), len(self.lengths)) - 1
+        return self.starts[index] + index + column
+
+    def end(self, line: int) -> int:
+        """The byte offset just past 1-based ``line`` (its line break excluded)."""
+        index = min(max(line, 1), len(self.lengths)) - 1
+        return self.starts[index] + index + self.lengths[index]
+
+
+def _walk(body: list[ast.stmt], prefix: str, in_class: bool, lines: _Lines, rows: list[Row]) -> None:
     for node in body:
         if isinstance(node, _DEFS):
             qualname = prefix + node.name
@@ -58,27 +81,22 @@ def _blocks_of(node: ast.stmt) -> list[list[ast.stmt]]:
 
 
 def _row(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, qualname: str, in_class: bool,
-         lines: list[str]) -> Row:
+         lines: _Lines) -> Row:
     if isinstance(node, ast.ClassDef):
         kind = "class"
     else:
         kind = "method" if in_class else "function"
     first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
     end = node.end_lineno or node.lineno
-    digest = digest_of("\n".join(lines[first - 1:end]).encode("utf-8", "surrogatepass"))
+    digest = digest_of(lines.view[lines.offset(first):lines.end(end)])
     return node.lineno, end, kind, qualname, _signature(node, lines), digest
 
 
-def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, lines: list[str]) -> str:
+def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, lines: _Lines) -> str:
     """The header from ``def``/``class`` to (not including) its colon, on one line."""
     body_line, body_col = _start_of(node.body[0])
-    first, last = lines[node.lineno - 1], lines[body_line - 1]
-    start, stop = _char_col(first, node.col_offset), _char_col(last, body_col)
-    if body_line == node.lineno:
-        text = first[start:stop]
-    else:
-        text = "\n".join([first[start:], *lines[node.lineno:body_line - 1], last[:stop]])
-    return one_line(_header(text))
+    header = lines.data[lines.offset(node.lineno, node.col_offset):lines.offset(body_line, body_col)]
+    return one_line(_header(header.decode("utf-8", "replace")))
 
 
 def _start_of(node: ast.stmt) -> tuple[int, int]:
@@ -87,13 +105,6 @@ def _start_of(node: ast.stmt) -> tuple[int, int]:
     if decorators:
         return min(d.lineno for d in decorators), 0
     return node.lineno, node.col_offset
-
-
-def _char_col(line: str, byte_col: int) -> int:
-    """The character column of ``ast``'s UTF-8 byte column ``byte_col`` in ``line``."""
-    if line.isascii():
-        return byte_col
-    return len(line.encode("utf-8", "surrogatepass")[:byte_col].decode("utf-8", "ignore"))
 
 
 def _header(text: str) -> str:

@@ -12,6 +12,7 @@ to worker processes (:data:`POOL_MIN_FILES`, :mod:`~ljtui.core.outline.worker`).
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 import os
 import pickle
 import stat
@@ -26,7 +27,7 @@ from ljtui.core.outline import cache
 from ljtui.core.outline.files import Listing, in_skipped_folder, language_of, list_sources
 from ljtui.core.outline.model import FileOutline, Symbol
 from ljtui.core.outline.parse import (
-    BINARY, MAX_FILE_BYTES, NOT_A_FILE, OK, TOO_LARGE, UNPARSABLE, UNREADABLE, Entry, read_batch, stat_key,
+    BINARY, MAX_FILE_BYTES, NOT_A_FILE, OK, TOO_LARGE, UNPARSABLE, UNREADABLE, Batch, Entry, read_batch, stat_key,
 )
 from ljtui.core.secret_files import SecretFiles
 
@@ -100,6 +101,8 @@ class OutlineIndex:
     from_git: bool = False
     render_cache: dict[str, Any] | None = field(default=None, repr=False, compare=False)
     """The last rendered outline read back from the cache (used when its key matches)."""
+    mentions: dict[str, int] | None = field(default=None, repr=False, compare=False)
+    """How many outlined files mention each identifier, when this build read every file (else counted on use)."""
 
     def symbols(self) -> Iterator[Symbol]:
         """Every definition, by path then line."""
@@ -162,8 +165,10 @@ def _refresh(root: Path, listing: Listing, in_scope: Callable[[str], bool], work
             current[path] = entry
         else:
             to_read.append((path, language, entry))
-    fresh = _read_all(root, to_read, workers)
+    batch = _read_all(root, to_read, workers)
+    fresh = batch.entries
     parsed = sum(1 for (_, _, before), after in zip(to_read, fresh) if _was_parsed(before, after))
+    mentions = batch.mentions if not current else None
     current.update((entry.path, entry) for entry in fresh)
     ordered = [current[path] for path, _ in listing.files]
     note = loaded.note
@@ -176,11 +181,11 @@ def _refresh(root: Path, listing: Listing, in_scope: Callable[[str], bool], work
             write_note = cache.save_entries(root, sorted(outside + keep, key=lambda e: e.path))
             note = "; ".join(n for n in (note, write_note) if n)
     return _index_of(root, ordered, listing, parsed, len(fresh), note,
-                     cache.load_render(root) if use_cache else None)
+                     cache.load_render(root) if use_cache else None, mentions)
 
 
 def _index_of(root: Path, entries: list[Entry], listing: Listing, parsed: int, read: int, note: str,
-              render: dict[str, Any] | None) -> OutlineIndex:
+              render: dict[str, Any] | None, mentions: dict[str, int] | None) -> OutlineIndex:
     counts = {status: 0 for status in (UNPARSABLE, BINARY, TOO_LARGE, UNREADABLE)}
     files: dict[str, FileOutline] = {}
     for entry in entries:
@@ -191,7 +196,7 @@ def _index_of(root: Path, entries: list[Entry], listing: Listing, parsed: int, r
     skipped = Skipped(listing.secret, counts[UNPARSABLE], counts[BINARY], counts[TOO_LARGE], counts[UNREADABLE],
                       listing.over_limit)
     return OutlineIndex(root, files, skipped, parsed, read, _state_key(files, skipped), note, listing.from_git,
-                        render)
+                        render, mentions)
 
 
 def _state_key(files: dict[str, FileOutline], skipped: Skipped) -> str:
@@ -228,38 +233,52 @@ def _was_parsed(before: Entry | None, after: Entry) -> bool:
     return before is None or before.digest != after.digest or before.language != after.language
 
 
-def _read_all(root: Path, items: list[tuple[str, str, Entry | None]], workers: int | None) -> list[Entry]:
+def _read_all(root: Path, items: list[tuple[str, str, Entry | None]], workers: int | None) -> Batch:
     count = _worker_count(workers, len(items))
     if count <= 1:
         return read_batch(str(root), items)
     batches = _batches(root, items, count)
     children = [_start_worker(str(root), batch) for batch in batches]
     by_path: dict[str, Entry] = {}
+    mentions: Counter[str] = Counter()
     for child, batch in zip(children, batches):
-        entries = _worker_result(child)
-        if entries is None or len(entries) != len(batch):
-            entries = read_batch(str(root), batch)
-        by_path.update((entry.path, entry) for entry in entries)
-    return [by_path[path] for path, _, _ in items]
+        result = _worker_result(child)
+        if result is None or len(result.entries) != len(batch):
+            result = read_batch(str(root), batch)
+        by_path.update((entry.path, entry) for entry in result.entries)
+        mentions.update(result.mentions)
+    return Batch([by_path[path] for path, _, _ in items], dict(mentions))
 
 
-def _start_worker(root: str, batch: list[tuple[str, str, Entry | None]]) -> tuple[subprocess.Popen, bytes] | None:
-    """A worker process started on ``batch`` (its input written by :func:`_worker_result`), or None."""
+def _start_worker(root: str, batch: list[tuple[str, str, Entry | None]]) -> subprocess.Popen | None:
+    """A worker process started on ``batch`` (its whole input written), or None when it could not start.
+
+    A worker reads all of its input before it writes anything, so writing
+    every worker's input before reading any output cannot deadlock.
+    """
     try:
         child = subprocess.Popen([sys.executable, "-P", "-m", WORKER_MODULE], stdin=subprocess.PIPE,
                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=child_env())
     except OSError:
         return None
-    return child, pickle.dumps((root, batch), protocol=pickle.HIGHEST_PROTOCOL)
-
-
-def _worker_result(started: tuple[subprocess.Popen, bytes] | None) -> list[Entry] | None:
-    """The entries a worker wrote, or None when it could not finish (its batch is then read here)."""
-    if started is None:
-        return None
-    child, payload = started
+    stdin, child.stdin = child.stdin, None
     try:
-        out, _ = child.communicate(payload, timeout=WORKER_TIMEOUT_S)
+        assert stdin is not None
+        with stdin:
+            stdin.write(pickle.dumps((root, batch), protocol=pickle.HIGHEST_PROTOCOL))
+    except OSError:
+        child.kill()
+        child.wait()
+        return None
+    return child
+
+
+def _worker_result(child: subprocess.Popen | None) -> Batch | None:
+    """What a worker read, or None when it could not finish (its batch is then read here)."""
+    if child is None:
+        return None
+    try:
+        out, _ = child.communicate(timeout=WORKER_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         child.kill()
         child.communicate()
@@ -267,10 +286,10 @@ def _worker_result(started: tuple[subprocess.Popen, bytes] | None) -> list[Entry
     if child.returncode != 0:
         return None
     try:
-        entries = pickle.loads(out)
+        result = pickle.loads(out)
     except Exception:  # noqa: BLE001 - a worker that died mid-write leaves a truncated pickle
         return None
-    return entries if isinstance(entries, list) and all(isinstance(e, Entry) for e in entries) else None
+    return result if isinstance(result, Batch) else None
 
 
 def _worker_count(workers: int | None, files: int) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 KINDS: tuple[str, ...] = (
     "class", "function", "method", "interface", "struct", "enum", "trait", "type", "namespace", "module",
@@ -26,9 +26,8 @@ DIGEST_HEX_CHARS = 16
 """Length of a definition's digest (hex of its source text's hash)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Symbol:
-    """One definition.
+class Symbol(NamedTuple):
+    """One definition (an immutable tuple: cheap to make by the ten thousand).
 
     Attributes:
         path: the file, repository-relative, ``/``-separated.
@@ -107,7 +106,8 @@ class FileOutline:
 
 def one_line(text: str, limit: int = MAX_SIGNATURE_CHARS) -> str:
     """``text`` with whitespace runs collapsed to one space, cut to ``limit`` characters."""
-    text = _OPEN_BREAK.sub(r"\1", _CLOSE_BREAK.sub(r"\1", text))
+    if "\n" in text:
+        text = _OPEN_BREAK.sub(r"\1", _CLOSE_BREAK.sub(r"\1", text))
     flat = " ".join(text.split())
     if len(flat) > limit:
         return flat[: limit - len(CUT_MARK)].rstrip() + CUT_MARK
@@ -119,7 +119,7 @@ Row = tuple[int, int, str, str, str, str]
 signature, digest (the file's path is known from where the row is kept)."""
 
 
-def digest_of(data: bytes) -> str:
+def digest_of(data: bytes | memoryview) -> str:
     """The digest of a definition's source text (:data:`DIGEST_HEX_CHARS` hex characters)."""
     return hashlib.blake2b(data, digest_size=DIGEST_HEX_CHARS // 2).hexdigest()
 

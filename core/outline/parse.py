@@ -11,6 +11,7 @@ worker processes for a cold start of a large repository.
 
 from __future__ import annotations
 
+import codecs
 import errno
 import gc
 import hashlib
@@ -19,6 +20,7 @@ import re
 import stat
 import time
 import tokenize
+from collections import Counter
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
@@ -55,7 +57,7 @@ class Entry:
         digest: hex hash of the content (``""`` when not read).
         status: one of :data:`STATUSES`.
         rows: the definitions, by line, encoded (:func:`~ljtui.core.outline.model.encode_rows`).
-        names: the identifiers the file mentions, sorted, space-separated.
+        names: the identifiers the file mentions, space-separated.
         read_ns: when the file's ``fstat`` was taken (``time.time_ns``).
     """
 
@@ -127,10 +129,23 @@ def read_entry(root: Path, path: str, language: str, known: Entry | None = None)
     rows = _extract(language, data)
     if rows is None:
         return Entry(path, language, *key, digest, UNPARSABLE, read_ns=now)
-    return Entry(path, language, *key, digest, OK, encode_rows(rows[:MAX_SYMBOLS_PER_FILE]), _names(data), now)
+    return Entry(path, language, *key, digest, OK, encode_rows(rows[:MAX_SYMBOLS_PER_FILE]), names_of(data), now)
 
 
-def read_batch(root: str, items: list[tuple[str, str, Entry | None]]) -> list[Entry]:
+@dataclass(frozen=True)
+class Batch:
+    """What reading a list of files gives.
+
+    Attributes:
+        entries: one per file, in the order asked.
+        mentions: for each identifier, how many of the outlined files read here mention it.
+    """
+
+    entries: list[Entry]
+    mentions: dict[str, int]
+
+
+def read_batch(root: str, items: list[tuple[str, str, Entry | None]]) -> Batch:
     """:func:`read_entry` for each ``(path, language, known)``; what a worker process runs.
 
     The cyclic garbage collector is paused meanwhile: syntax trees hold no
@@ -140,7 +155,12 @@ def read_batch(root: str, items: list[tuple[str, str, Entry | None]]) -> list[En
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return [read_entry(base, path, language, known) for path, language, known in items]
+        entries = [read_entry(base, path, language, known) for path, language, known in items]
+        mentions: Counter[str] = Counter()
+        for entry in entries:
+            if entry.status == OK:
+                mentions.update(entry.names.split())
+        return Batch(entries, dict(mentions))
     finally:
         if was_enabled:
             gc.enable()
@@ -166,19 +186,22 @@ def _extract(language: str, data: bytes) -> list[Row] | None:
         except (ValueError, RecursionError, MemoryError):
             return None
     try:
-        return extract_python(_decode_python(data))
-    except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeDecodeError, LookupError):
+        return extract_python(*_python_source(data))
+    except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeError, LookupError):
         return None
 
 
-def _decode_python(data: bytes) -> str:
-    """A Python file's text: UTF-8, else the encoding its coding cookie names."""
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        encoding, _ = tokenize.detect_encoding(BytesIO(data).readline)
-        return data.decode(encoding)
+def _python_source(data: bytes) -> tuple[bytes | str, bytes]:
+    """What ``ast`` parses and the UTF-8 bytes its columns index into, honouring a coding cookie."""
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8):]
+    encoding, _ = tokenize.detect_encoding(BytesIO(data).readline)
+    if encoding in ("utf-8", "utf-8-sig"):
+        return data, data
+    text = data.decode(encoding)
+    return text, text.encode("utf-8", "surrogatepass")
 
 
-def _names(data: bytes) -> str:
-    return b" ".join(sorted(set(_IDENTIFIER.findall(data)))).decode("ascii")
+def names_of(data: bytes) -> str:
+    """The identifiers ``data`` mentions, each once, space-separated."""
+    return b" ".join(set(_IDENTIFIER.findall(data))).decode("ascii")

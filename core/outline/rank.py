@@ -36,6 +36,8 @@ IMPLICIT_CALLS = frozenset({"__init__", "__new__", "__call__", "constructor"})
 
 def reference_counts(index: OutlineIndex, names: set[str]) -> dict[str, int]:
     """For each of ``names``, how many outlined files mention it."""
+    if index.mentions is not None:
+        return {name: index.mentions.get(name, 0) for name in names}
     counts = dict.fromkeys(names, 0)
     for outline in index.files.values():
         for name in names.intersection(outline.names.split()):
@@ -46,22 +48,24 @@ def reference_counts(index: OutlineIndex, names: set[str]) -> dict[str, int]:
 def ranked(index: OutlineIndex) -> list[tuple[float, Symbol]]:
     """Every definition with its score, most referenced first (see the module docstring)."""
     symbols = list(index.symbols())
+    split = [symbol.qualname.split(QUALNAME_SEPARATOR) for symbol in symbols]
     definitions: dict[str, int] = {}
     defining_files: dict[str, set[str]] = {}
-    for symbol in symbols:
-        definitions[symbol.name] = definitions.get(symbol.name, 0) + 1
-        defining_files.setdefault(symbol.name, set()).add(symbol.path)
-    parts = {s.qualname: _scored_parts(s.qualname) for s in symbols}
-    mentions = reference_counts(index, {part for split in parts.values() for part in split})
+    for symbol, parts in zip(symbols, split):
+        name = parts[-1]
+        definitions[name] = definitions.get(name, 0) + 1
+        defining_files.setdefault(name, set()).add(symbol.path)
+    scoring = [_scored_parts(parts) for parts in split]
+    mentions = reference_counts(index, {part for parts in scoring for part in parts})
     share = {name: max(count - len(defining_files.get(name, ())), 0) / definitions.get(name, 1)
              for name, count in mentions.items()}
-    scored = [(min(share[part] for part in parts[s.qualname]), s) for s in symbols]
-    scored.sort(key=lambda pair: (-pair[0], pair[1].depth, pair[1].path, pair[1].line, pair[1].qualname))
-    return scored
+    keyed = [(-min(share[part] for part in parts), len(whole), symbol.path, symbol.line, symbol.qualname, symbol)
+             for symbol, whole, parts in zip(symbols, split, scoring)]
+    keyed.sort(key=lambda item: item[:5])
+    return [(-item[0], item[5]) for item in keyed]
 
 
-def _scored_parts(qualname: str) -> list[str]:
-    """The parts of ``qualname`` that score it: all but :data:`IMPLICIT_CALLS` (unless that is all there is)."""
-    parts = qualname.split(QUALNAME_SEPARATOR)
+def _scored_parts(parts: list[str]) -> list[str]:
+    """The parts of a qualified name that score it: all but :data:`IMPLICIT_CALLS` (unless that is all there is)."""
     plain = [part for part in parts if part not in IMPLICIT_CALLS]
     return plain or parts

@@ -15,7 +15,7 @@ from ljtui.core.outline.parse import read_batch
 
 
 def main() -> int:
-    """Read one batch from stdin, write its entries to stdout."""
+    """Read one batch from stdin, write what was read to stdout."""
     root, items = pickle.load(sys.stdin.buffer)
     pickle.dump(read_batch(root, items), sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
     sys.stdout.buffer.flush()

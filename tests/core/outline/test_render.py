@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 from ljtui.core.outline import build_index, render_outline
-from ljtui.core.outline.cache import CACHE_DIR
+from ljtui.core.outline.cache import CACHE_DIR, RENDER_FILE
 from ljtui.core.outline.rank import ranked
 from ljtui.core.planner.budget import CHARS_PER_TOKEN
 from ljtui.core.statedir import AGENT_DIR
@@ -73,10 +74,14 @@ def test_the_same_state_renders_the_same_bytes_cold_warm_and_cached(langs: Path,
     shutil.copytree(langs, copy)
     first = render_outline(build_index(langs, workers=1), 300).text
     again = render_outline(build_index(langs, workers=1), 300).text
+    (langs / AGENT_DIR / CACHE_DIR / RENDER_FILE).unlink()
+    warm = build_index(langs, workers=1)
+    assert warm.mentions is not None and warm.render_cache is None
+    counted = render_outline(replace(warm, mentions=None), 300, remember=False).text
     shutil.rmtree(langs / AGENT_DIR / CACHE_DIR)
     cold = render_outline(build_index(langs, workers=1, use_cache=False), 300, remember=False).text
     elsewhere = render_outline(build_index(copy, workers=2), 300).text
-    assert first.encode() == again.encode() == cold.encode() == elsewhere.encode()
+    assert first.encode() == again.encode() == counted.encode() == cold.encode() == elsewhere.encode()
 
 
 def test_a_change_renders_anew(ranked_repo: Path) -> None:
