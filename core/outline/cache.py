@@ -10,6 +10,9 @@ Two files, both JSON, reached only through
 * ``outline-render.json``: the last rendered outline and the key of the
   repository state and budget it was rendered for.
 
+Both name the folder they were written for (:func:`owner_of`): a cache
+committed to the repository or copied with it is ignored whole.
+
 A repository can commit anything in ``.agent/``, so what is read back is
 checked like any input: size bounded before parsing, every field's type,
 range and shape checked. A cache that fails any check is ignored whole
@@ -80,8 +83,8 @@ def load_entries(root: Path) -> Loaded:
     except (OSError, CacheRejected) as exc:
         return Loaded(note=f"outline cache ignored and rebuilt: {exc}")
     try:
-        return Loaded(_entries_of(data))
-    except CacheRejected as exc:
+        return Loaded(_entries_of(data, owner_of(root)))
+    except (CacheRejected, OSError) as exc:
         return Loaded(note=f"outline cache ignored and rebuilt: {exc}")
 
 
@@ -92,6 +95,11 @@ def load_render(root: Path) -> dict[str, Any] | None:
     except (OSError, StateDirUnsafe, CacheRejected):
         return None
     if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("version") != VERSION:
+        return None
+    try:
+        if data.get("owner") != owner_of(root):
+            return None
+    except OSError:
         return None
     if not isinstance(data.get("key"), str) or not isinstance(data.get("text"), str):
         return None
@@ -104,8 +112,21 @@ def save_entries(root: Path, entries: list[Entry]) -> str:
     """Write the entries; return ``""`` or why the cache was not written."""
     rows = [[e.path, e.language, e.size, e.mtime_ns, e.ctime_ns, e.read_ns, e.digest, e.status, e.rows, e.names]
             for e in entries]
-    return _write_json(root, ENTRIES_FILE, {"format": FORMAT, "version": VERSION, "entries": rows},
-                       MAX_CACHE_BYTES)
+    return _write_json(root, ENTRIES_FILE, {"format": FORMAT, "version": VERSION, "entries": rows}, MAX_CACHE_BYTES)
+
+
+def owner_of(root: Path) -> list[int]:
+    """What ties a cache to the folder it was written for: the root folder's device and inode.
+
+    A cache committed to a repository, or copied along with it, was written
+    for another folder: it is ignored, so no entry of it is believed (not
+    even one whose content hash matches a file).
+
+    Raises:
+        OSError: the root cannot be examined.
+    """
+    st = os.stat(root)
+    return [st.st_dev, st.st_ino]
 
 
 def save_render(root: Path, rendered: dict[str, Any]) -> str:
@@ -137,6 +158,10 @@ def _read_json(root: Path, name: str, limit: int) -> Any:
 
 
 def _write_json(root: Path, name: str, data: dict[str, Any], limit: int) -> str:
+    try:
+        data = {**data, "owner": owner_of(root)}
+    except OSError as exc:
+        return f"outline cache not written: {exc.strerror or exc}"
     payload = json.dumps(data, separators=(",", ":")).encode("ascii")
     if len(payload) > limit:
         return f"outline cache not written: {len(payload)} bytes, over the {limit} byte bound"
@@ -167,12 +192,14 @@ def _remove_quietly(root: Path, name: str) -> None:
         pass
 
 
-def _entries_of(data: Any) -> dict[str, Entry]:
+def _entries_of(data: Any, owner: list[int]) -> dict[str, Entry]:
     """Checked entries by path; raises :class:`CacheRejected` at the first thing out of shape."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CacheRejected("not an outline cache")
     if data.get("version") != VERSION:
-        raise CacheRejected(f"written by another version ({data.get('version')!r})")
+        raise CacheRejected(f"written by another version ({str(data.get('version'))[:40]!r})")
+    if data.get("owner") != owner:
+        raise CacheRejected("written for another folder (committed or copied with the repository)")
     rows = data.get("entries")
     if not isinstance(rows, list) or len(rows) > MAX_FILES:
         raise CacheRejected("its entries are not a list of at most %d files" % MAX_FILES)

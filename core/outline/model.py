@@ -14,6 +14,8 @@ MAX_SIGNATURE_CHARS = 160
 """A signature longer than this is cut and ends with :data:`CUT_MARK`."""
 CUT_MARK = "…"
 """Ends a cut signature."""
+REPLACEMENT = "\ufffd"
+"""Stands for a character that is not printable (a control character in a file name or signature)."""
 MAX_QUALNAME_CHARS = 200
 """A qualified name longer than this is not an outline entry (generated or hostile code)."""
 QUALNAME_SEPARATOR = "."
@@ -104,11 +106,18 @@ class FileOutline:
         return f"FileOutline({self.path!r}, {self.language!r})"
 
 
+def printable(text: str) -> str:
+    """``text`` with every character a terminal would not print (escape sequences…) replaced by U+FFFD."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else REPLACEMENT for ch in text)
+
+
 def one_line(text: str, limit: int = MAX_SIGNATURE_CHARS) -> str:
-    """``text`` with whitespace runs collapsed to one space, cut to ``limit`` characters."""
+    """``text`` with whitespace runs collapsed to one space, unprintable characters replaced, cut to ``limit``."""
     if "\n" in text:
         text = _OPEN_BREAK.sub(r"\1", _CLOSE_BREAK.sub(r"\1", text))
-    flat = " ".join(text.split())
+    flat = printable(" ".join(text.split()))
     if len(flat) > limit:
         return flat[: limit - len(CUT_MARK)].rstrip() + CUT_MARK
     return flat
@@ -147,7 +156,7 @@ def encode_rows(rows: list[Row]) -> str:
     """
     kept = []
     for line, end, kind, qualname, signature, digest in rows:
-        qualname = qualname.translate(_UNSAFE)
+        qualname = printable(qualname.translate(_UNSAFE))
         if not qualname or qualname.endswith(QUALNAME_SEPARATOR) or len(qualname) > MAX_QUALNAME_CHARS:
             continue
         kept.append(FIELD_SEPARATOR.join((str(line), str(max(end, line)), kind, qualname,

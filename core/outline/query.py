@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ljtui.core.outline.index import OutlineIndex, Skipped, build_index
-from ljtui.core.outline.model import MAX_QUALNAME_CHARS, QUALNAME_SEPARATOR, Symbol
+from ljtui.core.outline.model import MAX_QUALNAME_CHARS, QUALNAME_SEPARATOR, Symbol, printable
 from ljtui.core.outline.rank import ranked
 from ljtui.core.outline.render import (
     DEFAULT_BUDGET_TOKENS, MAX_LISTED, footer, footer_room, ordered, render_outline, symbol_lines,
@@ -187,7 +187,7 @@ def _view(shown: str, index: OutlineIndex, budget_tokens: int) -> OutlineView:
     used = 0
     full = False
     for outline in index.files.values():
-        header = f"{outline.path}:"
+        header = f"{printable(outline.path)}:"
         pairs = list(zip(ordered(outline.symbols), symbol_lines(list(outline.symbols))))
         for count, (symbol, line) in enumerate(pairs):
             cost = len(line) + 1 + (len(header) + 1 if count == 0 else 0)
@@ -212,7 +212,7 @@ def _shown_symbols(index: OutlineIndex, shown: int) -> tuple[Symbol, ...]:
 def _matches_text(name: str, matches: tuple[SymbolMatch, ...], total: int) -> str:
     if not matches:
         return f"no definition named {name!r} (nor one whose name starts with it)"
-    lines = [f"{m.symbol.path}:{m.symbol.line} {m.symbol.kind} {m.symbol.qualname}: {m.symbol.signature}"
+    lines = [f"{printable(m.symbol.path)}:{m.symbol.line} {m.symbol.kind} {m.symbol.qualname}: {m.symbol.signature}"
              for m in matches]
     if total > len(matches):
         lines.append(f"[{total - len(matches)} more matches not shown; give a longer or qualified name]")

@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 
 from ljtui.core.outline import cache
 from ljtui.core.outline.index import OutlineIndex, Skipped
-from ljtui.core.outline.model import QUALNAME_SEPARATOR, Symbol
+from ljtui.core.outline.model import QUALNAME_SEPARATOR, Symbol, printable
 from ljtui.core.outline.rank import ranked
 from ljtui.core.planner.budget import CHARS_PER_TOKEN
 
@@ -150,7 +150,7 @@ def _render(index: OutlineIndex, budget_tokens: int, key: str) -> RenderedOutlin
     used = 0
     for _, symbol in order:
         names = qualnames.setdefault(symbol.path, set())
-        cost = len(_line(symbol, names)) + 1 + (0 if symbol.path in chosen else len(symbol.path) + 2)
+        cost = len(_line(symbol, names)) + 1 + (0 if symbol.path in chosen else len(printable(symbol.path)) + 2)
         if used + cost > room:
             break
         used += cost
@@ -159,7 +159,7 @@ def _render(index: OutlineIndex, budget_tokens: int, key: str) -> RenderedOutlin
     shown = sum(len(symbols) for symbols in chosen.values())
     lines = []
     for path in sorted(chosen):
-        lines.append(f"{path}:")
+        lines.append(f"{printable(path)}:")
         lines.extend(symbol_lines(chosen[path]))
     lines.append(footer(shown, total, len(chosen), files_total, index.skipped, budget_tokens))
     return RenderedOutline(key, "\n".join(lines), shown, total, len(chosen), files_total)

@@ -28,7 +28,7 @@ from typing import Any, Iterable, Mapping
 
 from ljtui.core.outline import cache
 from ljtui.core.outline.index import OutlineIndex, refresh_files
-from ljtui.core.outline.model import FileOutline, Symbol
+from ljtui.core.outline.model import FileOutline, Symbol, printable
 from ljtui.core.outline.parse import OK
 from ljtui.core.outline.query import match_kind
 from ljtui.core.secret_files import SecretFiles
@@ -185,7 +185,7 @@ def _check(key: str, name: str, previous: dict[str, Located], current: dict[str,
 
 
 def _places(located: Located) -> str:
-    return ", ".join(f"{path} {qualname}" for path, qualname in sorted(located))
+    return ", ".join(f"{printable(path)} {qualname}" for path, qualname in sorted(located))
 
 
 def _clean(path: str) -> str:
@@ -195,7 +195,7 @@ def _clean(path: str) -> str:
 
 
 def _text(reindexed: tuple[str, ...], issues: list[DeclarationIssue]) -> str:
-    files = ", ".join(reindexed) if reindexed else "none"
+    files = ", ".join(printable(path) for path in reindexed) if reindexed else "none"
     lines = [f"Outline refreshed: {len(reindexed)} file(s) re-indexed ({files})."]
     if not issues:
         lines.append("Every declared symbol was touched as declared.")

@@ -89,3 +89,11 @@ def test_a_change_renders_anew(ranked_repo: Path) -> None:
     (ranked_repo / "core/engine.py").write_text((ranked_repo / "core/engine.py").read_text() + "\n\ndef later():\n    pass\n")
     after = render_outline(build_index(ranked_repo, workers=1)).text
     assert "def later()" in after and "def later()" not in before
+
+
+def test_control_characters_in_names_and_signatures_are_not_shown(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    root.mkdir()
+    (root / "evil\x1b[31m\n.py").write_text('def wipe(x="\x1b[2J"):\n    pass\n')
+    text = render_outline(build_index(root, workers=1)).text
+    assert "\x1b" not in text and text.splitlines()[:2] == ["evil\ufffd[31m\ufffd.py:", '  1: def wipe(x="\ufffd[2J")']
