@@ -52,14 +52,12 @@ class _Lines:
         self.starts = list(accumulate(self.lengths, initial=0))
 
     def offset(self, line: int, column: int = 0) -> int:
-        """The byte offset of 1-based ``line`` at byte ``column``."""
-        index = min(max(line, 1), len(self.lengths)) - 1
-        return self.starts[index] + index + column
+        """The byte offset of 1-based ``line`` (as ``ast`` numbers it: within the file) at byte ``column``."""
+        return self.starts[line - 1] + line - 1 + column
 
     def end(self, line: int) -> int:
         """The byte offset just past 1-based ``line`` (its line break excluded)."""
-        index = min(max(line, 1), len(self.lengths)) - 1
-        return self.starts[index] + index + self.lengths[index]
+        return self.starts[line - 1] + line - 1 + self.lengths[line - 1]
 
 
 def _walk(body: list[ast.stmt], prefix: str, in_class: bool, lines: _Lines, rows: list[Row]) -> None:
@@ -86,7 +84,7 @@ def _row(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, qualname: 
         kind = "class"
     else:
         kind = "method" if in_class else "function"
-    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    first = min(node.lineno, *(d.lineno for d in node.decorator_list)) if node.decorator_list else node.lineno
     end = node.end_lineno or node.lineno
     digest = digest_of(lines.view[lines.offset(first):lines.end(end)])
     return node.lineno, end, kind, qualname, _signature(node, lines), digest

@@ -156,11 +156,13 @@ def encode_rows(rows: list[Row]) -> str:
     """
     kept = []
     for line, end, kind, qualname, signature, digest in rows:
-        qualname = printable(qualname.translate(_UNSAFE))
+        if not qualname.isprintable():
+            qualname = printable(qualname.translate(_UNSAFE))
         if not qualname or qualname.endswith(QUALNAME_SEPARATOR) or len(qualname) > MAX_QUALNAME_CHARS:
             continue
-        kept.append(FIELD_SEPARATOR.join((str(line), str(max(end, line)), kind, qualname,
-                                          signature.translate(_UNSAFE), digest)))
+        if not signature.isprintable():
+            signature = printable(signature.translate(_UNSAFE))
+        kept.append(f"{line}\t{max(end, line)}\t{kind}\t{qualname}\t{signature}\t{digest}")
     return ROW_SEPARATOR.join(kept)
 
 

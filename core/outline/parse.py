@@ -187,7 +187,7 @@ def _extract(language: str, data: bytes) -> list[Row] | None:
             return None
     try:
         return extract_python(*_python_source(data))
-    except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeError, LookupError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeError, LookupError, IndexError):
         return None
 
 
