@@ -72,13 +72,13 @@ print(json.dumps({"seconds": elapsed, "peak_mib": peak_kib / 1024, "parsed": ind
 WORKER_PROBE = """
 import json, pickle, sys, time
 from pathlib import Path
-from ljtui.core.outline.index import _batches
+from ljtui.core.outline.pool import split_batches
 from ljtui.core.outline.files import list_sources
 from ljtui.core.outline.parse import read_batch
 from ljtui.core.secret_files import SecretFiles
 root = Path(sys.argv[1])
 items = [(path, language, None) for path, language in list_sources(root, SecretFiles()).files]
-batch = _batches(root, items, int(sys.argv[2]))[0]
+batch = split_batches(root, items, int(sys.argv[2]))[0]
 payload = pickle.dumps((str(root), batch))
 started = time.perf_counter()
 root_text, batch = pickle.loads(payload)

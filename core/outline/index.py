@@ -5,30 +5,26 @@ status-change times, in nanoseconds) is the one recorded; a file whose key
 changed is read and hashed, and parsed only when its content hash changed
 too. A file read less than :data:`RACY_NS` after it was last modified is
 hashed again on the next build (:func:`is_racy`), since a same-size
-change within one timestamp tick would leave its stat key unchanged. Many files to parse go
-to worker processes (:data:`POOL_MIN_FILES`, :mod:`~ljtui.core.outline.worker`).
+change within one timestamp tick would leave its stat key unchanged.
+Many files to parse go to worker processes (:mod:`~ljtui.core.outline.pool`).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections import Counter
 import os
-import pickle
 import stat
-import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from ljtui.core.childenv import child_env
 from ljtui.core.outline import cache
 from ljtui.core.outline.files import Listing, in_skipped_folder, language_of, list_sources
 from ljtui.core.outline.model import FileOutline, Symbol
 from ljtui.core.outline.parse import (
-    BINARY, MAX_FILE_BYTES, NOT_A_FILE, OK, TOO_LARGE, UNPARSABLE, UNREADABLE, Batch, Entry, read_batch, stat_key,
+    BINARY, MAX_FILE_BYTES, NOT_A_FILE, OK, TOO_LARGE, UNPARSABLE, UNREADABLE, Entry, stat_key,
 )
+from ljtui.core.outline.pool import read_all
 from ljtui.core.secret_files import SecretFiles
 
 RACY_NS = 50_000_000
@@ -37,17 +33,8 @@ kernel timestamp tick, so a change in the tick it was read in cannot hide behind
 COARSE_RACY_NS = 2_000_000_000
 """The same for file systems whose timestamps are whole seconds (FAT keeps two-second times)."""
 SECOND_NS = 1_000_000_000
-POOL_MIN_FILES = 200
-"""Fewer files to read than this are read in this process; more go to worker processes."""
-MAX_WORKERS = 4
-"""Most worker processes for one build (fewer when the machine has fewer CPUs)."""
 UNCACHED = (NOT_A_FILE, UNREADABLE)
 """Read results not kept in the cache: they have no stat key to check, so they are simply read again."""
-WORKER_MODULE = "ljtui.core.outline.worker"
-"""Run with ``python -P -m``: a fresh interpreter (never a fork of a process that may run threads),
-and the current folder (the repository) kept off its import path."""
-WORKER_TIMEOUT_S = 600.0
-"""A worker still running after this long is stopped and its files are read in this process."""
 
 
 @dataclass(frozen=True)
@@ -125,7 +112,7 @@ def build_index(root: Path, *, secrets: SecretFiles | None = None, under: str = 
         under: a normalised repository-relative folder or file: only files
             there are listed and indexed; cached entries elsewhere are kept.
         workers: worker processes for a large parse (``None``: one per CPU,
-            at most :data:`MAX_WORKERS`; ``1``: none).
+            at most :data:`~ljtui.core.outline.pool.MAX_WORKERS`; ``1``: none).
         use_cache: read and write ``.agent/cache/``; ``False`` parses every file.
     """
     root = Path(root).absolute()
@@ -165,7 +152,7 @@ def _refresh(root: Path, listing: Listing, in_scope: Callable[[str], bool], work
             current[path] = entry
         else:
             to_read.append((path, language, entry))
-    batch = _read_all(root, to_read, workers)
+    batch = read_all(root, to_read, workers)
     fresh = batch.entries
     parsed = sum(1 for (_, _, before), after in zip(to_read, fresh) if _was_parsed(before, after))
     mentions = batch.mentions if not current else None
@@ -231,93 +218,6 @@ def _was_parsed(before: Entry | None, after: Entry) -> bool:
     if after.status not in (OK, UNPARSABLE):
         return False
     return before is None or before.digest != after.digest or before.language != after.language
-
-
-def _read_all(root: Path, items: list[tuple[str, str, Entry | None]], workers: int | None) -> Batch:
-    count = _worker_count(workers, len(items))
-    if count <= 1:
-        return read_batch(str(root), items)
-    batches = _batches(root, items, count)
-    children = [_start_worker(str(root), batch) for batch in batches]
-    by_path: dict[str, Entry] = {}
-    mentions: Counter[str] = Counter()
-    for child, batch in zip(children, batches):
-        result = _worker_result(child)
-        if result is None or len(result.entries) != len(batch):
-            result = read_batch(str(root), batch)
-        by_path.update((entry.path, entry) for entry in result.entries)
-        mentions.update(result.mentions)
-    return Batch([by_path[path] for path, _, _ in items], dict(mentions))
-
-
-def _start_worker(root: str, batch: list[tuple[str, str, Entry | None]]) -> subprocess.Popen | None:
-    """A worker process started on ``batch`` (its whole input written), or None when it could not start.
-
-    A worker reads all of its input before it writes anything, so writing
-    every worker's input before reading any output cannot deadlock.
-    """
-    try:
-        child = subprocess.Popen([sys.executable, "-P", "-m", WORKER_MODULE], stdin=subprocess.PIPE,
-                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=child_env())
-    except OSError:
-        return None
-    stdin, child.stdin = child.stdin, None
-    try:
-        assert stdin is not None
-        with stdin:
-            stdin.write(pickle.dumps((root, batch), protocol=pickle.HIGHEST_PROTOCOL))
-    except OSError:
-        child.kill()
-        child.wait()
-        return None
-    return child
-
-
-def _worker_result(child: subprocess.Popen | None) -> Batch | None:
-    """What a worker read, or None when it could not finish (its batch is then read here)."""
-    if child is None:
-        return None
-    try:
-        out, _ = child.communicate(timeout=WORKER_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        child.kill()
-        child.communicate()
-        return None
-    if child.returncode != 0:
-        return None
-    try:
-        result = pickle.loads(out)
-    except Exception:  # noqa: BLE001 - a worker that died mid-write leaves a truncated pickle
-        return None
-    return result if isinstance(result, Batch) else None
-
-
-def _worker_count(workers: int | None, files: int) -> int:
-    if workers is not None:
-        return max(1, min(workers, files))
-    if files < POOL_MIN_FILES:
-        return 1
-    return max(1, min(MAX_WORKERS, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                      else os.cpu_count() or 1))
-
-
-def _batches(root: Path, items: list[tuple[str, str, Entry | None]], count: int) -> list[list]:
-    """``items`` split into ``count`` lists of about equal bytes (largest file first to the lightest list)."""
-    sized = []
-    for item in items:
-        try:
-            size = os.lstat(root / item[0]).st_size
-        except OSError:
-            size = 0
-        sized.append((min(size, MAX_FILE_BYTES), item))
-    sized.sort(key=lambda pair: (-pair[0], pair[1][0]))
-    batches: list[list] = [[] for _ in range(count)]
-    totals = [0] * count
-    for size, item in sized:
-        lightest = totals.index(min(totals))
-        batches[lightest].append(item)
-        totals[lightest] += size
-    return [batch for batch in batches if batch]
 
 
 def _is_below(path: str, under: str) -> bool:
