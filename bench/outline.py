@@ -55,7 +55,7 @@ CHANGED_FILE = "json/decoder.py"
 POLL_S = 0.01
 
 PROBE = """
-import json, sys, time
+import json, resource, sys, time
 started = time.perf_counter()
 from pathlib import Path
 from ljtui.core.outline import build_index, render_outline
@@ -65,7 +65,9 @@ rendered = render_outline(index)
 elapsed = time.perf_counter() - started
 status = open("/proc/self/status").read()
 peak_kib = int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:")))
+own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps({"seconds": elapsed, "peak_mib": peak_kib / 1024, "parsed": index.parsed, "read": index.read,
+                  "cpu": own.ru_utime + own.ru_stime, "workers_cpu": children.ru_utime + children.ru_stime,
                   "files": len(index.files), "symbols": rendered.total, "shown": rendered.shown,
                   "skipped": index.skipped.describe(), "note": index.cache_note}))
 """
@@ -175,7 +177,8 @@ def main() -> int:
             shutil.copytree(args.tree, tree, symlinks=True, ignore=shutil.ignore_patterns(AGENT_DIR))
             print(f"tree: copy of {args.tree}")
         settle(tree)
-        print(f"machine: {cpus} CPUs, load average {os.getloadavg()[0]:.2f} at start")
+        print(f"machine: {cpus} CPUs, load average {os.getloadavg()[0]:.2f} at start (other processes slow every "
+              f"figure; compare figures of one run)")
         reference = best(args.runs, lambda: run(REFERENCE, str(tree)))
         pooled = best(args.runs, lambda: cold(tree, "auto"))
         alone = best(args.runs, lambda: cold(tree, "1"))
@@ -191,6 +194,10 @@ def main() -> int:
               f"{pooled['seconds'] / reference['seconds']:.2f}x the ast.parse reference")
         print(f"cold, one process: {alone['seconds']:.2f} s, {verdict(alone['seconds'], TARGET_COLD_S)}; "
               f"worker processes are {alone['seconds'] / pooled['seconds']:.2f}x faster")
+        workers = max(cpus or 1, 1)
+        print(f"cold CPU time: building process {pooled['cpu']:.2f} s + workers {pooled['workers_cpu']:.2f} s in all; "
+              f"with {workers} idle CPUs that is about {pooled['cpu'] + pooled['workers_cpu'] / workers:.2f} s of wall "
+              f"time (an estimate: CPU time also grows on a loaded machine)")
         print(f"warm: {warm['seconds'] * 1000:.0f} ms ({warm['parsed']} parsed, {warm['read']} read), "
               f"{verdict(warm['seconds'], TARGET_WARM_S)}")
         print(f"one file changed: {one['seconds'] * 1000:.0f} ms ({one['parsed']} parsed, outline ranked anew)")
@@ -202,6 +209,7 @@ def main() -> int:
         print(f"reference (measured earlier on this machine kind, not in this run): aider repo map "
               f"cold {AIDER_COLD_S} s, warm {AIDER_WARM_S} s; this run: cold "
               f"{AIDER_COLD_S / pooled['seconds']:.1f}x faster, warm {AIDER_WARM_S / warm['seconds']:.0f}x faster")
+        print(f"machine: load average {os.getloadavg()[0]:.2f} at the end")
     print(f"targets: cold <= {TARGET_COLD_S:g} s, warm <= {TARGET_WARM_S:g} s, peak <= {TARGET_PEAK_MIB:g} MiB")
     return 0
 

@@ -45,17 +45,32 @@ worker thread (a cold start of a large repository takes seconds).
 
 from __future__ import annotations
 
-from ljtui.core.outline.index import OutlineIndex, Skipped, build_index, refresh_files
-from ljtui.core.outline.model import KINDS, FileOutline, Symbol
-from ljtui.core.outline.query import (
-    MAX_MATCHES, MAX_OUTLINE_SYMBOLS, OutlineView, SymbolMatch, SymbolMatches, find_symbol, outline,
-)
-from ljtui.core.outline.render import DEFAULT_BUDGET_TOKENS, RenderedOutline, render_outline
-from ljtui.core.outline.resync import DeclarationIssue, ResyncReport, resync
+from importlib import import_module
+from typing import Any
 
-__all__ = [
-    "DEFAULT_BUDGET_TOKENS", "KINDS", "MAX_MATCHES", "MAX_OUTLINE_SYMBOLS",
-    "DeclarationIssue", "FileOutline", "OutlineIndex", "OutlineView", "RenderedOutline", "ResyncReport",
-    "Skipped", "Symbol", "SymbolMatch", "SymbolMatches",
-    "build_index", "find_symbol", "outline", "refresh_files", "render_outline", "resync",
-]
+_HOMES = {
+    "ljtui.core.outline.index": ("OutlineIndex", "Skipped", "build_index", "refresh_files"),
+    "ljtui.core.outline.model": ("KINDS", "FileOutline", "Symbol"),
+    "ljtui.core.outline.query": ("MAX_MATCHES", "MAX_OUTLINE_SYMBOLS", "OutlineView", "SymbolMatch",
+                                 "SymbolMatches", "find_symbol", "outline"),
+    "ljtui.core.outline.render": ("DEFAULT_BUDGET_TOKENS", "RenderedOutline", "render_outline"),
+    "ljtui.core.outline.resync": ("DeclarationIssue", "ResyncReport", "resync"),
+}
+"""Where each public name lives. Names load on first use, so a worker process that needs only the
+parser does not import the rest."""
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+__all__ = sorted(_HOME_OF)
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ljtui.core.edits.journal import ensure_agent_gitignore
 from ljtui.core.outline.model import ROWS_PATTERN
 from ljtui.core.outline.parse import MAX_FILE_BYTES, STATUSES, Entry
 from ljtui.core.outline.files import LANGUAGES, MAX_FILES
@@ -168,6 +167,7 @@ def _write_json(root: Path, name: str, data: dict[str, Any], limit: int) -> str:
     temporary = f".{name}.{os.getpid()}.{random_names.token_hex(4)}.tmp"
     try:
         folder = state_dir(root, CACHE_DIR, create=True)
+        from ljtui.core.edits.journal import ensure_agent_gitignore  # only when writing: keeps warm starts light
         ensure_agent_gitignore(root)
         fd = open_state_file(root, CACHE_DIR, temporary, flags=os.O_WRONLY | os.O_CREAT | os.O_EXCL)
         try:

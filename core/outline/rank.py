@@ -26,12 +26,18 @@ is total and the same for the same repository state.
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 from ljtui.core.outline.index import OutlineIndex
 from ljtui.core.outline.model import QUALNAME_SEPARATOR, Symbol
 
 
 IMPLICIT_CALLS = frozenset({"__init__", "__new__", "__call__", "constructor"})
 """Members called through their class's name (Python, and JavaScript/TypeScript ``constructor``)."""
+
+
+_ORDER = itemgetter(0, 1, 2, 3, 4)
+"""Sort key of a ranked row: score (negated), nesting, path, line, qualified name."""
 
 
 def reference_counts(index: OutlineIndex, names: set[str]) -> dict[str, int]:
@@ -59,13 +65,17 @@ def ranked(index: OutlineIndex) -> list[tuple[float, Symbol]]:
     mentions = reference_counts(index, {part for parts in scoring for part in parts})
     share = {name: max(count - len(defining_files.get(name, ())), 0) / definitions.get(name, 1)
              for name, count in mentions.items()}
-    keyed = [(-min(share[part] for part in parts), len(whole), symbol.path, symbol.line, symbol.qualname, symbol)
+    score = share.__getitem__
+    keyed = [(-(score(parts[0]) if len(parts) == 1 else min(map(score, parts))), len(whole), symbol.path,
+              symbol.line, symbol.qualname, symbol)
              for symbol, whole, parts in zip(symbols, split, scoring)]
-    keyed.sort(key=lambda item: item[:5])
+    keyed.sort(key=_ORDER)
     return [(-item[0], item[5]) for item in keyed]
 
 
 def _scored_parts(parts: list[str]) -> list[str]:
     """The parts of a qualified name that score it: all but :data:`IMPLICIT_CALLS` (unless that is all there is)."""
+    if len(parts) == 1:
+        return parts
     plain = [part for part in parts if part not in IMPLICIT_CALLS]
     return plain or parts
