@@ -81,8 +81,9 @@ class FileOutline:
         path: repository-relative, ``/``-separated.
         language: the language it was read as (``python``, ``typescript``…).
         digest: the hash of the content its definitions come from.
-        names: every identifier (two characters or more) the file mentions,
-            space-separated (what the ranking counts references with).
+        names: every word (ASCII letters, digits, underscores) the file
+            mentions, once each, space-separated (what the ranking counts
+            references with).
     """
 
     __slots__ = ("path", "language", "digest", "names", "_rows", "_symbols")

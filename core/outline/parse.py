@@ -16,7 +16,6 @@ import errno
 import gc
 import hashlib
 import os
-import re
 import stat
 import time
 import tokenize
@@ -40,8 +39,10 @@ OK, UNPARSABLE, BINARY, TOO_LARGE, UNREADABLE, NOT_A_FILE = (
 """How reading a file ended. ``not a file`` (a symlink, a folder, a vanished path) is not counted as skipped."""
 STATUSES = (OK, UNPARSABLE, BINARY, TOO_LARGE, UNREADABLE, NOT_A_FILE)
 _OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-_IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]+")
-"""What counts as a mention of a name (ASCII identifiers of two characters or more)."""
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_WORDS = bytes(byte if byte in _WORD_BYTES else ord(" ") for byte in range(256))
+"""Maps every byte that cannot be part of an ASCII identifier to a space: what is left between spaces
+are the words a file mentions (a name counts as mentioned when it is one of them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,5 +204,5 @@ def _python_source(data: bytes) -> tuple[bytes | str, bytes]:
 
 
 def names_of(data: bytes) -> str:
-    """The identifiers ``data`` mentions, each once, space-separated."""
-    return b" ".join(set(_IDENTIFIER.findall(data))).decode("ascii")
+    """The words (ASCII letters, digits, underscores) ``data`` mentions, each once, space-separated."""
+    return b" ".join(set(data.translate(_WORDS).split())).decode("ascii")
