@@ -33,6 +33,7 @@ kernel timestamp tick, so a change in the tick it was read in cannot hide behind
 COARSE_RACY_NS = 2_000_000_000
 """The same for file systems whose timestamps are whole seconds (FAT keeps two-second times)."""
 SECOND_NS = 1_000_000_000
+MIB = 1024 * 1024
 UNCACHED = (NOT_A_FILE, UNREADABLE)
 """Read results not kept in the cache: they have no stat key to check, so they are simply read again."""
 
@@ -56,7 +57,7 @@ class Skipped:
     def describe(self) -> str:
         """``"2 secret, 1 unparsable"``: the non-zero counts, ``""`` when nothing was left out."""
         parts = [(self.secret, "secret"), (self.unparsable, "unparsable"), (self.binary, "binary"),
-                 (self.too_large, f"too large (over {MAX_FILE_BYTES // 1024} KiB)"),
+                 (self.too_large, f"too large (over {MAX_FILE_BYTES / MIB:g} MiB)"),
                  (self.unreadable, "unreadable"), (self.over_limit, "over the file limit")]
         return ", ".join(f"{count} {label}" for count, label in parts if count)
 
