@@ -120,7 +120,7 @@ def _walk_paths(root: Path, under: str) -> list[str]:
     while stack:
         folder = stack.pop()
         try:
-            with os.scandir(root / folder if folder else root) as entries:
+            with os.scandir(os.path.join(root, folder) if folder else root) as entries:
                 for entry in entries:
                     rel = f"{folder}/{entry.name}" if folder else entry.name
                     if entry.is_dir(follow_symlinks=False):

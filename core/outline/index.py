@@ -198,7 +198,7 @@ def _state_key(files: dict[str, FileOutline], skipped: Skipped) -> str:
 def _unchanged(root: Path, entry: Entry) -> bool:
     """Whether ``entry`` still describes the file: same stat key, and not read within :data:`RACY_NS` of a change."""
     try:
-        st = os.lstat(root / entry.path)
+        st = os.lstat(os.path.join(root, entry.path))
     except OSError:
         return False
     if not stat.S_ISREG(st.st_mode) or stat_key(st) != entry.stat_key:

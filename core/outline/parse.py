@@ -104,7 +104,7 @@ def read_entry(root: Path, path: str, language: str, known: Entry | None = None)
     """
     now = time.time_ns()
     try:
-        fd = os.open(root / path, _OPEN_FLAGS)
+        fd = os.open(os.path.join(root, path), _OPEN_FLAGS)
     except OSError as exc:
         status = NOT_A_FILE if exc.errno in (errno.ELOOP, errno.ENOENT, errno.ENOTDIR) else UNREADABLE
         return Entry(path, language, 0, 0, 0, "", status, read_ns=now)

@@ -118,7 +118,7 @@ def split_batches(root: Path, items: list[Item], count: int) -> list[list[Item]]
     sized = []
     for item in items:
         try:
-            size = os.lstat(root / item[0]).st_size
+            size = os.lstat(os.path.join(root, item[0])).st_size
         except OSError:
             size = 0
         sized.append((min(size, MAX_FILE_BYTES), item))
