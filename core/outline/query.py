@@ -131,7 +131,8 @@ def find_symbol(root: Path, name: Any, *, secrets: SecretFiles | None = None,
         return SymbolMatches(str(name)[:MAX_QUALNAME_CHARS], error=error, text=error)
     wanted = name.strip()
     if len(wanted) > MAX_QUALNAME_CHARS or any(ch.isspace() for ch in wanted):
-        error = f"not a definition name: {wanted[:MAX_QUALNAME_CHARS]!r} (no spaces, at most {MAX_QUALNAME_CHARS} characters)"
+        error = (f"not a definition name: {wanted[:MAX_QUALNAME_CHARS]!r} "
+                 f"(no spaces, at most {MAX_QUALNAME_CHARS} characters)")
         return SymbolMatches(wanted[:MAX_QUALNAME_CHARS], error=error, text=error)
     index = index or build_index(root, secrets=secrets or SecretFiles())
     found = [(how, score, symbol) for score, symbol in ranked(index)
@@ -167,7 +168,8 @@ def _normalise(path: Any) -> tuple[str, str]:
     if path is None:
         return "", ""
     if not isinstance(path, str):
-        return "", f"path must be a string (a file or folder relative to the repository root), not {type(path).__name__}"
+        return "", (f"path must be a string (a file or folder relative to the repository root), "
+                    f"not {type(path).__name__}")
     if "\0" in path:
         return "", "path must not contain a NUL character"
     cleaned = posixpath.normpath(path.strip() or ".")

@@ -127,7 +127,8 @@ HOSTILE: dict[str, Callable[[list[int]], bytes]] = {
     "another folder": lambda owner: cache_of([owner[0], owner[1] + 1], []),
     "entries not a list": lambda owner: cache_of(owner, {"a": 1}),
     "wrong field types": lambda owner: cache_of(owner, [["pkg/mod0.py", "python", "12", 0, 0, 0, "", "ok", "", ""]]),
-    "escaping path": lambda owner: cache_of(owner, [["../../etc/passwd.py", "python", 1, 1, 1, 1, ZEROS, "ok", "", ""]]),
+    "escaping path": lambda owner: cache_of(owner, [
+        ["../../etc/passwd.py", "python", 1, 1, 1, 1, ZEROS, "ok", "", ""]]),
     "forged rows": lambda owner: cache_of(owner, [
         ["pkg/mod0.py", "python", 1, 1, 1, 1, ZEROS, "ok", "1\t1\tclass\tEvil\nrm -rf /", ""]]),
     "negative line": lambda owner: cache_of(owner, [

@@ -60,7 +60,8 @@ def test_outline_of_a_file(langs: Path) -> None:
     view = outline(langs, "sample.go")
     assert view.error == "" and view.total == 10 and not view.truncated
     assert view.text.splitlines()[:4] == [
-        "sample.go:", "  6: type Server struct", "  10: type Handler interface", "    11: Serve(w http.ResponseWriter, r *http.Request) error"]
+        "sample.go:", "  6: type Server struct", "  10: type Handler interface",
+        "    11: Serve(w http.ResponseWriter, r *http.Request) error"]
     assert view.text.endswith("[outline: all 10 definitions in 1 file]")
 
 

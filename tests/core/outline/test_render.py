@@ -86,7 +86,8 @@ def test_the_same_state_renders_the_same_bytes_cold_warm_and_cached(langs: Path,
 
 def test_a_change_renders_anew(ranked_repo: Path) -> None:
     before = render_outline(build_index(ranked_repo, workers=1)).text
-    (ranked_repo / "core/engine.py").write_text((ranked_repo / "core/engine.py").read_text() + "\n\ndef later():\n    pass\n")
+    engine = ranked_repo / "core/engine.py"
+    engine.write_text(engine.read_text() + "\n\ndef later():\n    pass\n")
     after = render_outline(build_index(ranked_repo, workers=1)).text
     assert "def later()" in after and "def later()" not in before
 

@@ -27,7 +27,8 @@ NOTES = "def unrelated():\n    return 1\n"
 
 
 def repo(tmp_path: Path) -> Path:
-    root = write(tmp_path / "r", {"src/upload.py": UPLOAD, "src/notes.py": NOTES, "src/other.py": "def o():\n    pass\n"})
+    root = write(tmp_path / "r", {"src/upload.py": UPLOAD, "src/notes.py": NOTES,
+                                  "src/other.py": "def o():\n    pass\n"})
     build_index(root, workers=1)
     return root
 
