@@ -11,7 +11,8 @@ from before ``import ljtui.core.outline`` to the rendered outline
 * one file changed: the cache, one file rewritten (one parse, a new ranking).
 
 Each is run several times and the best counts (other processes on the
-machine slow some runs). Peak memory is each process's own high-water mark
+machine slow some runs); CPU times are printed too, as they depend less on
+what else runs. Peak memory is each process's own high-water mark
 (``VmHWM`` in ``/proc/self/status``, which an ``execve`` resets, unlike
 ``ru_maxrss``): the building process, and a worker process reading its
 share of the files.
@@ -42,6 +43,8 @@ from ljtui.core.outline.index import RACY_NS
 from ljtui.core.statedir import AGENT_DIR
 
 DEFAULT_RUNS = 3
+WARM_RUNS = 10
+"""Runs of each cheap measurement (warm, one file changed): more tries at a quiet moment."""
 SKIPPED_STDLIB_DIRS = ("site-packages", "__pycache__")
 TARGET_COLD_S = 3.0
 TARGET_WARM_S = 0.2
@@ -184,8 +187,8 @@ def main() -> int:
         alone = best(args.runs, lambda: cold(tree, "1"))
         clear_cache(tree)
         run(PROBE, str(tree), "auto")
-        warm = best(args.runs, lambda: run(PROBE, str(tree), "auto"))
-        one = best(args.runs, lambda: changed(tree))
+        warm = best(max(args.runs, WARM_RUNS), lambda: run(PROBE, str(tree), "auto"))
+        one = best(max(args.runs, WARM_RUNS), lambda: changed(tree))
         worker = run(WORKER_PROBE, str(tree), str(max(cpus or 1, 2)))
         print(f"outline: {pooled['files']} files, {pooled['symbols']:,} definitions, {pooled['shown']} shown "
               f"in 2,000 tokens; not read: {pooled['skipped'] or 'none'}")
@@ -198,8 +201,8 @@ def main() -> int:
         print(f"cold CPU time: building process {pooled['cpu']:.2f} s + workers {pooled['workers_cpu']:.2f} s in all; "
               f"with {workers} idle CPUs that is about {pooled['cpu'] + pooled['workers_cpu'] / workers:.2f} s of wall "
               f"time (an estimate: CPU time also grows on a loaded machine)")
-        print(f"warm: {warm['seconds'] * 1000:.0f} ms ({warm['parsed']} parsed, {warm['read']} read), "
-              f"{verdict(warm['seconds'], TARGET_WARM_S)}")
+        print(f"warm: {warm['seconds'] * 1000:.0f} ms ({warm['parsed']} parsed, {warm['read']} read; CPU time "
+              f"{warm['cpu'] * 1000:.0f} ms), {verdict(warm['seconds'], TARGET_WARM_S)}")
         print(f"one file changed: {one['seconds'] * 1000:.0f} ms ({one['parsed']} parsed, outline ranked anew)")
         peak = max(pooled["peak_mib"], alone["peak_mib"], warm["peak_mib"])
         print(f"peak RSS: building process {peak:.0f} MiB (cold with workers {pooled['peak_mib']:.0f}, cold alone "
