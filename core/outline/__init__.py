@@ -38,9 +38,21 @@ when its source does).
 Agent tools: ``get_outline(path?)`` is :func:`outline` and
 ``find_symbol(name)`` is :func:`find_symbol`; both take the model's raw
 JSON value and return ``.text`` for the tool result and ``.error`` for a
-graceful failure. The system prompt's outline is
+graceful failure (``find_symbol(root, name, index=index)`` reuses an index
+already built). The system prompt's outline is
 ``render_outline(build_index(root, secrets=policy)).text``; build it in a
-worker thread (a cold start of a large repository takes seconds).
+worker thread, never on the event loop (a cold start of a large repository
+takes seconds; its parsing runs in worker processes). ``policy`` is
+``SecretFiles.allowing(<the user's security.allow_secret_files>)``.
+
+After an apply (PLN-13): ``resync(root, plan.declarations, result.files)``
+with the plan's :class:`~ljtui.core.edits.plan.Declarations` and the
+``ApplyResult``'s written files, right after the apply (it compares with the
+cache as it was, so call it before anything else rebuilds the outline, or
+pass ``before=`` the index built before the apply). Only the declared
+symbols' files and the written files are re-indexed
+(:func:`refresh_files`); ``report.text`` is one sentence per declaration
+the apply did not live up to.
 """
 
 from __future__ import annotations
