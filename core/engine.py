@@ -110,14 +110,17 @@ class Engine(ChatLoop):
     def _services(self) -> dict[str, object]:
         from ljtui.core.agent.memory import MemoryStore
         from ljtui.core.agent.permissions import Permissions, PermissionPolicy
+        from ljtui.core.agent.tools.code import RepoOutline
         from ljtui.core.agent.writer import AgentWriter
         from ljtui.core.planner.tools import ReadOnlyTools
         from ljtui.core.secret_files import SecretFiles
 
         agent = self.config.agent
         policy = PermissionPolicy(frozenset(agent.allow_tools), tuple(agent.allow_commands))
+        secrets = SecretFiles.allowing(self.config.security.allow_secret_files)
         return {
-            "reader": ReadOnlyTools(self.repo_root, secrets=SecretFiles.allowing(self.config.security.allow_secret_files)),
+            "reader": ReadOnlyTools(self.repo_root, secrets=secrets),
+            "outline": RepoOutline(self.repo_root, secrets),
             "writer": AgentWriter(self.repo_root, self.clock),
             "permissions": Permissions(self.ask, lambda event: self.sink.emit(event), policy),
             "memory": MemoryStore.for_repo(self.repo_root, clock=self.clock),
@@ -343,10 +346,18 @@ class Engine(ChatLoop):
         from ljtui.core.agent.project import gather, system_prompt
         from ljtui.core.secret_files import SecretFiles
 
-        outline = self.services.get("outline")
         facts = gather(self.repo_root, SecretFiles.allowing(self.config.security.allow_secret_files),
-                       outline=getattr(outline, "prompt_text", None), memory=self._memory_text)
+                       outline=self._outline_text, memory=self._memory_text)
         return system_prompt(facts)
+
+    def _outline_text(self) -> str:
+        """The ranked outline for the system prompt; a failure leaves it out and says so."""
+        try:
+            return self.services["outline"].prompt_text()  # type: ignore[attr-defined]
+        except Exception as exc:  # the prompt goes on without it: the model has get_outline and grep
+            self.sink.emit(Notice(f"The repository outline could not be built ({type(exc).__name__}: {exc}); "
+                                  "the model starts without it.", "warning"))
+            return ""
 
     def _memory_text(self) -> str:
         """The long-term memory for the system prompt; why it is not loaded, as a notice."""
