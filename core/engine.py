@@ -143,7 +143,10 @@ class Engine(ChatLoop):
         if self._review is None:
             from ljtui.core.review.service import ReviewService
 
-            self._review = ReviewService(self.repo_root, self.sink, self.ask, self.clock)
+            from ljtui.core.secret_files import SecretFiles
+
+            self._review = ReviewService(self.repo_root, self.sink, self.ask, self.clock,
+                                         SecretFiles.allowing(self.config.security.allow_secret_files))
         return self._review
 
     @property

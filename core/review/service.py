@@ -33,9 +33,11 @@ from ljtui.core.events import Notice
 from ljtui.core.ports import Clock, EventSink
 from ljtui.core.review import events as R
 from ljtui.core.review.export import EXPORT_DIR, ExportRefused, export_target, write_export
+from ljtui.core.edits.plan import Declarations
 from ljtui.core.edits.undo import undo_preview
 from ljtui.core.review.session import ApplyRefused, Refreshed, Review, undo
 from ljtui.core.review.views import BlockView, DiffPage
+from ljtui.core.secret_files import SecretFiles
 
 Ask = Callable[[ApprovalRequest], Awaitable[Decision]]
 """Asks a human (the engine's approval step, which also reports the question as events)."""
@@ -61,8 +63,10 @@ EXPORT_CANCELLED = "Export cancelled: nothing was written."
 class ReviewService:
     """The one plan under review in a session, and every operation on it."""
 
-    def __init__(self, root: Path, sink: EventSink, ask: Ask, clock: Clock) -> None:
+    def __init__(self, root: Path, sink: EventSink, ask: Ask, clock: Clock,
+                 secrets: SecretFiles | None = None) -> None:
         self.root = root
+        self._secrets = secrets
         self._sink = sink
         self._ask = ask
         self._clock = clock
@@ -267,7 +271,24 @@ class ReviewService:
             self._sink.emit(R.ApplyFinished(outcome.result.to_dict(), len(outcome.preview.plan.blocks)))
             if outcome.result.files:
                 self._review = None
+                self._resync(outcome.preview.plan.declarations, outcome.result.files)
             self._publish(())
+
+    def _resync(self, declarations: Declarations, written: Sequence[str]) -> None:
+        """Refresh the outline of the files a plan declared and wrote (PLN-13); say which declarations
+        the apply did not live up to."""
+        if not declarations.present:
+            return
+        from ljtui.core.outline import resync
+
+        try:
+            report = resync(self.root, declarations, written, secrets=self._secrets)
+        except Exception as exc:  # the apply is done; only the outline is behind (rebuilt on next use)
+            self._sink.emit(Notice(f"The outline was not refreshed after the apply ({type(exc).__name__}: {exc}).",
+                                   "warning"))
+            return
+        if report.issues:
+            self._sink.emit(Notice(report.text, "warning"))
 
     def _refuse(self, refused: ApplyRefused) -> None:
         self._publish(())

@@ -300,3 +300,26 @@ def test_a_big_plan_file_is_announced_before_it_is_parsed(repo: Path, monkeypatc
     first, second = sink.events[:2]
     assert isinstance(first, Notice) and first.message == f"Reading big.md ({round(len(_chain_plan(5)) / 1024)} KB)…"
     assert isinstance(second, R.PlanOpened)
+
+
+async def test_after_an_apply_the_outline_of_the_declared_files_is_refreshed_and_broken_promises_shown(
+        repo: Path) -> None:
+    from ljtui.core.outline import build_index
+
+    build_index(repo)  # the outline as it was before the apply
+    declared = PLAN + '\n```json\n{"will_modify": ["greet"], "will_add": ["farewell"], "will_remove": []}\n```\n'
+    svc, sink = service(repo, ScriptedApprover({"apply": ["yes"]}))
+    svc.open_text(declared, "plan.md")
+    await svc.apply()
+    assert of(sink, R.ApplyFinished)[0].status == "done"
+    [notice] = [n for n in of(sink, Notice) if "farewell" in n.message]
+    assert notice.level == "warning"
+    assert "greet" in build_index(repo).files["app.py"].symbols[0].qualname
+
+
+async def test_a_plan_without_declarations_applies_without_an_outline_notice(repo: Path) -> None:
+    svc, sink = service(repo, ScriptedApprover({"apply": ["yes"]}))
+    svc.open_text(PLAN, "plan.md")
+    await svc.apply()
+    assert of(sink, R.ApplyFinished)[0].status == "done" and not of(sink, Notice)
+    assert not (repo / ".agent" / "cache").exists()
