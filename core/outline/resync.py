@@ -104,10 +104,16 @@ def resync(root: Path, declarations: Any, written: Iterable[str] = (), *, secret
     scope.discard("")
     index = refresh_files(root, scope, secrets=secrets)
     current = _located(list(index.files.values()), wanted)
+    files = {_clean(path) for path in written if isinstance(path, str)}
     issues = [issue for key in DECLARATION_KEYS for name in declared[key]
-              if (issue := _check(key, name, previous, current, known)) is not None]
+              if not _is_path(name, files) and (issue := _check(key, name, previous, current, known)) is not None]
     reindexed = tuple(sorted(scope))
     return ResyncReport(reindexed, tuple(issues), index, _text(reindexed, issues))
+
+
+def _is_path(name: str, written: set[str]) -> bool:
+    """A declared file rather than a symbol (plans sometimes declare the files they add): not checked."""
+    return "/" in name or name in written
 
 
 def _names(declarations: Any, key: str) -> list[str]:

@@ -141,3 +141,11 @@ def test_without_a_cache_what_cannot_be_told_is_not_reported(tmp_path: Path) -> 
     result = apply_text(text, root, run_checks=False).result
     report = resync(root, parse_plan(text).declarations, result.files)
     assert report.ok and report.reindexed == ("src/upload.py",)
+
+
+def test_a_declared_file_is_not_taken_for_a_missing_symbol(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "usage.md").write_text("# usage\n")
+    (tmp_path / "NOTES").write_text("notes\n")
+    report = resync(tmp_path, {"will_add": ["docs/usage.md", "NOTES"]}, ["docs/usage.md", "NOTES"])
+    assert report.issues == ()
