@@ -1,0 +1,83 @@
+"""docs/tools.md, written from the tool registry so the contract cannot drift from the code.
+
+    python -m ljtui.core.agent.tools.docs > docs/tools.md
+"""
+
+from __future__ import annotations
+
+import json
+
+from ljtui.core.agent.tools import agent_tools
+
+INTRO = """\
+# The agent's tools
+
+The conversation agent (a plain message in the app, or `ljtui run "…"`)
+has these twelve tools. Each section is the tool's description and JSON
+input schema exactly as the model receives them, then what ljtui adds:
+whether the user is asked, and how a large result is cut. Every tool
+works inside the repository only (paths are relative to its root; `..`,
+absolute paths, symbolic links leading out, `.git` and `.agent` are
+refused), never reads a secret file (`.env`, keys, `.git/config`; see
+`security.allow_secret_files`), and answers a bad argument with an
+`error: …` result the model reads, never an exception.
+
+Writes (`write_file`, `edit_file`, `create_directory`) go through the same
+atomic transaction as an applied plan, grouped per user message: `/undo`
+reverts what the agent wrote in the last message. Headless, a tool that
+asks is denied unless `ljtui run --allow write,bash` (or `--yes`) allows
+it; each decision is a `permission_requested` / `permission_decided` event.
+
+This file is generated: `python -m ljtui.core.agent.tools.docs > docs/tools.md`.
+"""
+
+def notes() -> dict[str, str]:
+    """What ljtui adds to each tool's description: who is asked, how a large result is cut."""
+    from ljtui.core.agent.memory import MAX_ENTRY_CHARS, MAX_MEMORY_BYTES
+    from ljtui.core.agent.shell import HEAD_CHARS, TAIL_CHARS
+    from ljtui.core.agent.web import MAX_SEARCH_RESULTS
+    from ljtui.core.agent.web_http import MAX_BODY_BYTES, MAX_REDIRECTS
+    from ljtui.core.outline import MAX_MATCHES, MAX_OUTLINE_SYMBOLS
+    from ljtui.core.planner.grep import GREP_MAX_HITS
+    from ljtui.core.planner.tools import LIST_MAX_ENTRIES, READ_MAX_CHARS
+
+    asks = ("Asks: the dialog shows the diff; allow once, allow `{tool}` for the session, or deny "
+            "(the model is told why).")
+    return {
+        "read_file": f"Does not ask. A long file is cut at {READ_MAX_CHARS:,} characters; the result names "
+                     "the `start_line` that reads on.",
+        "list_files": f"Does not ask. At most {LIST_MAX_ENTRIES:,} entries; the result says how many more "
+                      "there are.",
+        "grep_files": f"Does not ask. At most {GREP_MAX_HITS} matching lines (the rest counted); the search is "
+                      "bounded in time and memory, and a pattern RE2 cannot run is refused with the reason.",
+        "get_outline": f"Does not ask. At most {MAX_OUTLINE_SYMBOLS} definitions, ranked and cut to a token "
+                       "budget; the last line says what was left out.",
+        "find_symbol": f"Does not ask. At most {MAX_MATCHES} matches, best first.",
+        "write_file": asks.format(tool="write_file"),
+        "edit_file": asks.format(tool="edit_file") + " When `old` does not occur exactly once, the error "
+                     "lists the nearest candidates with their lines.",
+        "create_directory": asks.format(tool="create_directory"),
+        "bash": "Asks with the command, the folder and the time limit; a dangerous command can only be "
+                "allowed once, and is asked every time. Output streams to the Conversation as it comes; "
+                f"the model gets the first {HEAD_CHARS:,} and the last {TAIL_CHARS:,} characters.",
+        "web_search": "Does not ask. Needs `agent.web_search_url` (a SearXNG-style endpoint); without one "
+                      f"the result is `unavailable: …`. At most {MAX_SEARCH_RESULTS} results.",
+        "web_fetch": f"Does not ask. http(s) only, at most {MAX_REDIRECTS} redirects (each checked again), "
+                     f"{MAX_BODY_BYTES // (1024 * 1024)} MB after decompression, `agent.web_timeout` for the "
+                     "whole call; no cookies, proxies or keys from the environment.",
+        "save_memory": f"Does not ask (it writes only `.agent/memory.md`). At most {MAX_ENTRY_CHARS:,} "
+                       f"characters per entry and {MAX_MEMORY_BYTES // 1024} KB per file; `/memory` shows it.",
+    }
+
+
+def render() -> str:
+    """The whole of docs/tools.md."""
+    parts, added = [INTRO], notes()
+    for spec in agent_tools().specs:
+        parts.append(f"\n## `{spec.name}`\n\n{spec.description}\n\n{added[spec.name]}\n\n"
+                     f"```json\n{json.dumps(spec.input_schema, indent=2)}\n```\n")
+    return "".join(parts)
+
+
+if __name__ == "__main__":
+    print(render(), end="")
