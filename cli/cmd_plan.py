@@ -24,7 +24,7 @@ from ljtui.cli.output import Collect, Fanout, JsonLinesSink
 from ljtui.core.config import load_config
 from ljtui.core.engine import Engine
 from ljtui.core.events import Event, ToolCallFinished, ToolCallStarted, TurnFailed
-from ljtui.core.planner.events import PlannerOutcome, PlannerPlanChecked, PlannerReplyRejected
+from ljtui.core.planner.events import PlannerDeadlinePassed, PlannerOutcome, PlannerPlanChecked, PlannerReplyRejected
 from ljtui.core.planner.loop import DEFAULT_MAX_TURNS, PlannerResult
 from ljtui.core.planner.protocol import summarize_args
 from ljtui.core.providers import provider_problem
@@ -76,6 +76,8 @@ class TraceSink:
             return " ".join(filter(None, (f"turn {event.turn}:", event.name, args, "->", event.summary)))
         elif isinstance(event, PlannerReplyRejected):
             return f"turn {event.turn}: reply rejected ({event.reason})"
+        elif isinstance(event, PlannerDeadlinePassed):
+            return event.message
         elif isinstance(event, PlannerPlanChecked):
             state = "passes" if event.ok else f"fails ({len(event.errors)} problems)"
             fence = ", dangling final fence closed" if event.fence_repaired else ""

@@ -140,6 +140,10 @@ class PlannerConfig:
 
     prompt_budget_tokens: int = opt(100_000, scope=REPO, minimum=1000, maximum=10_000_000)
     """Estimated tokens one planner prompt may reach; older tool results are elided above it."""
+    soft_deadline: float = opt(120.0, minimum=1, maximum=86_400)
+    """Seconds after which a planner run starts no new repair round (EDIT-14); the user is told."""
+    hard_deadline: float = opt(150.0, minimum=1, maximum=86_400)
+    """Seconds after which a planner run is stopped and reported as aborted (EDIT-14)."""
 
 
 @dataclass

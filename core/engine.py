@@ -270,6 +270,8 @@ class Engine(ChatLoop):
                 retry=RetryPolicy.from_config(self.config.provider), sleep=self._sleep,
                 allow_secret_files=self.config.security.allow_secret_files,
                 prompt_budget_tokens=self.config.planner.prompt_budget_tokens,
+                soft_deadline=self.config.planner.soft_deadline, hard_deadline=self.config.planner.hard_deadline,
+                monotonic=self.clock.monotonic,
             )
         except ValueError as exc:
             self.sink.emit(TurnFailed(turn, "config", str(exc), None))

@@ -9,7 +9,9 @@ from ljtui.core.events import (
     ToolCallFinished, ToolCallStarted, ToolOutput, TurnFailed, TurnFinished, TurnStarted, UsageRecorded,
 )
 from ljtui.core.events import AGENT_PLANNER
-from ljtui.core.planner.events import PlannerFinished, PlannerPlanChecked, PlannerReplyRejected, PlannerTurnStarted
+from ljtui.core.planner.events import (
+    PlannerDeadlinePassed, PlannerFinished, PlannerPlanChecked, PlannerReplyRejected, PlannerTurnStarted,
+)
 from ljtui.core.review import events as R
 from ljtui.tui.result_view import apply_lines, check_details, undo_lines
 from ljtui.tui.screens.main import MainScreen
@@ -186,6 +188,8 @@ async def _show_planner_event(screen: MainScreen, event: Event) -> None:
             shown = "; ".join(errors[:MAX_ERRORS_SHOWN])
             conv.add_notice(f"The plan does not apply to the current files ({shown}); "
                             f"asking the model to repair it (round {n + 1}).", "warning")
+        case PlannerDeadlinePassed(message=message):
+            conv.add_notice(message, "warning")
         case PlannerFinished(ok=ok, message=message):
             conv.hide_thinking()
             screen.status.busy = False

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-AbortReason = Literal["fabrication", "turn-limit", "no-plan"]
+AbortReason = Literal["fabrication", "turn-limit", "no-plan", "deadline"]
 
 ABORT_EXPLANATIONS: dict[str, str] = {
     "fabrication": "the model wrote tool results of its own instead of waiting for real ones, three times in a row",
     "turn-limit": "the model used every turn it had without finishing a plan",
     "no-plan": "the model finished without writing any EDIT block",
+    "deadline": "the run passed its hard deadline (planner.hard_deadline) and was stopped; nothing was written",
 }
 """Each abort reason, explained."""
 

@@ -49,6 +49,15 @@ class PlannerPlanChecked(Event):
 
 
 @dataclass(frozen=True)
+class PlannerDeadlinePassed(Event):
+    """The run passed its soft deadline: the plan is reported as it stands, with no further repair."""
+
+    elapsed: float
+    soft_deadline: float
+    message: str = ""
+
+
+@dataclass(frozen=True)
 class PlannerFinished(Event):
     """The run ended: ``ok`` only for a plan that passed its check."""
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Awaitable, Callable, Iterable
@@ -28,7 +29,7 @@ from ljtui.core.planner import prompts as P
 from ljtui.core.planner.budget import DEFAULT_PROMPT_BUDGET_TOKENS, Entry
 from ljtui.core.planner.check import PlanCheck, PlanChecker, check_plan
 from ljtui.core.planner.events import (
-    PlannerFinished, PlannerPlanChecked, PlannerReplyRejected, PlannerTurnStarted,
+    PlannerDeadlinePassed, PlannerFinished, PlannerPlanChecked, PlannerReplyRejected, PlannerTurnStarted,
 )
 from ljtui.core.planner.headings import CHECK_HEADING, NOTE_HEADING, REPLY_HEADING, TOOL_RESULT_HEADING
 from ljtui.core.planner.protocol import (
@@ -47,6 +48,10 @@ FABRICATION_LIMIT = 3
 """Consecutive fabricated replies after which the run aborts."""
 MAX_REPAIR_ROUNDS = 3
 """Times a failing plan goes back to the model before it is returned with its errors."""
+DEFAULT_SOFT_DEADLINE = 120.0
+"""Seconds after which a run starts no new repair round (EDIT-14)."""
+DEFAULT_HARD_DEADLINE = 150.0
+"""Seconds after which a run is stopped and reported as aborted (EDIT-14)."""
 DEFAULT_MAX_TOKENS = 8192
 """Tokens the model may write in one reply."""
 NO_RETRIES = RetryPolicy(max_retries=0, base_delay=0.0, max_delay=0.0)
@@ -109,6 +114,9 @@ async def run_planner(
     sleep: Sleep = asyncio.sleep,
     allow_secret_files: Iterable[str] = (),
     prompt_budget_tokens: int = DEFAULT_PROMPT_BUDGET_TOKENS,
+    soft_deadline: float | None = DEFAULT_SOFT_DEADLINE,
+    hard_deadline: float | None = DEFAULT_HARD_DEADLINE,
+    monotonic: Callable[[], float] = time.monotonic,
 ) -> PlannerResult:
     """Plan ``request`` against the repository at ``source_root``, reading only.
 
@@ -131,6 +139,11 @@ async def run_planner(
             every other secret file stays unreadable.
         prompt_budget_tokens: estimated tokens one prompt (system prompt
             included) may reach; older tool results are elided above it.
+        soft_deadline: seconds after which no new repair round starts: the
+            latest plan is reported as it stands (``None``: no limit).
+        hard_deadline: seconds after which the run is stopped, even inside a
+            model call, and reported as aborted (``deadline``).
+        monotonic: the clock the soft deadline is read on (the hard one runs on the event loop's).
 
     Returns:
         The result; callers must treat any ``aborted`` or ``errors`` as failure.
@@ -148,7 +161,12 @@ async def run_planner(
     run = _Run(client, tools, request, max_turns, sink, checker, max_tokens,
                P.build_planner_system_prompt(prompt_vars, handbook=handbook_dir is not None))
     run.retry, run.sleep, run.budget_tokens = retry, sleep, prompt_budget_tokens
-    result = await run.play()
+    run.soft_deadline, run.monotonic, run.started = soft_deadline, monotonic, monotonic()
+    try:
+        async with asyncio.timeout(hard_deadline):
+            result = await run.play()
+    except TimeoutError:
+        result = run._aborted("deadline")
     run.emit(PlannerFinished(result.turns, result.ok, result.aborted, result.errors, _finished_message(result)))
     return result
 
@@ -186,6 +204,9 @@ class _Run:
         self.retry: RetryPolicy = NO_RETRIES
         self.sleep: Sleep = asyncio.sleep
         self.budget_tokens = DEFAULT_PROMPT_BUDGET_TOKENS
+        self.soft_deadline: float | None = None
+        self.monotonic: Callable[[], float] = time.monotonic
+        self.started = 0.0
 
     def emit(self, event: Event) -> None:
         if self.sink is not None:
@@ -282,7 +303,7 @@ class _Run:
         if verdict.ok:
             return self._result(plan, verdict, repaired)
         self.failing = (plan, verdict, repaired)
-        if self.repair_rounds >= MAX_REPAIR_ROUNDS:
+        if self.repair_rounds >= MAX_REPAIR_ROUNDS or self._past_soft_deadline():
             return self._failing_result()
         self.repair_rounds += 1
         self.transcript.append(self._reply_entry(text))
@@ -291,6 +312,16 @@ class _Run:
         self.transcript.append(Entry(CHECK_HEADING, note, rank=1, what=f"the check of your plan of turn {self.turn}",
                                      how="your latest plan and its check come later"))
         return None
+
+    def _past_soft_deadline(self) -> bool:
+        """True (and said once) when the run is past its soft deadline: no new repair starts."""
+        elapsed = self.monotonic() - self.started
+        if self.soft_deadline is None or elapsed < self.soft_deadline:
+            return False
+        self.emit(PlannerDeadlinePassed(elapsed, self.soft_deadline,
+                                        f"The planner passed its soft deadline ({self.soft_deadline:g} s, "
+                                        "planner.soft_deadline): no more repairs; the plan is reported as it stands."))
+        return True
 
     def _result(self, plan: str, verdict: PlanCheck, repaired: bool) -> PlannerResult:
         return PlannerResult(plan, verdict.declarations, self.turn, tuple(self.trace), None, verdict.errors,

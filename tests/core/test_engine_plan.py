@@ -59,3 +59,20 @@ async def test_planner_refuses_a_missing_root(tmp_path: Path) -> None:
     assert await rig.engine.plan("anything") is None
     [failed] = rig.of(TurnFailed)
     assert failed.error == "config" and "is not a directory" in failed.message
+
+
+async def test_a_model_that_trickles_forever_is_stopped_at_the_planners_hard_deadline(
+        fake_anthropic: FakeSSEServer, tmp_path: Path) -> None:
+    import time
+
+    (tmp_path / "app.py").write_text("x = 1\n", encoding="utf-8")
+    fake_anthropic.queue(api.trickle_forever(0.05))
+    rig = make_rig(fast_provider("anthropic", fake_anthropic.url), tmp_path)
+    rig.engine.config.planner.hard_deadline = 1.0
+    started = time.monotonic()
+    result = await rig.engine.plan("set x to 2")
+    assert time.monotonic() - started < 10
+    assert result is not None and result.aborted == "deadline"
+    [finished] = [e for e in rig.sink.events if isinstance(e, PlannerFinished)]
+    assert finished.aborted == "deadline"
+    assert (tmp_path / "app.py").read_text() == "x = 1\n"
