@@ -1,12 +1,14 @@
 """The demo's screen: the full app on the demo's copy, with its recorded model and its guide.
 
-:class:`DemoApp` is :class:`~ljtui.tui.app.LjtuiApp` with three additions:
+:class:`DemoApp` is :class:`~ljtui.tui.app.LjtuiApp` with four additions:
 after the first frame it sends the demo's request as if the user had typed
 it; after each engine event has been shown, it shows what the
-:class:`~ljtui.demo.tour.Tour` says about it; and when the planner's plan
-opens, the Diff pane takes the focus, as it does for ``ljtui review``. It
-presses no key and touches no file: everything else is the user's doing,
-through the same engine and dialogs as always.
+:class:`~ljtui.demo.tour.Tour` says about it; when the planner's plan
+opens, the Diff pane takes the focus, as it does for ``ljtui review``; and
+a message typed where the recording has no answer is not sent (the guide
+says what to do instead). It presses no key and touches no file:
+everything else is the user's doing, through the same engine and dialogs
+as always.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any, Mapping
 
 from ljtui.core.review.events import PlanOpened
 from ljtui.demo.repo import DemoRepo
-from ljtui.demo.steps import DETOURS, INTRO, LABEL, PLANNER_ORIGIN, REQUEST, STEPS
+from ljtui.demo.steps import DETOURS, INTRO, LABEL, PLANNER_ORIGIN, RECORDING_ONLY, REQUEST, STEPS
 from ljtui.demo.tour import Tour
 from ljtui.tui import app as tui_app
 from ljtui.tui.app import LjtuiApp
@@ -78,6 +80,14 @@ class DemoApp(LjtuiApp):
     def on_mount(self) -> None:
         """After the first frame, send the demo's request (the app's own start-up work runs as well)."""
         self.call_after_refresh(lambda: self.ask(REQUEST, mode="edit"))
+
+    def ask(self, text: str, *, mode: str = tui_app.CHAT) -> None:
+        """Send a message when the recording has an answer for it; otherwise say what to do now."""
+        if text == REQUEST or (self.tour.current.chat and mode == tui_app.CHAT):
+            super().ask(text, mode=mode)
+            return
+        for notice, level in self.tour.off_script(RECORDING_ONLY):
+            self.main_screen.conversation.add_notice(notice, level)
 
     async def on_engine_event_posted(self, message: EngineEventPosted) -> None:
         """Show the event as the app does, then the guide's words about it."""

@@ -7,7 +7,7 @@ meets it, with the model's words for it appended to the script.
 
 from __future__ import annotations
 
-from ljtui.core.events import Event, Notice, TurnFailed
+from ljtui.core.events import Event, Notice, PermissionRequested, TurnFailed, TurnFinished
 from ljtui.core.review.events import ApplyFinished, PlanOpened, UndoFinished
 from ljtui.demo.tour import Detour, Step
 
@@ -56,6 +56,14 @@ def _declined(event: Event) -> bool:
     return event.message in (APPLY_CANCELLED, UNDO_CANCELLED)
 
 
+def _asks_to_run_a_command(event: Event) -> bool:
+    return isinstance(event, PermissionRequested) and event.tool == "bash"
+
+
+def _answered(event: Event) -> bool:
+    return isinstance(event, TurnFinished)
+
+
 def _off_script(event: Event) -> bool:
     return isinstance(event, TurnFailed) and event.error == SCRIPT_FAILURE
 
@@ -88,15 +96,37 @@ STEPS: tuple[Step, ...] = (
         "undone",
         _undone,
         "undone: the files hold their bytes from before the apply again, and `git diff` in {repo} shows "
-        "nothing. That is the demo. {keys[app.quit]} quits; the copy stays in {repo}. To use ljtui on your "
+        "nothing. Next, the agent: a plain message goes to the conversation agent, which reads, searches, "
+        "edits and runs commands with its tools, asking you before it writes or runs anything. Type a "
+        "message (say, do the tests pass?) and press Enter.",
+        again="Type a message and press Enter to see the agent at work.",
+        chat=True,
+    ),
+    Step(
+        "permission",
+        _asks_to_run_a_command,
+        "a permission. The agent wants to run a command: the dialog shows it, the folder it runs in and its "
+        "time limit. Enter allows it once, s allows bash for the rest of the session, Escape denies it (the "
+        "model is told why). Nothing runs until you choose.",
+    ),
+    Step(
+        "ran",
+        _answered,
+        "the agent's turn. If you allowed it, the command ran for real in {repo}: its output streamed into "
+        "the Conversation and is now folded under the ▸ bash line (click it, or Tab to it and press Enter, "
+        "to unfold it); if you denied it, nothing ran and the model was told why. That is the demo. "
+        "{keys[app.quit]} quits; the copy stays in {repo}. To use ljtui on your "
         "own project, run it there with ANTHROPIC_API_KEY set (ljtui --help lists the other providers).",
     ),
 )
 """The demo's stages, in order."""
 
+RECORDING_ONLY = ("The demo's model is a recording of one session: it has no answer to other requests "
+                  "(on your own project, a real model answers).")
+"""Said when a message cannot be answered by the recording."""
+
 DETOURS: tuple[Detour, ...] = (
     Detour(_declined, ""),
-    Detour(_off_script, "The demo's model is a recording of one session: it has no answer to other "
-                        "requests (on your own project, a real model answers).", "warning"),
+    Detour(_off_script, RECORDING_ONLY, "warning"),
 )
 """Events off the demo's path; each is answered by a reminder of the current step."""

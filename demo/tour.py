@@ -38,12 +38,14 @@ class Step:
         begins: the event that starts this step; ``None`` for the first step, which starts at once.
         text: what happened and what to do next, as a template.
         again: a short reminder of what to do next, shown after a detour (empty: none).
+        chat: the recording answers a message the user types at this step.
     """
 
     name: str
     begins: Condition | None
     text: str
     again: str = ""
+    chat: bool = False
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,11 @@ class Tour:
                 said = f"{self._fill(detour.text)} {self._fill(self.current.again)}".strip()
                 return [(said, detour.level)] if said else []
         return []
+
+    def off_script(self, text: str) -> list[Line]:
+        """What to say instead of sending a message at a step where the recording has no answer."""
+        said = f"{self._fill(text)} {self._fill(self.current.again)}".strip()
+        return [(said, "warning")]
 
     def _say(self, step: Step) -> Line:
         number = self.steps.index(step) + 1

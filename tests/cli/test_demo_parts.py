@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ljtui.cli.main import main
-from ljtui.core.events import Notice, TurnFailed
+from ljtui.core.events import Notice, PermissionRequested, TurnFailed, TurnFinished
 from ljtui.core.review.events import ApplyFinished, PlanOpened, UndoFinished
 from ljtui.core.review.service import APPLY_CANCELLED
 from ljtui.demo.repo import PACKAGE_DIR, SAMPLE_DIR, SCRIPT_PATH, DemoFailure, DemoRepo, create_demo_repo
@@ -25,6 +25,8 @@ FACTS = {"repo": "/tmp/demo/wordstats", "project": "wordstats", "keys": {
 APPLIED = ApplyFinished({"status": "done", "files": ["wordstats/counting.py"]}, 1)
 UNDONE = UndoFinished(("wordstats/counting.py",), None)
 OPENED = PlanOpened("planner", 1, ())
+ASKS_BASH = PermissionRequested(2, "c1", "bash", "python3 -m unittest -v")
+ANSWERED = TurnFinished(2, "That was a real run", "end_turn")
 
 
 def git(repo: Path, *args: str) -> str:
@@ -125,19 +127,35 @@ def test_the_recorded_plan_really_fixes_the_sample_and_its_new_tests_catch_the_b
 def test_the_steps_begin_in_order_and_only_on_their_own_events() -> None:
     tour = Tour(STEPS, DETOURS, FACTS)
     [(first, _)] = tour.start()
-    assert first.startswith("Step 1 of 4 — the request.")
-    assert tour.after(UNDONE) == [] and tour.after(APPLIED) == []
+    assert first.startswith("Step 1 of 6 — the request.")
+    assert tour.after(UNDONE) == [] and tour.after(APPLIED) == [] and tour.after(ASKS_BASH) == []
     assert tour.after(PlanOpened("plan.md", 1, ())) == []
     [(review, level)] = tour.after(OPENED)
-    assert level == "info" and review.startswith("Step 2 of 4 — review.")
+    assert level == "info" and review.startswith("Step 2 of 6 — review.")
     assert "(F4 returns to it, F8 enlarges it): j/k pick a block, space rejects" in review
     assert tour.after(ApplyFinished({"status": "failed"}, 1)) == []
     [(result, _)] = tour.after(APPLIED)
-    assert result.startswith("Step 3 of 4 — the result.") and "`git diff` in /tmp/demo/wordstats" in result
+    assert result.startswith("Step 3 of 6 — the result.") and "`git diff` in /tmp/demo/wordstats" in result
     assert tour.after(UndoFinished((), "app.py changed since the apply")) == []
-    [(done, _)] = tour.after(UNDONE)
-    assert done.startswith("Step 4 of 4 — undone") and "ctrl+q quits; the copy stays in /tmp/demo/wordstats" in done
-    assert tour.finished and tour.after(UNDONE) == []
+    assert not tour.current.chat
+    [(undone, _)] = tour.after(UNDONE)
+    assert undone.startswith("Step 4 of 6 — undone") and "Type a message (say, do the tests pass?)" in undone
+    assert tour.current.chat
+    assert tour.after(PermissionRequested(2, "c0", "edit_file", "app.py")) == [] and tour.after(ANSWERED) == []
+    [(asks, _)] = tour.after(ASKS_BASH)
+    assert asks.startswith("Step 5 of 6 — a permission.") and "Enter allows it once, s allows bash" in asks
+    [(done, _)] = tour.after(ANSWERED)
+    assert done.startswith("Step 6 of 6 — the agent's turn") and "ctrl+q quits; the copy stays in" in done
+    assert tour.finished and tour.after(ANSWERED) == [] and not tour.current.chat
+
+
+def test_a_message_where_the_recording_has_no_answer_is_answered_by_the_guide() -> None:
+    from ljtui.demo.steps import RECORDING_ONLY
+
+    tour = Tour(STEPS, DETOURS, FACTS)
+    tour.after(OPENED)
+    [(text, level)] = tour.off_script(RECORDING_ONLY)
+    assert level == "warning" and text == f"{RECORDING_ONLY} Press a in the Diff pane when you want to apply the plan."
 
 
 def test_off_the_path_the_guide_repeats_what_to_do_now() -> None:
@@ -155,10 +173,10 @@ def test_off_the_path_the_guide_repeats_what_to_do_now() -> None:
 def test_a_step_added_to_the_tour_is_numbered_and_reached_in_its_place() -> None:
     extra = Step("applied-again", lambda e: isinstance(e, ApplyFinished), "again, {project}.")
     tour = Tour((*STEPS[:2], extra, *STEPS[2:]), DETOURS, FACTS)
-    assert tour.start()[0][0].startswith("Step 1 of 5")
+    assert tour.start()[0][0].startswith("Step 1 of 7")
     tour.after(OPENED)
-    assert tour.after(APPLIED) == [("Step 3 of 5 — again, wordstats.", "info")]
-    assert tour.after(APPLIED)[0][0].startswith("Step 4 of 5 — the result.")
+    assert tour.after(APPLIED) == [("Step 3 of 7 — again, wordstats.", "info")]
+    assert tour.after(APPLIED)[0][0].startswith("Step 4 of 7 — the result.")
 
 
 def test_a_tour_must_start_at_once_and_continue_on_events() -> None:

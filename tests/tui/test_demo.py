@@ -102,6 +102,20 @@ async def test_the_whole_demo_by_keys_with_the_files_checked_at_each_step(demo: 
         assert git_diff(demo) == ""
         assert notices(app)[-2:] == [f"Undone: restored {COUNTING}, {TESTS}.", step_text(app, "undone")]
 
+        await pilot.press("f6", *"do the tests pass?", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ApprovalDialog)
+        assert app.screen.request.subject == "bash: python3 -m unittest -v"
+        assert notices(app)[-1] == step_text(app, "permission")
+        await pilot.press("enter")
+        await settle(pilot)
+        bash = app.main_screen.query(ToolCallLine)[-1]
+        assert bash.text == "▸ bash python3 -m unittest -v ✓"
+        output = str(bash.query_one("ToolOutputText").render())
+        assert "exit code 0" in output and "Ran 4 tests" in output
+        assert notices(app)[-1] == step_text(app, "ran")
+        assert on_disk(demo) == ORIGINAL
+
 
 async def test_a_cancelled_dialog_writes_nothing_and_the_guide_says_what_to_do(demo: DemoRepo) -> None:
     app = demo_app(demo, watch=False)

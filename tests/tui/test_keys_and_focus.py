@@ -91,6 +91,22 @@ async def test_question_mark_opens_help_from_a_pane_and_an_empty_input_but_types
         assert app.main_screen.query_one(PromptInput).value == "why?"
 
 
+async def test_a_question_typed_in_one_burst_stays_text(make_app: AppFactory) -> None:
+    """Keys that arrive together (fast typing, a paste, a busy machine) reach the app before the input has
+    taken the earlier ones; the ``?`` after them is still text, and the Enter still sends it."""
+    from textual import events
+
+    from ljtui.tui.screens.help import HelpScreen
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        for character in "why?":
+            app.post_message(events.Key("question_mark" if character == "?" else character, character))
+        await settle(pilot)
+        assert not isinstance(app.screen, HelpScreen)
+        assert app.main_screen.query_one(PromptInput).value == "why?"
+
+
 async def test_an_unknown_command_is_selected_so_the_next_one_replaces_it(make_app: AppFactory) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -35,6 +35,7 @@ ReplyMarkdown {
     margin: 0 0;
     padding: 0 1;
     background: transparent;
+    &.-after-notice { margin-top: 1; }
 }
 """
 
@@ -186,6 +187,8 @@ class Conversation(VerticalScroll):
         self.hide_thinking()
         if self._stream is None:
             self._reply = new_reply()
+            if isinstance(self.children[-1] if self.children else None, NoticeLine):
+                self._reply.add_class("-after-notice")  # a reply is set apart from ljtui's own words
             await self.mount(self._reply)
             self._stream = self._reply.get_stream(self._reply)
         await self._stream.write(fragment)

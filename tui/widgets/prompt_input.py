@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual import events
 from textual.widgets import Input
 
 PLACEHOLDER = "Ask for a change, or type /help"
@@ -21,8 +22,13 @@ class PromptInput(Input):
         super().__init__(placeholder=PLACEHOLDER, select_on_focus=False, **kwargs)
         self.cursor_blink = blink
 
-    def check_consume_key(self, key: str, character: str | None) -> bool:
-        """A ``?`` typed into an empty input opens help instead of being typed."""
-        if character == "?" and not self.value:
-            return False
-        return super().check_consume_key(key, character)
+    async def _on_key(self, event: events.Key) -> None:
+        """A ``?`` typed into an empty input opens help instead of being typed.
+
+        Decided here, in order with the keys the input has taken, not by an app binding: bindings are
+        checked when a key arrives, before the input has taken the keys typed just before it.
+        """
+        if event.character == "?" and not self.value:
+            event.stop()
+            event.prevent_default()
+            await self.app.run_action("app.help")
