@@ -22,7 +22,7 @@ class CliApprover:
     """Asks on the terminal, or follows the ``--yes`` / deny-by-default policy."""
 
     def __init__(self, prog: str, *, yes: bool, interactive: bool | None = None, out: TextIO | None = None,
-                 inp: TextIO | None = None) -> None:
+                 inp: TextIO | None = None, hint: str = "pass --yes to confirm without asking") -> None:
         """
         Args:
             prog: the command, for messages (``ljtui apply``).
@@ -30,7 +30,9 @@ class CliApprover:
             interactive: prompt (default: when stdin and stderr are terminals).
             out: where questions are written (default stderr).
             inp: where answers are read (default stdin).
+            hint: how to proceed, said after a question nobody could answer.
         """
+        self.hint = hint
         self.prog = prog
         self.yes = yes
         self.inp = inp or sys.stdin
@@ -44,7 +46,7 @@ class CliApprover:
         if not self.interactive:
             safe = request.choice(request.safe)
             print(f"{self.prog}: {request.title} Not a terminal, so the answer is "
-                  f"'{safe.label if safe else request.safe}'; pass --yes to confirm without asking.", file=self.out)
+                  f"'{safe.label if safe else request.safe}'; {self.hint}.", file=self.out)
             return Decision(request.safe)
         return await asyncio.to_thread(self._prompt, request)
 

@@ -70,12 +70,22 @@ class TextSink:
         self.err = err
         self.usage = Usage()
         self.cost: float | None = None
+        self._open_line = False
+        """The reply's last line on ``out`` has no newline yet."""
 
     def emit(self, event: Event) -> None:
         if event.kind == "token_delta":
-            self.out.write(event.text)  # type: ignore[attr-defined]
+            text: str = event.text  # type: ignore[attr-defined]
+            self.out.write(text)
             self.out.flush()
-        elif isinstance(event, ToolCallStarted):
+            if text:
+                self._open_line = not text.endswith("\n")
+            return
+        if self._open_line and not isinstance(event, UsageRecorded):
+            self.out.write("\n")  # the reply's words and what happens next are on lines of their own
+            self.out.flush()
+            self._open_line = False
+        if isinstance(event, ToolCallStarted):
             self._note(f"tool {event.name} {json.dumps(event.input, ensure_ascii=False)}")
         elif isinstance(event, ToolCallFinished):
             self._note(f"tool {event.name}: {'ok' if event.ok else 'failed'}: {event.summary}")
@@ -94,9 +104,6 @@ class TextSink:
             self._note(f"{event.message}; retry {event.attempt}/{event.max_retries} in {event.delay:g}s")
         elif isinstance(event, UsageRecorded):
             self.usage, self.cost = event.session, event.session_cost_usd
-        elif isinstance(event, TurnFinished) and not event.text.endswith("\n"):
-            self.out.write("\n")
-            self.out.flush()
 
     def _note(self, line: str) -> None:
         print(f"[{line}]", file=self.err, flush=True)
@@ -157,7 +164,8 @@ async def _run(config: Config, repo: Path, args: argparse.Namespace) -> int:
                 errors.append(event.message)
             sink.emit(event)
 
-    engine = Engine(config, _Watch(), repo_root=repo, approver=CliApprover(PROG, yes=args.yes))
+    engine = Engine(config, _Watch(), repo_root=repo, approver=CliApprover(
+        PROG, yes=args.yes, hint="pass --allow write,bash to let the agent act, or --yes to confirm everything"))
     engine.allow_headless(PermissionPolicy.from_names(n for n in args.allow.split(",") if n.strip()))
     try:
         resume = getattr(args, "resume", None)
