@@ -92,6 +92,8 @@ class DemoApp(LjtuiApp):
     async def on_engine_event_posted(self, message: EngineEventPosted) -> None:
         """Show the event as the app does, then the guide's words about it."""
         message.prevent_default()  # the app's handler runs here, in order, instead of after this one
+        if not self.screen_stack:
+            return  # the app is closing
         event = message.event
         screen = self.main_screen
         if isinstance(event, PlanOpened) and event.origin == PLANNER_ORIGIN:

@@ -304,6 +304,8 @@ class LjtuiApp(App[int]):
     async def on_engine_event_posted(self, message: EngineEventPosted) -> None:
         from ljtui.tui.event_view import show_event
 
+        if not self.screen_stack:
+            return  # the app is closing: an event a worker sent on its way out has nowhere to go
         await show_event(self.main_screen, message.event, self._calls)
 
     def action_help(self) -> None:

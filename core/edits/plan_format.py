@@ -41,6 +41,7 @@ from ljtui.core.edits.plan import (
     PlanParseError,
 )
 from ljtui.core.edits.plan_fields import field_value
+from ljtui.core.gc_pause import cyclic_gc_paused
 
 __all__ = ["DEFAULT_ENTRY_ID", "Declarations", "EditBlock", "EditPlan", "Entry", "PlanParseError", "parse_plan"]
 
@@ -50,6 +51,8 @@ _HEADING = re.compile(r"EDIT[ \t]+([0-9]{1,%d})(?:[ \t]*(?:[:\u2014\u2013-].*)?)
 _HEADING_LIKE = re.compile(r"EDIT\b")
 _FIELD = re.compile(r"[ \t]*(file|where|entry)[ \t]*:[ \t]*(.*)", re.S | re.I)
 _EDIT_FENCES = ("old", "new")
+_MARKDOWN = MarkdownIt("commonmark").disable("inline")
+"""Block structure only; paragraphs keep their source text, and :meth:`_Parser._inline` parses one on demand."""
 
 
 @dataclass
@@ -67,7 +70,8 @@ class _Draft:
 class _Parser:
     def __init__(self, text: str) -> None:
         self.lines = [m.group(0) for m in _LINE.finditer(text)]
-        self.tokens = MarkdownIt("commonmark").parse(text)
+        self.env: dict[str, Any] = {}
+        self.tokens = _MARKDOWN.parse(text, self.env)
         self.errors: list[E.EditError] = []
         self.drafts: list[_Draft] = []
         self.trailing_json: list[tuple[int | None, str]] = []
@@ -123,12 +127,19 @@ class _Parser:
         if key == "where":
             draft.fields[key] = raw
             return
-        value = field_value(tok, key, raw, draft.number)
+        value = field_value(self._inline(tok), key, raw, draft.number)
         if isinstance(value, E.EditError):
             self.errors.append(value)
             draft.refused.add(key)
             value = ""
         draft.fields[key] = value
+
+    def _inline(self, tok: Token) -> Token:
+        """``tok`` with its inline children, parsed as the full parser would (same reference definitions)."""
+        if tok.children is None or not tok.children:
+            tok.children = []
+            _MARKDOWN.inline.parse(tok.content, _MARKDOWN, self.env, tok.children)
+        return tok
 
     def _fence(self, tok: Token) -> None:
         start, end = tok.map or (0, 0)
@@ -247,4 +258,5 @@ def parse_plan(text: str) -> EditPlan:
     Raises:
         PlanParseError: With every problem found, each a named error value.
     """
-    return _Parser(text).run()
+    with cyclic_gc_paused():  # tokens make no cycles; collecting while they are made doubled the time
+        return _Parser(text).run()

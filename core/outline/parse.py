@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import codecs
 import errno
-import gc
 import hashlib
 import os
 import stat
@@ -24,6 +23,7 @@ from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
 
+from ljtui.core.gc_pause import cyclic_gc_paused
 from ljtui.core.outline.extract_py import extract_python
 from ljtui.core.outline.extract_ts import extract_tree
 from ljtui.core.outline.model import Row, encode_rows
@@ -153,18 +153,13 @@ def read_batch(root: str, items: list[tuple[str, str, Entry | None]]) -> Batch:
     cycles, and collecting while ``ast`` builds one costs more than the parse.
     """
     base = Path(root)
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with cyclic_gc_paused():
         entries = [read_entry(base, path, language, known) for path, language, known in items]
         mentions: Counter[str] = Counter()
         for entry in entries:
             if entry.status == OK:
                 mentions.update(entry.names.split())
         return Batch(entries, dict(mentions))
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _read_at_most(fd: int, limit: int) -> bytes:

@@ -141,6 +141,7 @@ class ReviewService:
                 elif self._shown_checked == review.checked:
                     return  # the last picture shows every block checked
                 self._publish(())
+            time.sleep(0)  # let a thread waiting for the lock (the selected block's diff) take it between steps
 
     def close(self) -> None:
         """Drop the plan under review."""

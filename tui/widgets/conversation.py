@@ -12,6 +12,8 @@ from textual.widgets import Collapsible, Static
 from ljtui.tui.widgets.thinking import Thinking
 
 if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from textual.timer import Timer
     from textual.widgets import Markdown
     from textual.widgets.markdown import MarkdownStream
 
@@ -52,15 +54,29 @@ def _reply_class() -> type[Markdown]:
     return ReplyMarkdown
 
 
+def reply_parser() -> MarkdownIt:
+    """The Markdown parser of replies: Textual's default (``gfm-like``) without linkify.
+
+    A streamed reply is parsed again at every fragment; linkify's scan for
+    bare URLs was more than half of that time. Terminals find URLs in text
+    on their own, and Markdown links in a reply still work.
+    """
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("gfm-like", {"linkify": False}).disable("linkify")
+
+
 def new_reply() -> Markdown:
     """A Markdown widget for a streamed reply.
 
     The Markdown widget (and markdown-it) load on the first reply, not at
     start-up, so the first frame paints sooner.
     """
-    return _reply_class()()
+    return _reply_class()(parser_factory=reply_parser)
 
 
+REPLY_UPDATES_PER_SECOND = 15
+"""How often a streamed reply is redrawn at most."""
 LIVE_OUTPUT_LINES = 10
 """Last lines of a running command's output shown under its call."""
 LIVE_OUTPUT_CHARS = 64 * 1024
@@ -151,6 +167,9 @@ class Conversation(VerticalScroll):
         self._stream: MarkdownStream | None = None
         self._thinking: Thinking | None = None
         self._tool_lines: dict[str, ToolCallLine] = {}
+        self._pending: list[str] = []
+        """Pieces of the reply not shown yet."""
+        self._flush_timer: Timer | None = None
 
     def on_mount(self) -> None:
         self.anchor()
@@ -183,7 +202,14 @@ class Conversation(VerticalScroll):
             self._thinking = None
 
     async def append_reply(self, fragment: str) -> None:
-        """Stream a piece of the model's reply into the current Markdown."""
+        """Stream a piece of the model's reply into the current Markdown.
+
+        The first piece shows at once; later ones are gathered and shown at
+        most :data:`REPLY_UPDATES_PER_SECOND` times a second. Each update parses
+        the reply's last block and lays the pane out again, so at a model's
+        pace (hundreds of pieces a second) updating per piece kept the event
+        loop busy and keys waited behind it.
+        """
         self.hide_thinking()
         if self._stream is None:
             self._reply = new_reply()
@@ -191,11 +217,27 @@ class Conversation(VerticalScroll):
                 self._reply.add_class("-after-notice")  # a reply is set apart from ljtui's own words
             await self.mount(self._reply)
             self._stream = self._reply.get_stream(self._reply)
-        await self._stream.write(fragment)
+            await self._stream.write(fragment)
+            return
+        self._pending.append(fragment)
+        if self._flush_timer is None:
+            self._flush_timer = self.set_timer(1 / REPLY_UPDATES_PER_SECOND, self._flush_reply)
+
+    async def _flush_reply(self) -> None:
+        """Show the pieces of the reply gathered since the last update."""
+        if self._flush_timer is not None:
+            self._flush_timer.stop()
+            self._flush_timer = None
+        if self._pending and self._stream is not None:
+            text = "".join(self._pending)
+            self._pending.clear()
+            await self._stream.write(text)
 
     async def end_reply(self) -> None:
         """Flush and close the current reply, if any."""
         self.hide_thinking()
+        await self._flush_reply()
+        self._pending.clear()
         if self._stream is not None:
             await self._stream.stop()
         self._stream = None

@@ -220,7 +220,7 @@ def _subtitle(blocks: Sequence[BlockView]) -> str:
     if checking:
         return f"validating {len(blocks) - checking:,}/{len(blocks):,}"
     accepted = sum(b.state == "accepted" for b in blocks)
-    return f"{accepted}/{len(blocks)} accepted"
+    return f"{accepted:,}/{len(blocks):,} accepted"
 
 
 def _title(view: BlockView, page: DiffPage, label: str | None) -> Text:

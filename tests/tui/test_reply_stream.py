@@ -1,0 +1,66 @@
+"""A streamed reply: shown at once, then redrawn a limited number of times a second, complete at its end."""
+
+from __future__ import annotations
+
+import gc
+
+from textual.app import App, ComposeResult
+from textual.widgets import Markdown
+
+from ljtui.core.events import Notice
+from ljtui.tui.messages import EngineEventPosted
+from ljtui.tui.widgets.conversation import REPLY_UPDATES_PER_SECOND, Conversation, reply_parser
+from tests.tui.conftest import AppFactory, until
+
+PIECES = 200
+
+
+class ConversationApp(App):
+    def compose(self) -> ComposeResult:
+        yield Conversation(lambda: 0.0)
+
+
+async def test_pieces_arriving_together_are_drawn_in_one_update_and_the_end_shows_them_all() -> None:
+    app = ConversationApp()
+    async with app.run_test() as pilot:
+        conv = app.query_one(Conversation)
+        updates: list[str] = []
+        await conv.append_reply("first ")
+        [reply] = conv.query(Markdown)
+        await until(pilot, lambda: reply.source == "first ", "the first piece, shown at once")
+        original = reply.append
+        reply.append = lambda text: (updates.append(text), original(text))[1]  # type: ignore[method-assign]
+        for n in range(PIECES):
+            await conv.append_reply(f"w{n} ")
+        await until(pilot, lambda: bool(updates), "one update for the pieces gathered so far")
+        assert len(updates) < PIECES / 10, "pieces are gathered, not drawn one by one"
+        await conv.append_reply("last")
+        await conv.end_reply()
+        assert reply.source == "first " + "".join(f"w{n} " for n in range(PIECES)) + "last"
+
+
+async def test_gathered_pieces_show_without_waiting_for_the_end() -> None:
+    app = ConversationApp()
+    async with app.run_test() as pilot:
+        conv = app.query_one(Conversation)
+        await conv.append_reply("a ")
+        await conv.append_reply("b")
+        [reply] = conv.query(Markdown)
+        await pilot.pause(2 / REPLY_UPDATES_PER_SECOND)
+        await until(pilot, lambda: reply.source == "a b", "the gathered piece, drawn by the timer")
+
+
+def test_replies_keep_markdown_links_but_do_not_scan_for_bare_urls() -> None:
+    tokens = reply_parser().parseInline("see [docs](https://example.com/a) or https://example.com/b")
+    kinds = [child.type for child in tokens[0].children or []]
+    assert kinds.count("link_open") == 1
+    assert reply_parser().parse("| a |\n| - |\n| 1 |\n")[0].type == "table_open", "tables still render"
+
+
+async def test_an_event_arriving_while_the_app_closes_is_dropped(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test():
+        pass
+    assert not app.screen_stack
+    await app.on_engine_event_posted(EngineEventPosted(Notice("late")))  # no IndexError
+    assert gc.isenabled()
