@@ -37,6 +37,31 @@ async def test_pieces_arriving_together_are_drawn_in_one_update_and_the_end_show
         await conv.append_reply("last")
         await conv.end_reply()
         assert reply.source == "first " + "".join(f"w{n} " for n in range(PIECES)) + "last"
+        assert drawn(reply) == reply.source.split(), "the drawn reply is the whole reply"
+
+
+def drawn(reply: Markdown) -> list[str]:
+    """The words the reply's paragraphs draw."""
+    return " ".join(str(p.render()) for p in reply.query("MarkdownParagraph")).split()
+
+
+async def test_replies_streamed_with_pauses_anywhere_are_drawn_whole() -> None:
+    import random
+
+    rng = random.Random(5)
+    app = ConversationApp()
+    async with app.run_test() as pilot:
+        conv = app.query_one(Conversation)
+        for round_ in range(5):
+            words = [f"r{round_}w{n}" for n in range(rng.randint(20, 200))]
+            for word in words:
+                await conv.append_reply(word + " ")
+                if rng.random() < 0.1:
+                    await pilot.pause(rng.choice([0, 0.01, 2 / REPLY_UPDATES_PER_SECOND]))
+            [*_, reply] = conv.query(Markdown)
+            await conv.end_reply()
+            await pilot.pause()
+            assert drawn(reply) == words
 
 
 async def test_gathered_pieces_show_without_waiting_for_the_end() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from functools import cache
 from typing import TYPE_CHECKING, Callable
 
@@ -15,7 +16,6 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from textual.timer import Timer
     from textual.widgets import Markdown
-    from textual.widgets.markdown import MarkdownStream
 
 NOTICE_LEVELS = ("info", "warning", "error")
 
@@ -164,7 +164,8 @@ class Conversation(VerticalScroll):
         self._initial = notices or []
         self._monotonic = monotonic
         self._reply: Markdown | None = None
-        self._stream: MarkdownStream | None = None
+        self._updating = asyncio.Lock()
+        """Held while the reply's Markdown is being updated."""
         self._thinking: Thinking | None = None
         self._tool_lines: dict[str, ToolCallLine] = {}
         self._pending: list[str] = []
@@ -209,38 +210,42 @@ class Conversation(VerticalScroll):
         the reply's last block and lays the pane out again, so at a model's
         pace (hundreds of pieces a second) updating per piece kept the event
         loop busy and keys waited behind it.
+
+        Updates never overlap: Textual's ``Markdown.append`` works out where to
+        parse from when it is called, so an append made while the widget's
+        first render or another append is still running can draw the reply
+        cut short. Each update here waits for the one before it.
         """
         self.hide_thinking()
-        if self._stream is None:
-            self._reply = new_reply()
-            if isinstance(self.children[-1] if self.children else None, NoticeLine):
-                self._reply.add_class("-after-notice")  # a reply is set apart from ljtui's own words
-            await self.mount(self._reply)
-            self._stream = self._reply.get_stream(self._reply)
-            await self._stream.write(fragment)
-            return
         self._pending.append(fragment)
-        if self._flush_timer is None:
+        if self._reply is None:
+            reply = self._reply = new_reply()
+            if isinstance(self.children[-1] if self.children else None, NoticeLine):
+                reply.add_class("-after-notice")  # a reply is set apart from ljtui's own words
+            await self.mount(reply)
+            async with reply.lock:  # the widget's own first (empty) render has finished
+                pass
+            await self._flush_reply()
+        elif self._flush_timer is None:
             self._flush_timer = self.set_timer(1 / REPLY_UPDATES_PER_SECOND, self._flush_reply)
 
     async def _flush_reply(self) -> None:
-        """Show the pieces of the reply gathered since the last update."""
+        """Show the pieces of the reply gathered since the last update, after that update has finished."""
         if self._flush_timer is not None:
             self._flush_timer.stop()
             self._flush_timer = None
-        if self._pending and self._stream is not None:
-            text = "".join(self._pending)
-            self._pending.clear()
-            await self._stream.write(text)
+        async with self._updating:
+            reply = self._reply
+            if self._pending and reply is not None:
+                text = "".join(self._pending)
+                self._pending.clear()
+                await reply.append(text)
 
     async def end_reply(self) -> None:
-        """Flush and close the current reply, if any."""
+        """Show what is left of the current reply, if any, and close it."""
         self.hide_thinking()
         await self._flush_reply()
         self._pending.clear()
-        if self._stream is not None:
-            await self._stream.stop()
-        self._stream = None
         self._reply = None
 
     async def discard_reply(self) -> None:
