@@ -89,3 +89,22 @@ async def test_an_event_arriving_while_the_app_closes_is_dropped(make_app: AppFa
     assert not app.screen_stack
     await app.on_engine_event_posted(EngineEventPosted(Notice("late")))  # no IndexError
     assert gc.isenabled()
+
+
+async def test_a_reply_after_a_tool_call_or_a_notice_is_set_apart_but_not_after_the_question(
+        make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test():
+        conv = app.main_screen.conversation
+        await conv.remove_children()
+        conv.add_user("why?")
+        await conv.append_reply("Because.")
+        await conv.tool_started("call-1", "read_file app.py")
+        conv.tool_finished("call-1", "read_file app.py", True, "text")
+        await conv.append_reply("Read it.")
+        await conv.end_reply()
+        conv.add_notice("Applied 1 block.", "info")
+        await conv.append_reply("Done.")
+        await conv.end_reply()
+        first, second, third = conv.query(Markdown)
+        assert [r.has_class("-set-apart") for r in (first, second, third)] == [False, True, True]

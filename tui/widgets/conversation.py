@@ -37,7 +37,7 @@ ReplyMarkdown {
     margin: 0 0;
     padding: 0 1;
     background: transparent;
-    &.-after-notice { margin-top: 1; }
+    &.-set-apart { margin-top: 1; }
 }
 """
 
@@ -220,8 +220,8 @@ class Conversation(VerticalScroll):
         self._pending.append(fragment)
         if self._reply is None:
             reply = self._reply = new_reply()
-            if isinstance(self.children[-1] if self.children else None, NoticeLine):
-                reply.add_class("-after-notice")  # a reply is set apart from ljtui's own words
+            if isinstance(self.children[-1] if self.children else None, (NoticeLine, ToolCallLine)):
+                reply.add_class("-set-apart")  # from ljtui's own words, and from the tool call it follows
             await self.mount(reply)
             async with reply.lock:  # the widget's own first (empty) render has finished
                 pass
