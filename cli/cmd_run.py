@@ -165,7 +165,7 @@ async def _run(config: Config, repo: Path, args: argparse.Namespace) -> int:
             sink.emit(event)
 
     engine = Engine(config, _Watch(), repo_root=repo, approver=CliApprover(
-        PROG, yes=args.yes, hint="pass --allow write,bash to let the agent act, or --yes to confirm everything"))
+        PROG, yes=args.yes, hint="pass --allow write,bash to let the agent act; a dangerous command needs --yes"))
     engine.allow_headless(PermissionPolicy.from_names(n for n in args.allow.split(",") if n.strip()))
     try:
         resume = getattr(args, "resume", None)

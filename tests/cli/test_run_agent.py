@@ -47,7 +47,7 @@ def test_without_allow_a_headless_write_is_denied_and_the_model_is_told(git_repo
     assert not finished["ok"] and "the user denied this edit_file call" in finished["summary"]
     [decided] = [e for e in events(proc) if e["kind"] == "permission_decided"]
     assert decided["decision"] == "deny"
-    assert "pass --allow write,bash to let the agent act, or --yes to confirm everything" in proc.stderr
+    assert "pass --allow write,bash to let the agent act; a dangerous command needs --yes" in proc.stderr
 
 
 def test_an_unknown_allow_name_is_a_usage_error(git_repo: Path) -> None:
