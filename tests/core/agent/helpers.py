@@ -119,3 +119,9 @@ async def until(condition: Callable[[], bool], what: str) -> None:
 
 def read_pid(path: Path) -> int:
     return int(path.read_text(encoding="utf-8").strip())
+
+
+IGNORES_TERM = ("(trap '' TERM; echo $BASHPID > child.pid.tmp; mv child.pid.tmp child.pid; exec sleep 1000) & "
+                "until [ -s child.pid ]; do sleep 0.01; done; echo started; wait")
+"""A command whose background child ignores SIGTERM and holds the output pipe; it prints ``started`` (and
+``child.pid`` exists) only once the child has set its trap, so no SIGTERM can reach it earlier."""

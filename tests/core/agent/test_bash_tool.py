@@ -11,9 +11,8 @@ import pytest
 from ljtui.core.agent.shell import STREAM_INTERVAL_SECONDS
 from ljtui.core.agent.tools import bash
 from ljtui.core.events import Event, PermissionDecided, PermissionRequested, ToolOutput
-from tests.core.agent.helpers import harness, our_zombie, read_pid, running, until
+from tests.core.agent.helpers import IGNORES_TERM, harness, our_zombie, read_pid, running, until
 
-IGNORES_TERM = "(trap '' TERM; exec sleep 1000) & echo $! > child.pid; echo started; wait"
 
 
 def kinds(events: list[Event]) -> list[str]:

@@ -14,12 +14,10 @@ from ljtui.core.agent.shell import (
     HeadTail, ShellLimits, run_command,
 )
 from ljtui.core.agent.procgroup import group_alive
-from tests.core.agent.helpers import our_zombie, processes_in, read_pid, running, until
+from tests.core.agent.helpers import IGNORES_TERM, our_zombie, processes_in, read_pid, running, until
 
 LONG = 60.0
 """A time limit no command here should reach."""
-IGNORES_TERM = "(trap '' TERM; exec sleep 1000) & echo $! > child.pid; echo started; wait"
-"""A command whose background child ignores SIGTERM and holds the output pipe."""
 
 
 async def test_output_exit_code_and_working_folder(tmp_path: Path) -> None:
