@@ -86,7 +86,8 @@ def run(args: argparse.Namespace) -> int:
     stats = compute_stats(read.events)
     try:
         if args.json:
-            print(json.dumps(as_json(stats, read), ensure_ascii=False, indent=1))
+            text = json.dumps(as_json(stats, read), ensure_ascii=False, indent=1)
+            print(text.encode("utf-8", "backslashreplace").decode("utf-8"))  # a lone surrogate as its escape
         else:
             print("\n".join(as_lines(stats, read)))
         sys.stdout.flush()

@@ -57,6 +57,8 @@ MAX_REASONS_KEPT = 3
 DROPPED_KIND = "event_dropped"
 """Kind of the marker written in place of an event too big for one line."""
 TRIM_MARK = "…[trimmed]"
+SHOWN_CHARS = 40
+"""A kind or value quoted in a warning or reason is cut to this many characters."""
 OTHER_KIND = "unknown kind"
 """How :func:`event_problem` starts the reason for a kind the log does not keep."""
 _APPEND_FLAGS = os.O_RDWR | os.O_CREAT | os.O_APPEND
@@ -93,7 +95,7 @@ def event_problem(obj: object) -> str | None:
         return "no text 'kind'"
     fields = FIELDS.get(kind)
     if fields is None:
-        return f"{OTHER_KIND} {kind[:40]!r}"
+        return f"{OTHER_KIND} {kind[:SHOWN_CHARS]!r}"
     for name, types in fields.items():
         value = obj.get(name)
         if not isinstance(value, types) or isinstance(value, bool):
@@ -151,6 +153,9 @@ class RunLog:
     def append(self, event: Mapping[str, Any]) -> str | None:
         """Append ``event`` (a dict with a ``kind``) as one line, with its ``time``.
 
+        The ``kind`` and ``time`` come first; a ``time`` the event carries is
+        replaced by the log's. Values JSON cannot hold are written as text.
+
         Returns:
             A warning sentence the first time appending fails or an event is
             dropped, else ``None`` (later failures are not repeated).
@@ -176,7 +181,7 @@ class RunLog:
     def _encode(self, event: Mapping[str, Any]) -> tuple[bytes, str | None]:
         kind = event.get("kind") if isinstance(event, Mapping) else None
         if not isinstance(kind, str):
-            raise ValueError(f"an event without a text 'kind' was not logged: {str(event)[:80]!r}")
+            raise ValueError(f"an event without a text 'kind' was not logged: {str(event)[:SHOWN_CHARS]!r}")
         record = {"kind": kind, "time": utc_iso(self._clock.now())}
         record.update((k, v) for k, v in event.items() if k not in record)
         line = _dumps(record)
@@ -190,16 +195,17 @@ class RunLog:
         marker = {"kind": DROPPED_KIND, "time": record["time"], "dropped_kind": kind, "bytes": len(line)}
         if isinstance(event.get("run_id"), str):
             marker["run_id"] = event["run_id"][:MAX_FIELD_CHARS]
-        return _dumps(marker), (f"a {kind[:40]} event of {len(line)} bytes was not logged in full "
+        return _dumps(marker), (f"a {kind[:SHOWN_CHARS]} event of {len(line)} bytes was not logged in full "
                                 f"(the limit is {MAX_LINE_BYTES}); {EVENTS_FILE} has an {DROPPED_KIND} line instead")
 
     def _write(self, line: bytes) -> None:
-        if not self._ignored:
-            from ljtui.core.edits.journal import ensure_agent_gitignore
+        with self._lock:
+            if not self._ignored:
+                from ljtui.core.edits.journal import ensure_agent_gitignore
 
-            ensure_agent_gitignore(self.root)
-            ensure_ignored(self.root, EVENTS_FILE)
-            self._ignored = True
+                ensure_agent_gitignore(self.root)
+                ensure_ignored(self.root, EVENTS_FILE)
+                self._ignored = True
         fd = open_state_file(self.root, EVENTS_FILE, flags=_APPEND_FLAGS)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
@@ -220,7 +226,9 @@ def ensure_ignored(root: Path, entry: str) -> None:
         StateDirUnsafe: ``.agent`` or its ``.gitignore`` is a symlink or not what it should be.
         OSError: The file could not be read or written.
     """
-    fd = open_state_file(root, GITIGNORE, flags=os.O_RDWR | os.O_CREAT | os.O_APPEND, mode=0o644)
+    from ljtui.core.edits.durable import new_file_mode
+
+    fd = open_state_file(root, GITIGNORE, flags=os.O_RDWR | os.O_CREAT | os.O_APPEND, mode=new_file_mode())
     try:
         existing = os.pread(fd, MAX_GITIGNORE_BYTES, 0).decode("utf-8", "replace")
         if entry not in {line.strip() for line in existing.splitlines()}:
@@ -231,7 +239,9 @@ def ensure_ignored(root: Path, entry: str) -> None:
 
 
 def _dumps(record: Mapping[str, Any]) -> bytes:
-    return (json.dumps(record, ensure_ascii=False, default=str, separators=(",", ":")) + "\n").encode("utf-8")
+    """One line; a lone surrogate (a file name that is not UTF-8) is written as its JSON escape."""
+    text = json.dumps(record, ensure_ascii=False, default=str, separators=(",", ":")) + "\n"
+    return text.encode("utf-8", "backslashreplace")
 
 
 def _trim(value: Any) -> Any:

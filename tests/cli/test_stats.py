@@ -92,6 +92,22 @@ def test_ignored_lines_are_counted_and_hints_shown_safely(recorded: Path, env: d
     assert json.loads(ljtui("stats", "--json", "--repo", str(recorded), env=env).stdout)["ignored_lines"] == 3
 
 
+def test_a_hint_that_is_not_utf8_is_printed_escaped(root: Path, env: dict[str, str]) -> None:
+    from ljtui.core.runlog import RunLog
+
+    log = RunLog(root)
+    for event in ({"kind": "task_plan_proposed", "run_id": "z", "tasks": [{"id": 1, "tool_hint": "b\udcffd"}]},
+                  {"kind": "task_plan_approved", "run_id": "z"},
+                  {"kind": "task_finished", "run_id": "z", "task_id": 1, "status": "failed"}):
+        assert log.append(event) is None
+    proc = ljtui("stats", "--json", "--repo", str(root), env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["failing_tool_hints"] == [{"hint": "b\udcffd", "uses": 1, "failures": 1}]
+    proc = ljtui("stats", "--repo", str(root), env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "  b\ufffdd " in proc.stdout
+
+
 def test_no_log_reports_no_runs(root: Path, env: dict[str, str]) -> None:
     proc = ljtui("stats", "--json", "--repo", str(root), env=env)
     assert proc.returncode == 0, proc.stderr

@@ -50,6 +50,12 @@ def test_append_then_read_round_trips_with_a_utc_time(tmp_path: Path) -> None:
     assert len(log_path(tmp_path).read_bytes().splitlines()) == 2
 
 
+def test_text_that_is_not_utf8_is_written_as_its_json_escape(tmp_path: Path) -> None:
+    assert RunLog(tmp_path).append(approved("run-\udcff")) is None
+    assert b'"run-\\udcff"' in log_path(tmp_path).read_bytes()
+    assert [e["run_id"] for e in read_run_log(tmp_path).events] == ["run-\udcff"]
+
+
 def test_the_log_stays_out_of_git_status(git_repo: Path) -> None:
     (git_repo / ".agent").mkdir()
     (git_repo / ".agent" / ".gitignore").write_text("mine/", encoding="utf-8")
