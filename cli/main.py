@@ -88,6 +88,7 @@ COMMANDS: dict[str, str] = {
     "review": "open an EDIT plan in the Diff pane to accept, reject and apply its blocks",
     "run": "run one request through the engine with no UI",
     "sessions": "list the conversations saved in this repository",
+    "stats": "how task-plan runs went: first-try success, replans, failing tool hints",
     "trust": "trust a repository's own settings (endpoints, commands), or revoke that",
     "undo": "revert the last applied plan",
 }

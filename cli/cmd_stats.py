@@ -1,0 +1,132 @@
+"""``ljtui stats``: how task-plan runs went, from the run log ``.agent/events.jsonl``.
+
+Over the approved task-plan runs of the repository: how many there were,
+the first-try success rate (finished runs with no replan and no failed
+task, over finished runs), the mean replans per finished run, and the tool
+hints most often followed by a failed task. A run that never finished
+(ljtui stopped, or it is still going) is counted apart and left out of the
+rates; with no finished run the rates are shown as ``-`` (``null`` in JSON).
+
+The log is read as untrusted input: malformed lines are skipped and counted
+(``ignored_lines``), lines of kinds this version does not know are skipped
+(``other_lines``), and only its last part is read when it is very long
+(``unread_bytes``). A repository that commits its own ``.agent/events.jsonl``
+adds its runs to the figures; the ignored-lines count says how much of it
+was not understood.
+
+``--json`` prints one object: ``runs``, ``finished_runs``,
+``unfinished_runs``, ``first_try_successes``, ``first_try_success_rate``,
+``mean_replans_per_run``, ``failing_tool_hints`` (a list of ``{hint, uses,
+failures}``), ``ignored_lines``, ``other_lines`` and ``unread_bytes``.
+
+Exit status: 0 reported (perhaps no runs); 1 the log cannot be read (e.g.
+``.agent`` is a symbolic link); 2 a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ljtui.cli.output import silence_stdout
+
+if TYPE_CHECKING:
+    from ljtui.core.runlog import RunLogRead
+    from ljtui.core.stats import Stats
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+PROG = "ljtui stats"
+LABEL_WIDTH = 24
+"""Width of the label column of the human output."""
+HINT_WIDTH = 20
+"""Width of the hint column under the failing tool hints."""
+PERCENT = 100
+MAX_HINT_CHARS = 40
+"""A longer hint is cut in the human output (the log is untrusted)."""
+CUT_MARK = "…"
+UNPRINTABLE = "\ufffd"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``stats`` command."""
+    parser = subparsers.add_parser(
+        "stats", help="how task-plan runs went: first-try success, replans, failing tool hints",
+        description="Figures over the approved task-plan runs logged in .agent/events.jsonl: runs, first-try "
+                    "success rate (no replan, no failed task), mean replans per run and the tool hints most "
+                    "often followed by failure. Unfinished runs are counted apart; malformed lines are skipped "
+                    "and counted. A log committed to the repository counts too.")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON object: runs, first_try_success_rate, mean_replans_per_run, "
+                             "failing_tool_hints [{hint, uses, failures}], unfinished_runs, ignored_lines, …")
+    parser.add_argument("--repo", type=Path, default=argparse.SUPPRESS,
+                        help="repository to report on (default: the one holding the current directory)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Report on the repository's run log; see the module docstring for the exit status."""
+    from ljtui.cli.main import repo_root_arg
+    from ljtui.core.runlog import read_run_log
+    from ljtui.core.stats import compute_stats
+
+    root = repo_root_arg(args, PROG)
+    if root is None:
+        return EXIT_USAGE
+    read = read_run_log(root)
+    if read.problem is not None:
+        print(f"{PROG}: {read.problem}", file=sys.stderr)
+        return EXIT_FAILED
+    for reason in read.reasons:
+        print(f"{PROG}: ignored {reason}", file=sys.stderr)
+    stats = compute_stats(read.events)
+    try:
+        if args.json:
+            text = json.dumps(as_json(stats, read), ensure_ascii=False, indent=1)
+            print(text.encode("utf-8", "backslashreplace").decode("utf-8"))  # a lone surrogate as its escape
+        else:
+            print("\n".join(as_lines(stats, read)))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        silence_stdout()
+    return EXIT_OK
+
+
+def as_json(stats: Stats, read: RunLogRead) -> dict[str, object]:
+    """The ``--json`` object."""
+    return {**stats.as_dict(), "ignored_lines": read.ignored, "other_lines": read.other,
+            "unread_bytes": read.unread_bytes}
+
+
+def as_lines(stats: Stats, read: RunLogRead) -> list[str]:
+    """The human report: a few aligned lines."""
+    lines = [_row("runs", f"{stats.runs} approved ({stats.finished_runs} finished, "
+                          f"{stats.unfinished_runs} unfinished)")]
+    rate = stats.first_try_success_rate
+    lines.append(_row("first-try success rate", "-" if rate is None else
+                      f"{rate * PERCENT:.0f}% ({stats.first_try_successes} of {stats.finished_runs})"))
+    mean = stats.mean_replans_per_run
+    lines.append(_row("mean replans per run", "-" if mean is None else f"{mean:.2f}"))
+    if stats.failing_tool_hints:
+        lines.append("tool hints most often followed by failure:")
+        lines.extend(f"  {shown(h.hint):<{HINT_WIDTH}} {h.failures} of {h.uses} failed" for h in stats.failing_tool_hints)
+    else:
+        lines.append(_row("failing tool hints", "none"))
+    lines.append(_row("ignored lines", f"{read.ignored} malformed, {read.other} of other kinds"))
+    if read.unread_bytes:
+        lines.append(_row("not read", f"the first {read.unread_bytes} bytes of a long log"))
+    return lines
+
+
+def _row(label: str, value: str) -> str:
+    return f"{label:<{LABEL_WIDTH}}{value}"
+
+
+def shown(text: str) -> str:
+    """``text`` safe for a terminal: unprintable characters (escape sequences…) replaced, cut short."""
+    flat = "".join(ch if ch.isprintable() else UNPRINTABLE for ch in text)
+    return flat if len(flat) <= MAX_HINT_CHARS else flat[:MAX_HINT_CHARS - len(CUT_MARK)] + CUT_MARK
