@@ -298,7 +298,9 @@ def _first_paragraph(body: str) -> str:
 
 def _unknown_keys(data: dict[Any, Any], allowed: frozenset[str]) -> tuple[str, ...]:
     extra = sorted(str(key)[:MAX_SHOWN_KEY_CHARS] for key in data if key not in allowed)
-    shown = ", ".join(extra[:MAX_SHOWN_KEYS]) + (f" and {len(extra) - MAX_SHOWN_KEYS} more" if len(extra) > MAX_SHOWN_KEYS else "")
+    shown = ", ".join(extra[:MAX_SHOWN_KEYS])
+    if len(extra) > MAX_SHOWN_KEYS:
+        shown += f" and {len(extra) - MAX_SHOWN_KEYS} more"
     return (f"unknown key(s) {shown} ignored",) if extra else ()
 
 

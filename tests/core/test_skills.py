@@ -133,7 +133,8 @@ def test_an_agent_skills_folder_is_one_step_from_its_first_paragraph(bundled: Pa
 
 
 def test_an_agent_skills_folder_with_a_steps_section_has_those_steps(bundled: Path, env: dict[str, str]) -> None:
-    body = "Intro.\n\n## Steps\n\n1. Read the code\n   carefully.\n2) Change it\n- Run tests\n\n## Notes\n\n- not a step\n"
+    body = ("Intro.\n\n## Steps\n\n1. Read the code\n   carefully.\n2) Change it\n- Run tests\n\n"
+            "## Notes\n\n- not a step\n")
     write_md(bundled, "stepped", body=body)
     skill = load_skills(None, env, bundled=bundled).get("stepped")
     assert skill is not None
