@@ -180,10 +180,19 @@ def load_skills(root: Path | None, env: Mapping[str, str] | None = None, *,
         for name, skill in skills.items():
             earlier = found.skills.get(name)
             if earlier is not None:
-                found.notes.append(f"skill {name!r} from {skill.source} ({skill.path}) replaces the "
-                                   f"{earlier.source} one ({earlier.path})")
+                found.notes.append(f"skill {name!r} from {skill.source} ({_shown(skill)}) replaces the "
+                                   f"{earlier.source} one ({_shown(earlier)})")
             found.skills[name] = skill
     return found
+
+
+def _shown(skill: Skill) -> str:
+    """Where a skill's file is, as the user sees it: repository skills relative to the repository."""
+    if skill.source == REPOSITORY:
+        parts = skill.path.parts
+        index = len(parts) - 1 - parts[::-1].index(AGENT_DIR)
+        return "/".join(parts[index:])
+    return str(skill.path)
 
 
 Reader = Callable[[str], bytes]
@@ -203,7 +212,7 @@ def _read_plain_source(folder: Path, source: str, found: SkillSet, reserved: fro
     def read(relative: str) -> bytes:
         return _read_bounded(os.open(folder / relative, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK))
 
-    return _read_entries(entries, folder, source, read, found, reserved)
+    return _read_entries(entries, folder, folder, source, read, found, reserved)
 
 
 def _read_repository(root: Path, env: Mapping[str, str] | None, found: SkillSet,
@@ -238,7 +247,7 @@ def _read_repository(root: Path, env: Mapping[str, str] | None, found: SkillSet,
     def read(relative: str) -> bytes:
         return _read_bounded(open_state_file(root, SKILLS_DIR, *relative.split("/"), flags=os.O_RDONLY))
 
-    return _read_entries(kept, Path(shown), REPOSITORY, read, found, reserved)
+    return _read_entries(kept, folder, Path(shown), REPOSITORY, read, found, reserved)
 
 
 def _trusted(root: Path, env: Mapping[str, str] | None, found: SkillSet) -> bool:
@@ -272,9 +281,13 @@ def _list_entries(folder: Path, *, follow: bool) -> list[tuple[str, bool | None]
     return sorted(out)
 
 
-def _read_entries(entries: list[tuple[str, bool | None]], shown_folder: Path, source: str, read: Reader,
-                  found: SkillSet, reserved: frozenset[str]) -> dict[str, Skill]:
-    """Parse each entry; skip bad ones with a warning; report duplicates and the per-source limit."""
+def _read_entries(entries: list[tuple[str, bool | None]], folder: Path, shown_folder: Path, source: str,
+                  read: Reader, found: SkillSet, reserved: frozenset[str]) -> dict[str, Skill]:
+    """Parse each entry; skip bad ones with a warning; report duplicates and the per-source limit.
+
+    Warnings name files below ``shown_folder`` (``.agent/skills`` for the
+    repository); each skill's ``path`` is below ``folder``, the real one.
+    """
     if len(entries) > MAX_SKILLS_PER_SOURCE:
         found.warnings.append(f"{source} skills folder {shown_folder} holds more than {MAX_SKILLS_PER_SOURCE} "
                               f"skills; only the first {MAX_SKILLS_PER_SOURCE} by name are read")
@@ -291,10 +304,11 @@ def _read_entries(entries: list[tuple[str, bool | None]], shown_folder: Path, so
                                   f"skipped")
             continue
         if parsed.name in skills:
-            found.warnings.append(f"{source} skill {shown}: name {parsed.name!r} is already used by "
-                                  f"{skills[parsed.name].path}; skipped")
+            first = shown_folder / skills[parsed.name].path.relative_to(folder)
+            found.warnings.append(f"{source} skill {shown}: name {parsed.name!r} is already used by {first}; skipped")
             continue
-        skills[parsed.name] = Skill(parsed.name, parsed.description, parsed.steps, source, shown, parsed.instructions)
+        skills[parsed.name] = Skill(parsed.name, parsed.description, parsed.steps, source, folder / relative,
+                                    parsed.instructions)
     return skills
 
 

@@ -187,6 +187,7 @@ def test_later_sources_replace_earlier_ones_with_a_note(
     assert {name: (s.source, s.description) for name, s in found.skills.items()} == {
         "shared": ("user", "user version"), "only-bundled": ("bundled", "does a thing"),
         "mine": ("repository", "repository version")}
+    assert found.get("mine").path == repo_skills(repo) / "mine" / "SKILL.md"
     assert found.notes == [
         f"skill 'shared' from user ({user_dir}/shared.yaml) replaces the bundled one ({bundled}/shared.yaml)",
         f"skill 'mine' from repository (.agent/skills/mine/SKILL.md) replaces the user one ({user_dir}/mine.yaml)",
@@ -328,3 +329,14 @@ def test_the_prompt_listing_is_sorted_and_bounded(bundled: Path, env: dict[str, 
 def test_no_sources_at_all_is_an_empty_set(tmp_path: Path, env: dict[str, str]) -> None:
     found = load_skills(tmp_path / "no-repo", env, bundled=tmp_path / "missing")
     assert (found.names, found.warnings, found.notes, found.prompt_listing(100)) == ((), [], [], "")
+
+
+def test_repository_warnings_name_files_relative_to_the_repository(
+        bundled: Path, repo: Path, env: dict[str, str]) -> None:
+    write_yaml(repo_skills(repo), "twice", file="a.yaml")
+    write_md(repo_skills(repo), "twice")
+    trust(repo, env)
+    found = load_skills(repo, env, bundled=bundled)
+    assert found.get("twice").path == repo_skills(repo) / "a.yaml"
+    assert found.warnings == ["repository skill .agent/skills/twice/SKILL.md: name 'twice' is already used by "
+                              ".agent/skills/a.yaml; skipped"]
