@@ -12,7 +12,9 @@ replaces an earlier one of the same name, with a note:
 Each source holds YAML skills (``*.yaml``, ``*.yml``) and Agent Skills
 folders (``NAME/SKILL.md``); :mod:`ljtui.core.skill_files` parses them. A
 file that cannot be used is skipped with a warning naming it: loading
-never raises.
+never raises. The bundled folder and the config dir are the user's own, so
+links there are followed; in the repository a linked folder or file is
+refused.
 """
 
 from __future__ import annotations
