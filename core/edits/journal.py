@@ -50,7 +50,7 @@ QUARANTINE_PREFIX = "quarantine-"
 TEMP_GLOB = f"{TEMP_PREFIX}*{TEMP_SUFFIX}"
 """Matches every temp file a transaction writes next to its targets."""
 GITIGNORE = ".gitignore"
-GITIGNORED = (".gitignore", "journal/", "sessions/", "workspace/", "plans/", "cache/")
+GITIGNORED = (".gitignore", "journal/", "sessions/", "workspace/", "plans/", "cache/", "events.jsonl")
 """What ljtui creates under ``.agent/`` for itself, kept out of git (this list's own file included),
 so the user's ``git status`` is left as it was; playbooks and gates, meant to be shared, are not listed."""
 MAX_GITIGNORE_BYTES = 1024 * 1024

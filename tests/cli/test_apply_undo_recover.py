@@ -42,7 +42,7 @@ def test_apply_json_done(git_repo):
     assert (result["status"], result["applied_entry_ids"], result["files"]) == ("done", ["plan"], ["app.py"])
     assert result["checks"] == [{"file": "app.py", "checker": "python", "ok": True, "message": ""}]
     assert (git_repo / "app.py").read_text() == "def greet(name):\n" + GREET_NEW
-    assert (git_repo / ".agent" / ".gitignore").read_text() == ".gitignore\njournal/\nsessions/\nworkspace/\nplans/\ncache/\n"
+    assert (git_repo / ".agent" / ".gitignore").read_text() == ".gitignore\njournal/\nsessions/\nworkspace/\nplans/\ncache/\nevents.jsonl\n"
     status = subprocess.run(["git", "status", "--porcelain", "-uall"], cwd=git_repo, capture_output=True,
                             text=True).stdout
     assert status.splitlines() == [" M app.py"]
