@@ -25,6 +25,12 @@ MAX_DESCRIPTION_CHARS = 500
 MAX_HINT_CHARS = 100
 """A tool hint is cut to this many characters (no known tool or skill name is longer)."""
 ELLIPSIS = "…"
+REPLACEMENT = "\ufffd"
+"""What a lone surrogate becomes."""
+_DROPPED_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cn"})
+"""Control, format (bidi overrides …), private-use and unassigned characters."""
+_KEPT_FORMAT = frozenset({"\u200d"})
+"""The zero-width joiner, which emoji sequences need."""
 
 _WHITESPACE = re.compile(r"\s+")
 DEAD_DEPENDENCY = frozenset({TaskStatus.FAILED, TaskStatus.REPLANNED})
@@ -40,20 +46,22 @@ def clean_text(value: str, limit: int) -> tuple[str, bool]:
     Returns:
         The cleaned text and whether it had to be cut.
     """
-    value = value.encode("utf-8", "replace").decode("utf-8") if _has_surrogate(value) else value
-    value = "".join(" " if ch.isspace() else ch for ch in value if ch.isspace() or not _is_control(ch))
+    value = "".join(_clean_char(ch) for ch in value)
     value = _WHITESPACE.sub(" ", value).strip()
     if len(value) <= limit:
         return value, False
     return value[: limit - len(ELLIPSIS)].rstrip() + ELLIPSIS, True
 
 
-def _has_surrogate(value: str) -> bool:
-    return any("\ud800" <= ch <= "\udfff" for ch in value)
-
-
-def _is_control(ch: str) -> bool:
-    return unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") and ch != "\u200d"
+def _clean_char(ch: str) -> str:
+    if ch.isspace():
+        return " "
+    category = unicodedata.category(ch)
+    if category == "Cs":
+        return REPLACEMENT
+    if category in _DROPPED_CATEGORIES and ch not in _KEPT_FORMAT:
+        return ""
+    return ch
 
 
 @dataclass(frozen=True)
