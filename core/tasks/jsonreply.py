@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from dataclasses import dataclass
@@ -10,7 +11,7 @@ from typing import Any
 MAX_REPLY_CHARS = 100_000
 """A longer reply is not searched: no valid plan or decision is anywhere near this size."""
 MAX_DECODE_ATTEMPTS = 200
-"""Most ``{`` positions tried, so a reply full of braces costs bounded time."""
+"""Most candidates (fenced blocks, then ``{`` positions) tried, so any reply costs bounded time."""
 
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n(.*?)```", re.DOTALL)
 _DECODER = json.JSONDecoder()
@@ -56,9 +57,12 @@ def find_object(text: str, key: str) -> Found:
 
 def _candidates(text: str) -> list[tuple[str, int]]:
     out = [(text.strip(), 0)]
-    out.extend((match.group(1).strip(), 0) for match in _FENCE.finditer(text))
-    starts = [i for i, ch in enumerate(text) if ch == "{"][:MAX_DECODE_ATTEMPTS]
-    out.extend((text, i) for i in starts)
+    fences = (match.group(1).strip() for match in _FENCE.finditer(text))
+    out.extend((block, 0) for block in itertools.islice(fences, MAX_DECODE_ATTEMPTS // 2))
+    start = text.find("{")
+    while start >= 0 and len(out) < MAX_DECODE_ATTEMPTS:
+        out.append((text, start))
+        start = text.find("{", start + 1)
     return out
 
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from ljtui.core.tasks import MAX_DESCRIPTION_CHARS, DecompositionKind, TaskStatus, parse_decomposition
-from ljtui.core.tasks.jsonreply import MAX_REPLY_CHARS
+from ljtui.core.tasks.jsonreply import MAX_DECODE_ATTEMPTS, MAX_REPLY_CHARS
 from tests.core.tasks.helpers import KNOWN, raw, reply
 
 GOAL = "Add a --verbose flag"
@@ -165,3 +165,9 @@ def test_a_reply_full_of_braces_and_deep_nesting_falls_back() -> None:
 def test_an_over_long_goal_is_cut_in_the_fallback_task_and_kept_whole_as_the_goal() -> None:
     result = parse_decomposition("nope", KNOWN, "g" * 900)
     assert len(result.plan.tasks[0].description) == MAX_DESCRIPTION_CHARS and len(result.plan.goal) == 900
+
+
+def test_only_a_bounded_number_of_candidates_is_tried() -> None:
+    assert parse("{} " * 10 + three()).kind is DecompositionKind.PLAN
+    assert parse("{} " * MAX_DECODE_ATTEMPTS + three()).kind is DecompositionKind.FALLBACK
+    assert parse("```\nx\n```\n" * MAX_DECODE_ATTEMPTS + three()).kind is DecompositionKind.PLAN
