@@ -51,6 +51,12 @@ class Task:
     depends_on: tuple[int, ...] = ()
     status: TaskStatus = TaskStatus.PENDING
 
+    def __post_init__(self) -> None:
+        if self.id < 1:
+            raise ValueError(f"a task id is a positive integer, not {self.id}")
+        object.__setattr__(self, "status", TaskStatus(self.status))
+        object.__setattr__(self, "depends_on", tuple(self.depends_on))
+
 
 @dataclass(frozen=True)
 class TaskPlan:

@@ -62,3 +62,13 @@ def test_a_task_serialises_to_the_five_keys_with_plain_values() -> None:
     data = task_to_dict(Task(3, "do", "bash", (1, 2), D))
     assert data == {"id": 3, "description": "do", "tool_hint": "bash", "depends_on": [1, 2], "status": "done"}
     assert json.loads(json.dumps(data)) == data
+
+
+def test_a_task_takes_its_status_as_text_and_refuses_an_id_below_one() -> None:
+    task = Task(1, "a", depends_on=[2], status="done")  # type: ignore[arg-type]
+    assert task.status is TaskStatus.DONE and task.depends_on == (2,)
+    assert ready(TaskPlan((Task(2, "b", status="skipped"), Task(3, "c", None, (2,))), "g"))[0].id == 3  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="positive integer"):
+        Task(0, "a")
+    with pytest.raises(ValueError):
+        Task(1, "a", status="finished")  # type: ignore[arg-type]
