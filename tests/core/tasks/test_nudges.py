@@ -1,0 +1,45 @@
+"""Nudges (TASK-8): exact texts naming the task, and when they are due."""
+
+from __future__ import annotations
+
+from ljtui.core.tasks import (
+    TOOL_CALL_BUDGET,
+    ToolStreak,
+    depth_limit_nudge,
+    failures_nudge,
+    no_tool_call_nudge,
+    record_tool_call,
+)
+
+EXITS = ("Call `complete_task(task_id=4)` to record completion. If the current approach is clearly wrong, "
+         "you may call `update_task_plan` with a revised task list instead.")
+
+
+def test_the_depth_limit_text_names_the_budget_and_the_task() -> None:
+    assert TOOL_CALL_BUDGET == 25
+    assert depth_limit_nudge(4) == "You have used 25 tool calls for the current task. " + EXITS
+
+
+def test_the_failure_and_no_tool_texts_offer_the_same_two_exits() -> None:
+    assert failures_nudge(4) == "Your last 3 tool calls for the current task failed. " + EXITS
+    assert no_tool_call_nudge(4) == "Your last turn called no tool. " + EXITS
+
+
+def test_the_budget_nudge_comes_once_when_the_budget_is_reached() -> None:
+    streak, nudges = ToolStreak(4), []
+    for _ in range(30):
+        streak, nudge = record_tool_call(streak, ok=True)
+        nudges.append(nudge)
+    assert nudges.index(depth_limit_nudge(4)) == TOOL_CALL_BUDGET - 1
+    assert sum(n is not None for n in nudges) == 1 and streak.calls == 30
+
+
+def test_three_failures_in_a_row_bring_the_failure_nudge_and_a_success_resets_the_count() -> None:
+    streak = ToolStreak(4)
+    outcomes = [False, False, True, False, False, False, False]
+    nudges = []
+    for ok in outcomes:
+        streak, nudge = record_tool_call(streak, ok)
+        nudges.append(nudge)
+    assert nudges == [None, None, None, None, None, failures_nudge(4), None]
+    assert streak.failures_in_a_row == 1
