@@ -12,7 +12,7 @@ of a policy, the answer when nobody can be asked.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Any, Protocol, Sequence, runtime_checkable
 
 YES = "yes"
 NO = "no"
@@ -47,6 +47,8 @@ class ApprovalRequest:
         subject: what the decision is about, e.g. a tool name or a file, for policies and logs.
         text: when not ``None``, the human also types a line of text (e.g. a path); this is its default.
         diff_path: when set, ``lines`` are a unified diff of this file (shown coloured).
+        tasks: for a task plan (``kind`` ``task_plan``), the proposed tasks as dicts
+            ``{id, description, tool_hint, depends_on, status}``; the answer may carry an edited list.
     """
 
     kind: str
@@ -57,6 +59,7 @@ class ApprovalRequest:
     subject: str = ""
     text: str | None = None
     diff_path: str | None = None
+    tasks: tuple[dict[str, Any], ...] | None = None
 
     def __post_init__(self) -> None:
         ids = [c.id for c in self.choices]
@@ -71,10 +74,13 @@ class ApprovalRequest:
 
 @dataclass(frozen=True)
 class Decision:
-    """A human's answer: the chosen id, and the text typed when the request asked for some."""
+    """A human's answer: the chosen id, the text typed when the request asked for some, and for a
+    task plan the task list as the human left it (``None``: as proposed). Core checks an edited
+    list like any plan before it runs."""
 
     choice: str
     text: str | None = None
+    tasks: tuple[dict[str, Any], ...] | None = None
 
 
 def confirm(kind: str, title: str, lines: Sequence[str], confirm_label: str,
