@@ -22,7 +22,8 @@ class CliApprover:
     """Asks on the terminal, or follows the ``--yes`` / deny-by-default policy."""
 
     def __init__(self, prog: str, *, yes: bool, interactive: bool | None = None, out: TextIO | None = None,
-                 inp: TextIO | None = None, hint: str = "pass --yes to confirm without asking") -> None:
+                 inp: TextIO | None = None, hint: str = "pass --yes to confirm without asking",
+                 hints: dict[str, str] | None = None) -> None:
         """
         Args:
             prog: the command, for messages (``ljtui apply``).
@@ -31,8 +32,10 @@ class CliApprover:
             out: where questions are written (default stderr).
             inp: where answers are read (default stdin).
             hint: how to proceed, said after a question nobody could answer.
+            hints: a different ``hint`` for some kinds of request (e.g. ``task_plan``).
         """
         self.hint = hint
+        self.hints = hints or {}
         self.prog = prog
         self.yes = yes
         self.inp = inp or sys.stdin
@@ -44,9 +47,12 @@ class CliApprover:
         if self.yes:
             return await AllowAll().decide(request)
         if not self.interactive:
+            if request.tasks is not None:  # a plan is shown even when nobody can approve it
+                for line in (request.title, *request.lines):
+                    print(f"  {line}" if line != request.title else line, file=self.out)
             safe = request.choice(request.safe)
             print(f"{self.prog}: {request.title} Not a terminal, so the answer is "
-                  f"'{safe.label if safe else request.safe}'; {self.hint}.", file=self.out)
+                  f"'{safe.label if safe else request.safe}'; {self.hints.get(request.kind, self.hint)}.", file=self.out)
             return Decision(request.safe)
         return await asyncio.to_thread(self._prompt, request)
 

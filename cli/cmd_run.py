@@ -56,7 +56,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="let the agent act without asking: write (write_file, edit_file, create_directory), "
                              "bash, or both (write,bash); a dangerous command still needs --yes")
     parser.add_argument("--yes", action="store_true",
-                        help="answer every question yes (each dangerous command is allowed once)")
+                        help="answer every question yes (each dangerous command is allowed once; "
+                             "with --plan, the task plan is approved)")
+    parser.add_argument("--plan", action="store_true",
+                        help="treat the request as a goal: split it into a task plan, ask for approval, "
+                             "then run the tasks (without --yes and no terminal, it stops after printing "
+                             "the plan)")
     add_model_flags(parser)
     add_resume_flags(parser)
     parser.set_defaults(func=run)
@@ -104,6 +109,10 @@ class TextSink:
             self._note(f"{event.message}; retry {event.attempt}/{event.max_retries} in {event.delay:g}s")
         elif isinstance(event, UsageRecorded):
             self.usage, self.cost = event.session, event.session_cost_usd
+        else:
+            line = task_event_line(event)
+            if line:
+                self._note(line)
 
     def _note(self, line: str) -> None:
         print(f"[{line}]", file=self.err, flush=True)
@@ -114,6 +123,34 @@ class TextSink:
         line = (f"tokens: {u.input_tokens} in, {u.output_tokens} out, "
                 f"{u.cache_read_tokens} cache read, {u.cache_write_tokens} cache write")
         return line + (f", cost ${self.cost:.4f}" if self.cost is not None else "")
+
+
+def task_event_line(event: Event) -> str:
+    """One line for a task-plan event (empty for any other event)."""
+    from ljtui.core.tasks import events as T
+
+    match event:
+        case T.TaskPlanProposed(tasks=tasks):
+            return "task plan: " + "; ".join(f"{t.id}. {t.description}" for t in tasks)
+        case T.TaskPlanApproved():
+            return "task plan approved"
+        case T.TaskPlanRejected():
+            return "task plan rejected"
+        case T.TaskPlanFallback(reason=reason):
+            return f"task plan fell back to one task: {reason}"
+        case T.TaskStarted(task_id=tid, description=what):
+            return f"task {tid} started: {what}"
+        case T.TaskFinished(task_id=tid, status=status, summary=summary):
+            return f"task {tid} {status.value}" + (f": {summary}" if summary else "")
+        case T.TaskPlanUpdated(replan_count=count, reason=reason):
+            return f"task plan replanned ({count}): {reason}"
+        case T.ToolHintStripped(task_id=tid, hint=hint):
+            return f"task {tid}: tool hint {hint!r} names no tool or skill; removed"
+        case T.ReplannerDecided(task_id=tid, decision=decision, reason=reason):
+            return f"task {tid}: the replanner decided {decision}" + (f" ({reason})" if reason else "")
+        case T.RunFinished(status=status, replans=replans, failed=failed):
+            return f"run {status}: {replans} replan(s), {failed} failed task(s)"
+    return ""
 
 
 def run(args: argparse.Namespace) -> int:
@@ -165,7 +202,8 @@ async def _run(config: Config, repo: Path, args: argparse.Namespace) -> int:
             sink.emit(event)
 
     engine = Engine(config, _Watch(), repo_root=repo, approver=CliApprover(
-        PROG, yes=args.yes, hint="pass --allow write,bash to let the agent act; a dangerous command needs --yes"))
+        PROG, yes=args.yes, hint="pass --allow write,bash to let the agent act; a dangerous command needs --yes",
+        hints={"task_plan": "pass --yes to approve it"}))
     engine.allow_headless(PermissionPolicy.from_names(n for n in args.allow.split(",") if n.strip()))
     try:
         resume = getattr(args, "resume", None)
@@ -173,9 +211,19 @@ async def _run(config: Config, repo: Path, args: argparse.Namespace) -> int:
             if text is None:  # the notice is already on stderr otherwise
                 print(f"{PROG}: {errors[-1] if errors else 'the session was not resumed'}", file=sys.stderr)
             return EXIT_FAILED
-        result = await engine.run_turn(args.request)
+        if args.plan:
+            outcome = await engine.run_plan(args.request)
+        else:
+            result = await engine.run_turn(args.request)
     finally:
         await engine.aclose()
+    if args.plan:
+        if text is not None:
+            print(text.summary(), file=sys.stderr)
+        if outcome.status == "done":
+            return EXIT_OK
+        print(f"{PROG}: the task plan ended {outcome.status}", file=sys.stderr)
+        return EXIT_FAILED
     if text is not None:
         print(text.summary(), file=sys.stderr)
     if result is None:

@@ -119,7 +119,9 @@ class AgentConfig:
     """Limits of the conversation loop."""
 
     max_iterations: int = opt(10, scope=REPO, minimum=1, maximum=1000)
-    """Model calls per user message before the loop stops (AGENT-1)."""
+    """Model calls per user message (and per task of a task plan) before the loop stops (AGENT-1)."""
+    max_parallel_tasks: int = opt(4, scope=REPO, minimum=1, maximum=16)
+    """Tasks of an approved task plan that run at the same time at most (TASK-4)."""
     allow_tools: list[str] = opt(factory=list)
     """Tools that write or run commands without asking, e.g. ``[edit_file]`` (AGENT-3)."""
     allow_commands: list[str] = opt(factory=list)

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from ljtui.core.planner.loop import PlannerResult
     from ljtui.core.edits.service import EditService
     from ljtui.core.review.service import ReviewService
+    from ljtui.core.tasks.runner import RunOutcome
 
 ClientFactory = Callable[[ProviderConfig], ChatClient]
 Sleep = Callable[[float], Awaitable[None]]
@@ -105,6 +106,10 @@ class Engine(ChatLoop):
         self.session_log = SessionLog(repo_root, clock=self.clock,
                                       on_problem=lambda m: self.sink.emit(Notice(m, "warning")))
         """The session appended to ``.agent/sessions/`` as it happens (AGENT-7)."""
+        from ljtui.core.runlog import RunLog
+
+        self.run_log: RunLog | None = RunLog(repo_root, clock=self.clock)
+        """Task-plan events appended to ``.agent/events.jsonl`` (TASK-12)."""
         self._edits: EditService | None = None
 
     def _services(self) -> dict[str, object]:
@@ -281,6 +286,12 @@ class Engine(ChatLoop):
             return None
         self._record_usage(turn, client, result.usage, _TurnTally())
         return result
+
+    async def run_plan(self, goal: str) -> RunOutcome:
+        """Run ``goal`` as a task plan: decompose, ask for approval, run the tasks (TASK-2…9)."""
+        from ljtui.core.tasks.runner import TaskRunner
+
+        return await TaskRunner(self, goal).run()
 
     async def plan_and_review(self, request: str) -> bool:
         """Run the read-only planner; a plan that passes its check opens for review.

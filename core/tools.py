@@ -95,6 +95,10 @@ class ToolRegistry:
     def add(self, tool: Tool) -> None:
         self._tools[tool.spec.name] = tool
 
+    def get(self, name: str) -> Tool | None:
+        """The tool called ``name``, if there is one."""
+        return self._tools.get(name)
+
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(self._tools)

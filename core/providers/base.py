@@ -78,6 +78,9 @@ class ChatRequest:
     system_tail: str = ""
     """System text that changes during a session (the conversation summary, later the gate status);
     it follows the cached prefix, so changing it never invalidates the cache of what comes before."""
+    agent: str = "chat"
+    """Which agent makes the call (``chat``, ``decompose``, ``replanner``, ``task <id>``): not sent to
+    the model; the scripted provider replays each agent's own turns."""
 
 
 @dataclass(frozen=True)

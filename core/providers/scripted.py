@@ -8,10 +8,17 @@ Script format::
         tool_calls:
           - {name: read_file, input: {path: README.md}}
       - text: "Done."
+    agents:                    # optional: turns of other agents, each played in its own order
+      decompose:
+        - text: '{"tasks": [...]}'
+      task 1:
+        - text: "Task 1 done."
 
-Each model call plays the next turn. Text streams word by word; tool calls
-are returned for the engine to execute for real. Only the model's words are
-recorded in the script.
+Each model call plays the next turn of the agent that makes it (the
+request's ``agent``; an agent without its own list plays ``turns``), so
+agents running concurrently replay deterministically. Text streams word by
+word; tool calls are returned for the engine to execute for real. Only the
+model's words are recorded in the script.
 """
 
 from __future__ import annotations
@@ -54,6 +61,8 @@ class Script:
     path: Path
     turns: list[ScriptedTurn]
     chunk_delay: float | None = None
+    agents: dict[str, list[ScriptedTurn]] = field(default_factory=dict)
+    """Turns of named agents (``decompose``, ``replanner``, ``task 1`` …)."""
 
 
 class ScriptError(ProviderError):
@@ -85,39 +94,54 @@ def load_script(path: str | Path) -> Script:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}: " if mark is not None else ""
         raise ScriptError(path, f"{where}invalid YAML ({getattr(exc, 'problem', None) or exc})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("turns"), list):
+    if not isinstance(data, dict) or not isinstance(data.get("turns", []), list):
         raise ScriptError(path, "expected a mapping with a 'turns' list")
+    unknown = set(data) - {"turns", "agents", "chunk_delay"}
+    if unknown:
+        raise ScriptError(path, f"unknown key(s) {', '.join(sorted(map(str, unknown)))}")
+    agents = _parse_agents(path, data.get("agents", {}))
     delay = data.get("chunk_delay")
     if delay is not None and (isinstance(delay, bool) or not isinstance(delay, (int, float)) or delay < 0):
         raise ScriptError(path, f"'chunk_delay' must be a number of seconds >= 0, got {delay!r}")
-    turns = [_parse_turn(path, i, t) for i, t in enumerate(data["turns"], start=1)]
-    if not turns:
+    turns = [_parse_turn(path, i, t) for i, t in enumerate(data.get("turns", []), start=1)]
+    if not turns and not agents:
         raise ScriptError(path, "'turns' is empty")
-    return Script(path, turns, None if delay is None else float(delay))
+    return Script(path, turns, None if delay is None else float(delay), agents)
 
 
-def _parse_turn(path: Path, n: int, raw: Any) -> ScriptedTurn:
+def _parse_agents(path: Path, raw: Any) -> dict[str, list[ScriptedTurn]]:
     if not isinstance(raw, dict):
-        raise ScriptError(path, f"turn {n}: expected a mapping with 'text' and/or 'tool_calls'")
+        raise ScriptError(path, "'agents' must map agent names to lists of turns")
+    agents: dict[str, list[ScriptedTurn]] = {}
+    for name, turns in raw.items():
+        if not isinstance(name, str) or not isinstance(turns, list) or not turns:
+            raise ScriptError(path, f"agent {name!r}: expected a non-empty list of turns")
+        agents[name] = [_parse_turn(path, i, t, f"agent {name!r}, ") for i, t in enumerate(turns, start=1)]
+    return agents
+
+
+def _parse_turn(path: Path, n: int, raw: Any, where: str = "") -> ScriptedTurn:
+    if not isinstance(raw, dict):
+        raise ScriptError(path, f"{where}turn {n}: expected a mapping with 'text' and/or 'tool_calls'")
     unknown = set(raw) - {"text", "tool_calls"}
     if unknown:
-        raise ScriptError(path, f"turn {n}: unknown key(s) {', '.join(sorted(map(str, unknown)))}")
+        raise ScriptError(path, f"{where}turn {n}: unknown key(s) {', '.join(sorted(map(str, unknown)))}")
     text = raw.get("text", "")
     if not isinstance(text, str):
-        raise ScriptError(path, f"turn {n}: 'text' must be a string")
+        raise ScriptError(path, f"{where}turn {n}: 'text' must be a string")
     calls_raw = raw.get("tool_calls", []) or []
     if not isinstance(calls_raw, list):
-        raise ScriptError(path, f"turn {n}: 'tool_calls' must be a list")
+        raise ScriptError(path, f"{where}turn {n}: 'tool_calls' must be a list")
     calls = []
     for j, c in enumerate(calls_raw, start=1):
         if not isinstance(c, dict) or not isinstance(c.get("name"), str):
-            raise ScriptError(path, f"turn {n}, tool call {j}: expected {{name: ..., input: {{...}}}}")
+            raise ScriptError(path, f"{where}turn {n}, tool call {j}: expected {{name: ..., input: {{...}}}}")
         inp = c.get("input", {}) or {}
         if not isinstance(inp, dict):
-            raise ScriptError(path, f"turn {n}, tool call {j}: 'input' must be a mapping")
+            raise ScriptError(path, f"{where}turn {n}, tool call {j}: 'input' must be a mapping")
         calls.append(ScriptedToolCall(c["name"], inp))
     if not text and not calls:
-        raise ScriptError(path, f"turn {n}: has neither 'text' nor 'tool_calls'")
+        raise ScriptError(path, f"{where}turn {n}: has neither 'text' nor 'tool_calls'")
     return ScriptedTurn(text, tuple(calls))
 
 
@@ -130,22 +154,35 @@ class ScriptedClient:
     chunk_delay: float = 0.0
     provider: str = "scripted"
     played: int = field(default=0, init=False)
+    played_by: dict[str, int] = field(default_factory=dict, init=False)
+    """Turns played so far by each agent that has its own list."""
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[Delta]:
-        if self.played >= len(self.script.turns):
-            raise ProviderError(
-                "script",
-                f"script {self.script.path} has no turn left ({self.played} played)",
-            )
-        turn = self.script.turns[self.played]
-        self.played += 1
+        own = self.script.agents.get(request.agent)
+        if own is not None:
+            index = self.played_by.get(request.agent, 0)
+            if index >= len(own):
+                raise ProviderError("script", f"script {self.script.path} has no turn left for agent "
+                                              f"{request.agent!r} ({index} played)")
+            self.played_by[request.agent] = index + 1
+            turn = own[index]
+        else:
+            if self.played >= len(self.script.turns):
+                raise ProviderError(
+                    "script",
+                    f"script {self.script.path} has no turn left ({self.played} played)",
+                )
+            turn = self.script.turns[self.played]
+            self.played += 1
+        call_prefix = f"call_{request.agent.replace(' ', '')}_{self.played_by.get(request.agent, self.played)}"
         delay = self.script.chunk_delay if self.script.chunk_delay is not None else self.chunk_delay
         for piece in _CHUNK.findall(turn.text):
             if delay:
                 await asyncio.sleep(delay)
             yield TextDelta(piece)
         for k, call in enumerate(turn.tool_calls, start=1):
-            yield ToolCall(f"call_{self.played}_{k}", call.name, dict(call.input))
+            yield ToolCall(f"{call_prefix}_{k}" if own is not None else f"call_{self.played}_{k}", call.name,
+                           dict(call.input))
         prompt_chars = len(request.system) + sum(len(repr(m.content)) for m in request.messages)
         yield UsageDelta(Usage(prompt_chars // CHARS_PER_TOKEN, max(1, len(turn.text) // CHARS_PER_TOKEN)))
         yield StreamEnd("tool_use" if turn.tool_calls else "end_turn")

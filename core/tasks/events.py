@@ -64,6 +64,8 @@ class TaskFinished(Event):
     task_id: int
     description: str
     status: TaskStatus
+    summary: str = ""
+    """What the task's agent said at the end, or why it failed (shortened)."""
 
 
 @dataclass(frozen=True)

@@ -33,8 +33,9 @@ def test_every_event_has_its_snake_case_kind_and_fields() -> None:
         TaskPlanFallback("r1", "unparsable JSON"): {"kind": "task_plan_fallback", "run_id": "r1",
                                                     "reason": "unparsable JSON"},
         TaskStarted("r1", 2, "Edit"): {"kind": "task_started", "run_id": "r1", "task_id": 2, "description": "Edit"},
-        TaskFinished("r1", 2, "Edit", TaskStatus.FAILED): {"kind": "task_finished", "run_id": "r1", "task_id": 2,
-                                                          "description": "Edit", "status": "failed"},
+        TaskFinished("r1", 2, "Edit", TaskStatus.FAILED, "no turn left"): {
+            "kind": "task_finished", "run_id": "r1", "task_id": 2, "description": "Edit", "status": "failed",
+            "summary": "no turn left"},
         ToolHintStripped("r1", 2, "magic"): {"kind": "tool_hint_stripped", "run_id": "r1", "task_id": 2,
                                              "hint": "magic"},
         ReplannerDecided("r1", 2, "skip", "optional"): {"kind": "replanner_decided", "run_id": "r1", "task_id": 2,

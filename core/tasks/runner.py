@@ -1,0 +1,386 @@
+"""Running a task plan (TASK-2…TASK-9): decompose, ask for approval, run the tasks, replan on request.
+
+:class:`TaskRunner` drives the pure model of :mod:`ljtui.core.tasks` from the
+engine (``self.engine``: the model client, the session's system prompt, the
+tools, the Approver port and the event sink):
+
+1. One model call with no tools (agent ``decompose``) proposes the tasks;
+   :func:`~ljtui.core.tasks.decompose.parse_decomposition` checks, repairs
+   and sanitises them (an unusable reply falls back to one task).
+2. The plan is a ``task_plan`` :class:`~ljtui.core.approval.ApprovalRequest`;
+   nothing runs before it is approved. An edited list comes back in the
+   decision and is checked again like a proposed one.
+3. Tasks whose dependencies are done run concurrently (``agent.max_parallel_tasks``),
+   each as its own agent (agent ``task <id>``) with its own history, the
+   session's system prompt, the session's tools and two more:
+   ``complete_task`` and ``update_task_plan``. Writes still go through the
+   one write path and permissions through the one door, so dialogs of
+   concurrent tasks queue and name the task.
+4. ``update_task_plan`` takes effect once the tasks running beside the
+   caller have finished; the caller ends ``replanned``.
+5. A failed task goes to the replanner (agent ``replanner``): skip, retry or
+   replace, at most :data:`~ljtui.core.tasks.decisions.MAX_DECISIONS_PER_RUN`
+   times, then the run stops.
+
+Every step is an event on the engine's sink and a line of ``.agent/events.jsonl``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets as random_ids
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ljtui.core.approval import ApprovalRequest, Choice
+from ljtui.core.events import Event, Notice, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, shown_output
+from ljtui.core.providers.base import (
+    ChatRequest, Message, ProviderError, TextBlock, ToolCall, ToolResultBlock, ToolUseBlock,
+)
+from ljtui.core.providers.retry import RetryPolicy, retry_call
+from ljtui.core.secrets import redact, redact_message
+from ljtui.core.tasks import prompts as P
+from ljtui.core.tasks.decisions import DecisionError, apply_decision, parse_decision, stop_message
+from ljtui.core.tasks.decompose import DecompositionKind, parse_decomposition
+from ljtui.core.tasks.events import (
+    ReplannerDecided, RunFinished, TaskFinished, TaskPlanApproved, TaskPlanFallback, TaskPlanProposed,
+    TaskPlanRejected, TaskStarted, hints_stripped, plan_updated,
+)
+from ljtui.core.tasks.nudges import ToolStreak, record_tool_call
+from ljtui.core.tasks.plan import Task, TaskPlan, TaskStatus, blocked, progress, ready, task_to_dict, with_status
+from ljtui.core.tasks.replan import ReplanResult, apply_replan
+from ljtui.core.tasks.sanitise import sanitise
+from ljtui.core.tasks.task_tools import task_tools
+from ljtui.core.tasks.validate import validate_tasks
+from ljtui.core.tools import ToolRegistry
+
+if TYPE_CHECKING:
+    from ljtui.core.engine import Engine
+
+APPROVE = "approve"
+REJECT = "reject"
+DECOMPOSE_AGENT = "decompose"
+REPLANNER_AGENT = "replanner"
+DECOMPOSE_MAX_TOKENS = 2048
+"""Longest decomposition or replanner reply asked for."""
+SUMMARY_CHARS = 300
+"""A task's final words kept in its ``task_finished`` event."""
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """How a run ended: ``status`` is ``done``, ``failed``, ``stopped``, ``cancelled``, ``rejected`` or ``empty``."""
+
+    run_id: str
+    status: str
+    plan: TaskPlan | None
+
+
+@dataclass
+class _TaskEnd:
+    status: TaskStatus
+    summary: str
+
+
+@dataclass
+class TaskRunner:
+    """One run of a task plan for ``goal``; call :meth:`run` once."""
+
+    engine: Engine
+    goal: str
+    run_id: str = field(default_factory=lambda: random_ids.token_hex(4))
+    plan: TaskPlan | None = None
+    results: dict[int, str] = field(default_factory=dict)
+    _turn: int = 0
+    _hints: frozenset[str] = frozenset()
+    _running: dict[int, asyncio.Task[_TaskEnd]] = field(default_factory=dict)
+    _waiting_to_replan: set[int] = field(default_factory=set)
+    _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+    _replan_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    _log: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(1, "ljtui-runlog"))
+
+    async def run(self) -> RunOutcome:
+        """Decompose, ask, execute; the outcome (a cancelled run raises ``CancelledError`` after reporting)."""
+        engine = self.engine
+        engine.turns += 1
+        self._turn = engine.turns
+        engine.sink.emit(TurnStarted(self._turn, self.goal))
+        try:
+            outcome = await self._run()
+        except asyncio.CancelledError:
+            await self._stop_running()
+            self._finish("cancelled")
+            raise
+        except ProviderError as exc:
+            await self._stop_running()
+            engine.sink.emit(Notice(f"The task plan stopped: {exc.message}", "error"))
+            outcome = self._finish("failed")
+        finally:
+            await asyncio.to_thread(self._log.shutdown, True)
+        engine.sink.emit(TurnFinished(self._turn, f"task plan {outcome.status}", "end_turn"))
+        return outcome
+
+    async def _run(self) -> RunOutcome:
+        await self.engine.prepare_context()
+        self._hints = frozenset(await asyncio.to_thread(self._known_hints))
+        plan = await self._decompose()
+        if plan is None:
+            self._emit(Notice("The planner found nothing to do for this request."))
+            return RunOutcome(self.run_id, "empty", None)
+        plan = await self._approve(plan)
+        if plan is None:
+            return self._finish("rejected")
+        self.plan = plan
+        return await self._execute()
+
+    # --- planning and approval ---------------------------------------------------
+
+    def _known_hints(self) -> set[str]:
+        from ljtui.core.skills import load_skills
+
+        skills = load_skills(self.engine.repo_root)
+        return set(self.engine.tools.names) | set(skills.names)
+
+    async def _decompose(self) -> TaskPlan | None:
+        request = ChatRequest(P.decompose_system(self._hints), (Message.user(self.goal),), (),
+                              DECOMPOSE_MAX_TOKENS, agent=DECOMPOSE_AGENT)
+        text, _ = await self._call(request)
+        found = parse_decomposition(text, self._hints, self.goal)
+        if found.kind is DecompositionKind.EMPTY or found.plan is None:
+            return None
+        if found.kind is DecompositionKind.FALLBACK:
+            self._emit(TaskPlanFallback(self.run_id, found.reason))
+        for note in found.notes:
+            self._emit(Notice(f"Task plan: {note}"))
+        for event in hints_stripped(self.run_id, found.stripped):
+            self._emit(event)
+        return found.plan
+
+    async def _approve(self, plan: TaskPlan) -> TaskPlan | None:
+        self._emit(TaskPlanProposed(self.run_id, plan.tasks))
+        request = ApprovalRequest(
+            "task_plan", "Run this plan?", P.plan_lines(plan.tasks),
+            (Choice(APPROVE, "Run it", "enter"), Choice(REJECT, "Reject", "escape")), REJECT, self.run_id,
+            tasks=tuple(task_to_dict(t) for t in plan.tasks))
+        decision = await self.engine.ask(request)
+        if decision.choice != APPROVE:
+            self._emit(TaskPlanRejected(self.run_id))
+            return None
+        if decision.tasks is not None:
+            edited = self._edited(plan, decision.tasks)
+            if edited is None:
+                self._emit(TaskPlanRejected(self.run_id))
+                return None
+            plan = edited
+            self._emit(TaskPlanProposed(self.run_id, plan.tasks))
+        self._emit(TaskPlanApproved(self.run_id))
+        return plan
+
+    def _edited(self, plan: TaskPlan, tasks: tuple[dict[str, Any], ...]) -> TaskPlan | None:
+        """The user's edited list, checked like a proposed one; ``None`` (and why) when nothing is usable."""
+        checked = validate_tasks(list(tasks))
+        if not checked.tasks:
+            self._emit(Notice("The edited plan has no usable task; nothing was run.", "error"))
+            return None
+        clean = sanitise(checked.tasks, self._hints)
+        for note in checked.notes:
+            self._emit(Notice(f"Task plan: {note}"))
+        for event in hints_stripped(self.run_id, clean.stripped):
+            self._emit(event)
+        return TaskPlan(clean.tasks, plan.goal)
+
+    # --- execution ---------------------------------------------------------------
+
+    async def _execute(self) -> RunOutcome:
+        limit = self.engine.config.agent.max_parallel_tasks
+        stopped = False
+        while True:
+            assert self.plan is not None
+            if not self._waiting_to_replan and not stopped:
+                for task in ready(self.plan):
+                    if len(self._running) >= limit:
+                        break
+                    self._start(task)
+            if not self._running:
+                break
+            done, _ = await asyncio.wait(self._running.values(), return_when=asyncio.FIRST_COMPLETED)
+            for finished in done:
+                task_id = next(i for i, t in self._running.items() if t is finished)
+                del self._running[task_id]
+                end = self._task_end(finished)
+                self._record_end(task_id, end)
+                if end.status is TaskStatus.FAILED and not stopped:
+                    stopped = await self._decide(task_id, end.summary)
+            async with self._changed:
+                self._changed.notify_all()
+        assert self.plan is not None
+        for task in blocked(self.plan):
+            self.plan = with_status(self.plan, task.id, TaskStatus.SKIPPED)
+            self._emit(TaskFinished(self.run_id, task.id, task.description, TaskStatus.SKIPPED,
+                                    "not run: a task it depends on failed"))
+        failed = progress(self.plan)[TaskStatus.FAILED]
+        return self._finish("stopped" if stopped else ("failed" if failed else "done"))
+
+    def _start(self, task: Task) -> None:
+        assert self.plan is not None
+        self.plan = with_status(self.plan, task.id, TaskStatus.RUNNING)
+        self._emit(TaskStarted(self.run_id, task.id, task.description))
+        self._running[task.id] = asyncio.create_task(self._run_task(self.plan.task(task.id)))
+
+    @staticmethod
+    def _task_end(finished: asyncio.Task[_TaskEnd]) -> _TaskEnd:
+        if finished.cancelled():
+            return _TaskEnd(TaskStatus.FAILED, "cancelled")
+        error = finished.exception()
+        if isinstance(error, ProviderError):
+            return _TaskEnd(TaskStatus.FAILED, error.message)
+        if error is not None:
+            return _TaskEnd(TaskStatus.FAILED, f"{type(error).__name__}: {error}")
+        return finished.result()
+
+    def _record_end(self, task_id: int, end: _TaskEnd) -> None:
+        assert self.plan is not None
+        task = self.plan.task(task_id)
+        if task is None:
+            return
+        self.plan = with_status(self.plan, task_id, end.status)
+        if end.status is TaskStatus.DONE:
+            self.results[task_id] = end.summary
+        self._emit(TaskFinished(self.run_id, task_id, task.description, end.status, end.summary[:SUMMARY_CHARS]))
+
+    async def _stop_running(self) -> None:
+        tasks = list(self._running.values())
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for task_id in list(self._running):
+            self._record_end(task_id, _TaskEnd(TaskStatus.FAILED, "cancelled"))
+        self._running.clear()
+
+    def _finish(self, status: str) -> RunOutcome:
+        plan = self.plan
+        replans = plan.replan_count if plan else 0
+        failed = progress(plan)[TaskStatus.FAILED] if plan else 0
+        self._emit(RunFinished(self.run_id, status, replans, failed))
+        return RunOutcome(self.run_id, status, plan)
+
+    # --- one task's agent -------------------------------------------------------
+
+    async def _run_task(self, task: Task) -> _TaskEnd:
+        assert self.plan is not None
+        engine = self.engine
+        agent = f"task {task.id}"
+        own = [tool for tool in (engine.tools.get(n) for n in engine.tools.names) if tool is not None]
+        tools = ToolRegistry([*own, *task_tools(self, task.id)])
+        system = engine._system + "\n\n" + P.TASK_TAIL.format(task_id=task.id)
+        history = [Message.user(P.task_message(self.plan, task, self.results))]
+        streak = ToolStreak(task.id)
+        said = ""
+        for _ in range(engine.config.agent.max_iterations):
+            request = ChatRequest(system, tuple(history), tools.specs, engine.config.provider.max_tokens,
+                                  agent=agent)
+            text, calls = await self._call(request)
+            said = text.strip() or said
+            blocks: list[Any] = [TextBlock(text)] if text else []
+            blocks += [ToolUseBlock(c.id, c.name, c.input) for c in calls]
+            history.append(redact_message(Message("assistant", tuple(blocks)), engine._secrets))
+            if not calls:
+                return _TaskEnd(TaskStatus.DONE, said)
+            results, ended = [], None
+            for call in calls:
+                block, ok = await self._tool(tools, call, agent)
+                streak, nudge = record_tool_call(streak, ok)
+                if nudge:
+                    block = ToolResultBlock(block.tool_use_id, f"{block.content}\n\n{nudge}", block.is_error)
+                results.append(block)
+                if ok and call.name == "complete_task":
+                    ended = ended or TaskStatus.DONE
+                elif ok and call.name == "update_task_plan":
+                    ended = TaskStatus.REPLANNED
+            history.append(Message("user", tuple(results)))
+            if ended is not None:
+                return _TaskEnd(ended, said)
+        return _TaskEnd(TaskStatus.FAILED, f"used its {engine.config.agent.max_iterations} model calls "
+                                           "(agent.max_iterations) without finishing")
+
+    async def _tool(self, tools: ToolRegistry, call: ToolCall, agent: str) -> tuple[ToolResultBlock, bool]:
+        engine = self.engine
+        engine.sink.emit(ToolCallStarted(self._turn, call.id, call.name, dict(call.input), agent))
+        outcome = await tools.call(call.name, call.input, engine.tool_context(self._turn, call.id, agent))
+        engine.sink.emit(ToolCallFinished(self._turn, call.id, call.name, outcome.ok, outcome.summary, agent,
+                                          shown_output(outcome.content)))
+        return ToolResultBlock(call.id, outcome.content, is_error=not outcome.ok), outcome.ok
+
+    # --- replans (called by update_task_plan) -------------------------------------
+
+    async def replan(self, caller: int, raw: Any, reason: str) -> ReplanResult:
+        """Apply a replan once the tasks running beside ``caller`` have finished (or wait to replan too)."""
+        self._waiting_to_replan.add(caller)
+        try:
+            async with self._changed:
+                self._changed.notify_all()  # a task already waiting may be waiting only for this one
+                await self._changed.wait_for(
+                    lambda: all(t == caller or t in self._waiting_to_replan for t in self._running))
+            async with self._replan_lock:
+                assert self.plan is not None
+                result = apply_replan(self.plan, raw, self._hints, caller)
+                if result.ok:
+                    self.plan = result.plan
+                    self._emit(plan_updated(self.run_id, result, reason))
+                    for event in hints_stripped(self.run_id, result.stripped):
+                        self._emit(event)
+                return result
+        finally:
+            self._waiting_to_replan.discard(caller)
+
+    # --- failed tasks -------------------------------------------------------------
+
+    async def _decide(self, task_id: int, error: str) -> bool:
+        """Ask the replanner about failed ``task_id``; True when the run must stop."""
+        assert self.plan is not None
+        task = self.plan.task(task_id)
+        assert task is not None
+        request = ChatRequest(P.REPLANNER_SYSTEM, (Message.user(P.replanner_message(self.plan, task, error)),), (),
+                              DECOMPOSE_MAX_TOKENS, agent=REPLANNER_AGENT)
+        text, _ = await self._call(request)
+        decision = parse_decision(text)
+        if isinstance(decision, DecisionError):
+            self._emit(Notice(f"Task {task_id} failed and the replanner's answer was unusable "
+                              f"({decision.message}); the run stops.", "error"))
+            return True
+        outcome = apply_decision(self.plan, task_id, decision)
+        self._emit(ReplannerDecided(self.run_id, task_id, decision.kind.value, decision.reason))
+        if outcome.stop:
+            self._emit(Notice(stop_message(task_id, self.plan.decision_count), "error"))
+            return True
+        self.plan = outcome.plan
+        return False
+
+    # --- model calls and events ----------------------------------------------------
+
+    async def _call(self, request: ChatRequest) -> tuple[str, list[ToolCall]]:
+        """One quiet model call (no streamed text: concurrent agents would interleave), with retries."""
+        from ljtui.core.agent.chat import _TurnTally
+        from ljtui.core.events import ModelCallRetried
+
+        engine = self.engine
+        client = engine._get_client()
+        policy = RetryPolicy.from_config(engine.config.provider)
+
+        async def attempt() -> tuple[str, list[ToolCall], Any, str]:
+            return await engine._stream(self._turn, client, request, quiet=True)
+
+        def announce(retry: int, exc: ProviderError, delay: float) -> None:
+            engine.sink.emit(ModelCallRetried(self._turn, retry, policy.max_retries, exc.kind, exc.message, delay))
+
+        text, calls, usage, _ = await retry_call(attempt, policy, on_retry=announce, sleep=engine._sleep)
+        engine._record_usage(self._turn, client, usage, _TurnTally())
+        return redact(text, engine._secrets), calls
+
+    def _emit(self, event: Event) -> None:
+        """Report ``event``; task-plan events are also appended to the run log, in order, off this thread."""
+        self.engine.sink.emit(event)
+        log = self.engine.run_log
+        if log is not None:
+            self._log.submit(log.emit, event)
