@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from ljtui.core.engine import ClientFactory, Engine
 
 
-CHAT, EDIT = "chat", "edit"
-"""Where a typed request goes: the agent with its tools, or the read-only EDIT planner."""
+CHAT, EDIT, PLAN = "chat", "edit", "plan"
+"""Where a typed request goes: the agent with its tools, the read-only EDIT planner, or a task plan."""
 
 NO_MODEL_LABEL = "no model"
 """The status bar's provider when none is configured."""
@@ -289,17 +289,19 @@ class LjtuiApp(App[int]):
             action.run(self, command.args)
 
     def ask(self, text: str, *, mode: str = CHAT) -> None:
-        """Send a message to the agent (``chat``) or a request to the read-only EDIT planner (``edit``)."""
+        """Send a message to the agent (``chat``), a request to the read-only EDIT planner (``edit``), or a
+        goal to split into a task plan (``plan``)."""
         prompt = self.main_screen.query_one(PromptInput)
         if self.bridge.busy:
             self.main_screen.conversation.add_notice(
                 "Still working on the previous request; wait for it to finish.", "warning"
             )
-            prompt.value = f"/edit {text}" if mode == EDIT else text
+            prompt.value = f"/{mode} {text}" if mode in (EDIT, PLAN) else text
             return
         self.main_screen.conversation.add_user(text)
         engine = self.engine
-        self.bridge.run(engine.plan_and_review(text) if mode == EDIT else engine.run_turn(text), mode)
+        work = {EDIT: engine.plan_and_review, PLAN: engine.run_plan}.get(mode, engine.run_turn)
+        self.bridge.run(work(text), mode)
 
     async def on_engine_event_posted(self, message: EngineEventPosted) -> None:
         from ljtui.tui.event_view import show_event

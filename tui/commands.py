@@ -88,6 +88,10 @@ def _edit(app: LjtuiApp, args: str) -> None:
     app.ask(args, mode="edit")
 
 
+def _plan(app: LjtuiApp, args: str) -> None:
+    app.ask(args, mode="plan")
+
+
 def _cancel(app: LjtuiApp, _: str) -> None:
     if not app.bridge.cancel():
         app.main_screen.conversation.add_notice("Nothing is running.")
@@ -158,6 +162,8 @@ ACTIONS = Registry((
            usage="/chat MESSAGE", args=REQUIRED, palette=False),
     Action("edit", "Ask the read-only planner for an EDIT plan to review in the Diff pane", _edit, slash="edit",
            usage="/edit REQUEST", args=REQUIRED, palette=False),
+    Action("plan", "Split a goal into a task plan to approve, then run its tasks", _plan, slash="plan",
+           usage="/plan GOAL", args=REQUIRED, palette=False),
     Action("theme", "Switch theme, or list the themes", _theme, slash="theme", usage="/theme [NAME]",
            args=OPTIONAL, palette=False),
     Action("turn.cancel", "Cancel the running request (its command is stopped)", _cancel, keys="escape",

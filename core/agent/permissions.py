@@ -100,6 +100,8 @@ class Permissions:
             diff_path: set when ``lines`` are a unified diff of this file.
         """
         self.emit(PermissionRequested(turn, call_id, tool, subject, agent))
+        if agent.startswith("task "):  # tasks run side by side: the question says which one asks
+            title = f"{agent.capitalize()}: {title}"
         permission = await self._decide(tool, subject, title, tuple(lines), danger, diff_path)
         self.emit(PermissionDecided(turn, call_id, tool, ALLOW if permission.allowed else DENY, permission.scope,
                                     agent))

@@ -74,6 +74,16 @@ async def test_independent_tasks_run_together_and_a_dependent_one_waits(git_repo
     assert kinds(sink)[-1] == "run_finished" and task_events(sink)[-1].status == "done"
 
 
+async def test_a_permission_question_names_the_task_that_asks(git_repo: Path) -> None:
+    approver = ScriptedApprover({"task_plan": ["approve"], "permission": ["once"]})
+    engine, sink = make_engine(git_repo, {
+        "decompose": [plan_reply((1, "Run the tests", "bash", []))],
+        "task 1": [{"tool_calls": [{"name": "bash", "input": {"command": "echo ok"}}]}, {"text": "ok"}],
+    }, approver, allow_tools=[])
+    assert (await engine.run_plan("test")).status == "done"
+    assert [r.title for r in approver.asked if r.kind == "permission"] == ["Task 1: Run this command?"]
+
+
 async def test_nothing_runs_before_approval_and_a_rejected_plan_runs_nothing(git_repo: Path) -> None:
     approver = ScriptedApprover()  # the safe answer: reject
     engine, sink = make_engine(git_repo, {"decompose": [THREE]}, approver)
