@@ -35,7 +35,7 @@ async def test_statuses_follow_the_run_and_the_status_bar_counts(make_app: AppFa
         assert "tasks 2/4" in str(app.main_screen.status.render())
         text = screen_text(app)
         assert "✓ 1. Read the word counter" in text and "✗ 2. Add a --top option" in text
-        assert "read_file" in text and "after 2, 3" in text
+        assert "    read_file" in text and "    bash · after 2, 3" in text  # details under their task
         post(app, RunFinished(RUN, "failed", 0, 1))
         await until(pilot, lambda: app.main_screen.status.tasks is None, "the progress to leave the status bar")
         assert notices(app)[-1] == "Task plan finished: it failed (2/4 tasks finished, 1 failed, 0 replan(s))."

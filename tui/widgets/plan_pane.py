@@ -55,7 +55,7 @@ class PlanLines(Widget):
     """Lines drawn from a function of the width; a repaint redraws them, only a change of tasks re-lays out."""
 
     DEFAULT_CSS = """
-    PlanLines { height: auto; }
+    PlanLines { height: auto; text-wrap: nowrap; }
     """
 
     def __init__(self, source: Callable[[int], list[Text]], **kwargs: Any) -> None:
@@ -82,6 +82,7 @@ class PlanPane(VerticalScroll, can_focus=True):
 
     DEFAULT_CSS = """
     PlanPane EmptyState { display: none; }
+    PlanPane PlanLines, PlanPane .plan-keys { padding: 0 1; }
     PlanPane.-empty EmptyState { display: block; }
     PlanPane.-empty PlanLines, PlanPane .plan-keys { display: none; }
     PlanPane.-approving .plan-keys { display: block; }
@@ -96,7 +97,7 @@ class PlanPane(VerticalScroll, can_focus=True):
     PlanPane > .plan-pane--failed { color: $task-failed; text-style: bold; }
     PlanPane > .plan-pane--skipped { color: $text-muted; }
     PlanPane > .plan-pane--replanned { color: $warning; }
-    PlanPane > .plan-pane--selected { background: $boost; text-style: bold; }
+    PlanPane > .plan-pane--selected { background: $primary-muted; text-style: bold; }
     PlanPane > .plan-pane--muted { color: $text-muted; }
     PlanPane > .plan-pane--heading { color: $text; text-style: bold; }
     PlanPane > .plan-pane--added { color: $diff-added; }
@@ -295,6 +296,7 @@ class PlanPane(VerticalScroll, can_focus=True):
             tuple((task_row(c.before), task_row(c.after)) for c in event.changed),
         ))
         self.set_class(True, "-replanned")
+        self.call_after_refresh(self.scroll_end, animate=False, immediate=True)  # the new diff in view
 
     @property
     def progress(self) -> tuple[int, int] | None:

@@ -89,9 +89,9 @@ def task_lines(rows: Sequence[Row], *, width: int, styles: PlanStyles, selected:
         if chosen:
             head.stylize(styles["selected"])
         lines.append(head)
-        for extra in (detail_text(row), decisions.get(int(row["id"]), "")):
+        for extra, style in ((detail_text(row), "muted"), (decisions.get(int(row["id"]), ""), "changed")):
             if extra:
-                lines.append(_fit(Text(INDENT + extra, style=styles["muted"]), width))
+                lines.append(_fit(Text(INDENT + extra, style=styles[style]), width))
     return lines
 
 
