@@ -6,7 +6,7 @@ from textual import _time, events
 
 from ljtui.tui.widgets.plan_edit import TaskEditScreen
 from ljtui.tui.widgets.prompt_input import PromptInput
-from tests.tui.conftest import AppFactory, until
+from tests.tui.conftest import AppFactory, notices, until
 from tests.tui.plan_helpers import TASKS, answered, ask, pane, plan_request, rows
 
 SIZE = (100, 30)
@@ -143,12 +143,38 @@ async def test_an_enter_typed_before_the_plan_arrived_does_not_approve(make_app:
         assert (await answered(pilot, asked)).choice == "approve"
 
 
+async def test_a_letter_typed_before_the_plan_arrived_is_text_not_an_edit(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        early = events.Key("d", "d")
+        asked = await ask(pilot)
+        app.post_message(early)
+        await until(pilot, lambda: app.main_screen.query_one(PromptInput).value == "d", "the letter in the input")
+        assert [i for i, _ in rows(app)] == [1, 2, 3, 4] and pane(app).approving
+        await pilot.press("f3", "enter")
+        assert (await answered(pilot, asked)).tasks is None
+
+
+async def test_the_plan_keys_follow_the_user_s_keymap(make_app: AppFactory, isolated_env) -> None:
+    (isolated_env / "ljtui").mkdir(parents=True, exist_ok=True)
+    (isolated_env / "ljtui" / "config.yaml").write_text("ui:\n  keymap:\n    plan.delete: x\n", encoding="utf-8")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        asked = await ask(pilot)
+        assert "x delete" in str(pane(app).query_one(".plan-keys").render())
+        await pilot.press("d", "f3", "x", "enter")
+        decision = await answered(pilot, asked)
+        assert decision.tasks is not None and [t["id"] for t in decision.tasks] == [2, 3, 4]
+        assert app.main_screen.query_one(PromptInput).value == "d"
+
+
 async def test_keys_while_no_plan_waits_change_nothing(make_app: AppFactory) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f3", "e", "n", "d", "J", "K", "j", "h", "enter", "escape")
         await pilot.pause()
         assert app.screen is app.main_screen and rows(app) == []
+        assert notices(app)[-1] == "Nothing is running."  # Escape means what it means elsewhere
         asked = await ask(pilot)
         await pilot.press("enter")
         await answered(pilot, asked)
@@ -177,9 +203,21 @@ async def test_a_second_plan_waits_for_the_first(make_app: AppFactory) -> None:
 
 
 async def test_quitting_rejects_a_waiting_plan(make_app: AppFactory) -> None:
+    """An answer awaited outside the app's workers gets the safe choice; the engine's worker is cancelled."""
+    import asyncio
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        outside = asyncio.create_task(app.approver.decide(plan_request()))
+        await until(pilot, lambda: pane(app).approving, "the Plan pane to ask")
+        await pilot.press("ctrl+q")
+    decision = await asyncio.wait_for(outside, timeout=20)
+    assert decision.choice == "reject" and decision.tasks is None
+
+
+async def test_quitting_while_the_engine_waits_runs_nothing(make_app: AppFactory) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         asked = await ask(pilot)
-        plan_pane = pane(app)
-    assert not plan_pane.approving
-    assert asked.decision is None or asked.decision.choice == "reject"
+        await pilot.press("ctrl+q")
+    assert asked.worker.is_cancelled and asked.decision is None
