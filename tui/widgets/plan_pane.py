@@ -117,6 +117,7 @@ class PlanPane(VerticalScroll, can_focus=True):
         self._started: dict[int, float] = {}
         self._ended: dict[int, float] = {}
         self._ticker: Timer | None = None
+        self._style_cache: PlanStyles | None = None
 
     def compose(self) -> ComposeResult:
         yield EmptyState(EMPTY_TEXT, id="plan-empty")
@@ -336,7 +337,15 @@ class PlanPane(VerticalScroll, can_focus=True):
     # --- drawing ----------------------------------------------------------------
 
     def _styles(self) -> PlanStyles:
-        return PlanStyles({name: self.get_component_rich_style(f"plan-pane--{name}") for name in STYLE_NAMES})
+        """The theme's styles, looked up once per style change (not on every tick)."""
+        if self._style_cache is None:
+            self._style_cache = PlanStyles({name: self.get_component_rich_style(f"plan-pane--{name}")
+                                            for name in STYLE_NAMES})
+        return self._style_cache
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._style_cache = None
 
     def _elapsed(self) -> dict[int, float]:
         now = self._now()
