@@ -39,7 +39,8 @@ async def measure(samples: int) -> tuple[list[float], list[float]]:
 
     from ljtui.tui.app import LjtuiApp
     from ljtui.tui.messages import EngineEventPosted
-    from ljtui.tui.widgets.plan_pane import PlanLines, PlanPane
+    from ljtui.tui.widgets.plan_lines import PlanLines
+    from ljtui.tui.widgets.plan_pane import PlanPane
 
     repo = Path(tempfile.mkdtemp(prefix="ljtui-bench-plan-"))
     subprocess.run(["git", "init", "-q", str(repo)], check=True)

@@ -103,3 +103,16 @@ def test_the_pane_after_a_replan(snap_compare, make_app: AppFactory, size) -> No
 @SIZES
 def test_a_failed_task_with_the_replanner_s_decision(snap_compare, make_app: AppFactory, size) -> None:
     assert snap_compare(make_app(), terminal_size=size, run_before=_failed)
+
+
+async def _editing(pilot) -> None:
+    from ljtui.tui.widgets.plan_edit import TaskEditScreen
+
+    await ask(pilot)
+    await pilot.press("j", "e")
+    await until(pilot, lambda: isinstance(pilot.app.screen, TaskEditScreen), "the edit to open")
+    await pilot.press(*" and --json")
+
+
+def test_a_task_edited_in_place(snap_compare, make_app: AppFactory) -> None:
+    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=_editing)

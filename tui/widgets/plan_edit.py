@@ -26,8 +26,8 @@ class TaskEditInput(Input):
         border: none;
         height: 1;
         padding: 0 0;
-        background: $boost;
-        &:focus { border: none; background-tint: $foreground 8%; }
+        background: $primary-muted;
+        &:focus { border: none; }
     }
     """
 

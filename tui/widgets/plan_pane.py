@@ -11,7 +11,7 @@ layout), and each replan is kept as a history entry (``h`` shows them all).
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import _time, events
@@ -19,13 +19,13 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.geometry import Region
 from textual.timer import Timer
-from textual.widget import Widget
 from textual.widgets import Static
 
 from ljtui.core.tasks import events as T
 from ljtui.tui.commands import ACTIONS, PLAN
 from ljtui.tui.widgets.empty_pane import EmptyState
-from ljtui.tui.widgets.plan_render import PlanStyles, entry_lines, task_lines
+from ljtui.tui.widgets.plan_lines import PlanLines
+from ljtui.tui.widgets.plan_render import HEAD_CELLS, PlanStyles, entry_lines, task_lines
 from ljtui.tui.widgets.plan_rows import PlanRows, ReplanEntry, Row, task_row
 
 if TYPE_CHECKING:
@@ -49,26 +49,6 @@ KEY_HINTS = ((("plan.next", "plan.prev"), "select"), (("plan.edit",), "edit"), (
 
 Answer = tuple[str, "list[Row] | None"]
 """The chosen id and the edited task list (``None``: as proposed)."""
-
-
-class PlanLines(Widget):
-    """Lines drawn from a function of the width; a repaint redraws them, only a change of tasks re-lays out."""
-
-    DEFAULT_CSS = """
-    PlanLines { height: auto; text-wrap: nowrap; }
-    """
-
-    def __init__(self, source: Callable[[int], list[Text]], **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._source = source
-
-    def render(self) -> Text:
-        return Text("\n").join(self._source(self.content_region.width or self.parent_width))
-
-    @property
-    def parent_width(self) -> int:
-        parent = self.parent
-        return parent.content_region.width if isinstance(parent, Widget) else 1
 
 
 class PlanPane(VerticalScroll, can_focus=True):
@@ -220,7 +200,7 @@ class PlanPane(VerticalScroll, can_focus=True):
         row = self.model.rows[index]
         tasks = self.query_one("#plan-tasks", PlanLines).content_region
         top = tasks.y + self._line_of(index)
-        start = tasks.x + len("  ") + len(f"{row['id']}. ")
+        start = tasks.x + HEAD_CELLS + len(f"{row['id']}. ")
         place = Region(start, top, max(1, tasks.right - start), 1)
 
         def done(text: str | None) -> None:

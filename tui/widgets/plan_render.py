@@ -25,6 +25,8 @@ SYMBOLS = {
 """The symbol before each task, by status."""
 UNKNOWN_SYMBOL = "?"
 SELECTED_MARK = "▸"
+HEAD_CELLS = 3
+"""Cells before a task's id: the selection mark, the status symbol and a space."""
 INDENT = "    "
 """Where the second line of a task (hint, dependencies, the replanner's decision) starts."""
 SECONDS_PER_MINUTE = 60
