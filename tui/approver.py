@@ -46,10 +46,10 @@ class DialogApprover:
         from ljtui.tui.widgets.plan_pane import PlanPane
 
         async with self._one_plan:
-            pane = self.app.screen_stack[0].query_one(PlanPane) if self.app.screen_stack else None
-            if pane is None:
-                return Decision(request.safe)
-            choice, tasks = await pane.ask(request)
+            panes = self.app.screen_stack[0].query(PlanPane) if self.app.screen_stack else ()
+            if not panes:
+                return Decision(request.safe)  # no screen to ask on (the app is closing): nothing runs
+            choice, tasks = await panes.first().ask(request)
         if choice == request.safe:
             return Decision(choice)
         return Decision(choice, tasks=tuple(tasks) if tasks is not None else None)
