@@ -1,8 +1,9 @@
-"""The TUI's side of the Approver port: each question becomes a modal dialog.
+"""The TUI's side of the Approver port: a task plan goes to the Plan pane, every other question to a dialog.
 
 Questions arrive from engine work running in workers; they are shown one at
-a time (a second question waits until the first is answered), and the
-answer goes back to the engine as a :class:`~ljtui.core.approval.Decision`.
+a time (a second question waits until the first is answered; a second task
+plan waits for the first), and the answer goes back to the engine as a
+:class:`~ljtui.core.approval.Decision`.
 """
 
 from __future__ import annotations
@@ -15,19 +16,40 @@ if TYPE_CHECKING:
 
     from ljtui.core.approval import ApprovalRequest, Decision
 
+TASK_PLAN = "task_plan"
+"""The request kind approved in the Plan pane rather than a dialog."""
+
 
 class DialogApprover:
-    """Answers the engine's questions with :class:`~ljtui.tui.screens.dialog.ApprovalDialog`."""
+    """Answers the engine's questions with :class:`~ljtui.tui.screens.dialog.ApprovalDialog`, and task
+    plans in the :class:`~ljtui.tui.widgets.plan_pane.PlanPane`."""
 
     def __init__(self, app: App) -> None:
         self.app = app
         self._one_at_a_time = asyncio.Lock()
+        self._one_plan = asyncio.Lock()
 
     async def decide(self, request: ApprovalRequest) -> Decision:
-        """Show the dialog and wait for the answer (call from a worker)."""
+        """Show the question and wait for the answer (call from a worker)."""
         from ljtui.core.approval import Decision
         from ljtui.tui.screens.dialog import ApprovalDialog
 
+        if request.kind == TASK_PLAN:
+            return await self._decide_plan(request)
         async with self._one_at_a_time:
             decision = await self.app.push_screen_wait(ApprovalDialog(request))
         return decision if isinstance(decision, Decision) else Decision(request.safe)
+
+    async def _decide_plan(self, request: ApprovalRequest) -> Decision:
+        """The Plan pane's answer: approve with the edited list (``None``: unchanged), or the safe choice."""
+        from ljtui.core.approval import Decision
+        from ljtui.tui.widgets.plan_pane import PlanPane
+
+        async with self._one_plan:
+            panes = self.app.screen_stack[0].query(PlanPane) if self.app.screen_stack else ()
+            if not panes:
+                return Decision(request.safe)  # no screen to ask on (the app is closing): nothing runs
+            choice, tasks = await panes.first().ask(request)
+        if choice == request.safe:
+            return Decision(choice)
+        return Decision(choice, tasks=tuple(tasks) if tasks is not None else None)

@@ -13,6 +13,10 @@ from ljtui.tui.actions import APP, DIFF, MAIN, OPTIONAL, REQUIRED, Action, Regis
 
 if TYPE_CHECKING:
     from ljtui.tui.app import LjtuiApp
+    from ljtui.tui.widgets.plan_pane import PlanPane
+
+PLAN = "plan"
+"""Scope of the Plan pane's keys (the pane's widget id, as key routing expects)."""
 
 
 def _help(app: LjtuiApp, _: str) -> None:
@@ -53,6 +57,25 @@ def _page(step: int):
     return run
 
 
+def plan_pane(app: LjtuiApp) -> PlanPane:
+    """The main screen's Plan pane."""
+    from ljtui.tui.widgets.plan_pane import PlanPane
+
+    return app.main_screen.query_one(PlanPane)
+
+
+def _plan(method: str, *args: int):
+    def run(app: LjtuiApp, _: str) -> None:
+        getattr(plan_pane(app), method)(*args)
+    return run
+
+
+def _plan_reject(app: LjtuiApp, args: str) -> None:
+    """Escape rejects a waiting plan; otherwise it cancels the running request, as everywhere else."""
+    if not plan_pane(app).action_reject():
+        _cancel(app, args)
+
+
 def _toggle(app: LjtuiApp, _: str) -> None:
     number = app.main_screen.diff_pane.current_number
     app.bridge.thread(lambda: app.engine.review.toggle(number), "toggle")
@@ -88,7 +111,7 @@ def _edit(app: LjtuiApp, args: str) -> None:
     app.ask(args, mode="edit")
 
 
-def _plan(app: LjtuiApp, args: str) -> None:
+def _plan_goal(app: LjtuiApp, args: str) -> None:
     app.ask(args, mode="plan")
 
 
@@ -156,13 +179,33 @@ ACTIONS = Registry((
            _page(1), keys="pagedown", scope=DIFF, palette=False),
     Action("review.page_up", "Diff pane: scroll the diff up a page (at its top: the previous part of a long diff)",
            _page(-1), keys="pageup", scope=DIFF, palette=False),
+    Action("plan.approve", "Plan pane: run the plan as shown (the edited tasks, if changed)", _plan("action_approve"),
+           keys="enter", label="Run", scope=PLAN, palette=False),
+    Action("plan.reject", "Plan pane: reject the proposed plan (nothing runs)", _plan_reject, keys="escape",
+           label="Reject", scope=PLAN, palette=False),
+    Action("plan.next", "Plan pane: select the next task", _plan("action_select", 1), keys="j,down",
+           scope=PLAN, palette=False),
+    Action("plan.prev", "Plan pane: select the previous task", _plan("action_select", -1), keys="k,up",
+           scope=PLAN, palette=False),
+    Action("plan.edit", "Plan pane: edit the selected task's description", _plan("action_edit"), keys="e",
+           label="Edit", scope=PLAN),
+    Action("plan.add", "Plan pane: add a task after the selected one", _plan("action_add"), keys="n",
+           label="Add", scope=PLAN),
+    Action("plan.delete", "Plan pane: delete the selected task", _plan("action_delete"), keys="d",
+           label="Delete", scope=PLAN),
+    Action("plan.move_down", "Plan pane: move the selected task down", _plan("action_shift", 1), keys="J",
+           scope=PLAN),
+    Action("plan.move_up", "Plan pane: move the selected task up", _plan("action_shift", -1), keys="K",
+           scope=PLAN),
+    Action("plan.history", "Plan pane: show the replans of the run, or the tasks again", _plan("action_toggle_history"),
+           keys="h", label="History", scope=PLAN),
     Action("review.open", "Open an EDIT plan file for review in the Diff pane", _open, slash="open",
            usage="/open PLAN.md", args=REQUIRED, palette=False),
     Action("chat", "Send a message to the agent (the same as typing it)", _chat, slash="chat",
            usage="/chat MESSAGE", args=REQUIRED, palette=False),
     Action("edit", "Ask the read-only planner for an EDIT plan to review in the Diff pane", _edit, slash="edit",
            usage="/edit REQUEST", args=REQUIRED, palette=False),
-    Action("plan", "Split a goal into a task plan to approve, then run its tasks", _plan, slash="plan",
+    Action("plan", "Split a goal into a task plan to approve, then run its tasks", _plan_goal, slash="plan",
            usage="/plan GOAL", args=REQUIRED, palette=False),
     Action("theme", "Switch theme, or list the themes", _theme, slash="theme", usage="/theme [NAME]",
            args=OPTIONAL, palette=False),
@@ -179,4 +222,4 @@ ACTIONS = Registry((
 ))
 """Every action of the app."""
 
-__all__ = ["ACTIONS", "APP", "DIFF", "MAIN"]
+__all__ = ["ACTIONS", "APP", "DIFF", "MAIN", "PLAN"]

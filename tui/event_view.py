@@ -13,6 +13,7 @@ from ljtui.core.planner.events import (
     PlannerDeadlinePassed, PlannerFinished, PlannerPlanChecked, PlannerReplyRejected, PlannerTurnStarted,
 )
 from ljtui.core.review import events as R
+from ljtui.core.tasks import events as T
 from ljtui.tui.result_view import apply_lines, check_details, undo_lines
 from ljtui.tui.screens.main import MainScreen
 
@@ -102,7 +103,7 @@ async def show_event(screen: MainScreen, event: Event, calls: dict[str, str]) ->
         case SessionResumed():
             await _show_resumed(screen, event)
         case _:
-            if not _show_review_event(screen, event):
+            if not _show_review_event(screen, event) and not _show_task_event(screen, event):
                 await _show_planner_event(screen, event)
 
 
@@ -194,3 +195,41 @@ async def _show_planner_event(screen: MainScreen, event: Event) -> None:
             conv.hide_thinking()
             screen.status.busy = False
             conv.add_notice(message, "info" if ok else "error")
+
+
+TASK_EVENTS = (T.TaskPlanProposed, T.TaskPlanApproved, T.TaskPlanRejected, T.TaskPlanFallback, T.TaskStarted,
+               T.TaskFinished, T.TaskPlanUpdated, T.ToolHintStripped, T.ReplannerDecided, T.RunFinished)
+RUN_ENDINGS = {
+    "done": "every task is done",
+    "failed": "it failed",
+    "stopped": "it was stopped",
+    "cancelled": "it was cancelled",
+}
+"""How a run's ending reads in its notice, by status."""
+
+
+def _show_task_event(screen: MainScreen, event: Event) -> bool:
+    """Render a task-plan event (Plan pane, status bar, a notice); False when ``event`` is not one."""
+    if not isinstance(event, TASK_EVENTS):
+        return False
+    from ljtui.tui.widgets.plan_pane import PlanPane
+
+    pane = screen.query_one(PlanPane)
+    pane.show_event(event)
+    conv = screen.conversation
+    match event:
+        case T.TaskPlanFallback(reason=reason):
+            conv.add_notice(f"The request could not be split into tasks ({reason}); the plan is one task: "
+                            "the whole request.", "warning")
+        case T.ToolHintStripped(task_id=task_id, hint=hint):
+            conv.add_notice(f"Task {task_id}: tool hint '{hint}' names no known tool or skill; removed.", "warning")
+        case T.ReplannerDecided(task_id=task_id, decision=decision, reason=reason):
+            conv.add_notice(f"Task {task_id} failed; the replanner chose {decision}: {reason}", "warning")
+        case T.RunFinished(status=status, replans=replans, failed=failed):
+            ending = RUN_ENDINGS.get(status, status)
+            done, total = pane.model.progress
+            conv.add_notice(f"Task plan finished: {ending} ({done}/{total} tasks finished, {failed} failed, "
+                            f"{replans} replan(s)).", "info" if status == "done" else "error")
+    running = not isinstance(event, (T.RunFinished, T.TaskPlanRejected, T.TaskPlanProposed))
+    screen.status.tasks = pane.progress if running else None
+    return True

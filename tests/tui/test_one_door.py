@@ -21,6 +21,7 @@ CORE_ALLOWED = {
     "ljtui.core.review.views",
     "ljtui.core.planner.events",
     "ljtui.core.approval",
+    "ljtui.core.tasks.events",
     "ljtui.core.ports",
     "ljtui.core.clock",
 }

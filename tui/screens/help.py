@@ -40,7 +40,7 @@ def _table(first: str, second: str) -> Table:
     return table
 
 
-SCOPE_WORDS = {"app": "anywhere", "main": "main screen", "diff": "Diff pane"}
+SCOPE_WORDS = {"app": "anywhere", "main": "main screen", "diff": "Diff pane", "plan": "Plan pane"}
 
 
 def bindings_table(registry: Registry, keymap: dict[str, str]) -> Table:
@@ -50,7 +50,7 @@ def bindings_table(registry: Registry, keymap: dict[str, str]) -> Table:
     for action in registry.actions:
         keys = keymap.get(action.id, action.keys)
         if keys:
-            what = action.title.removeprefix("Diff pane: ")
+            what = action.title.removeprefix(f"{SCOPE_WORDS.get(action.scope, '')}: ")
             table.add_row(key_label(keys), SCOPE_WORDS.get(action.scope, action.scope), what[:1].upper() + what[1:])
     return table
 

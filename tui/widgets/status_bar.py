@@ -1,4 +1,4 @@
-"""The status bar: provider/model, tokens, cost and git branch."""
+"""The status bar: provider/model, tokens, cost, git branch and a task plan's progress."""
 
 from __future__ import annotations
 
@@ -38,6 +38,8 @@ class StatusBar(Static):
     cost: reactive[float | None] = reactive(None)
     branch: reactive[str | None] = reactive(None)
     busy: reactive[bool] = reactive(False)
+    tasks: reactive[tuple[int, int] | None] = reactive(None)
+    """``(finished, total)`` tasks of the task plan running, or ``None``."""
 
     def render(self) -> Text:
         u = self.usage
@@ -49,6 +51,8 @@ class StatusBar(Static):
         if self.cost is not None:
             parts.append(f"${self.cost:.4f}")
         parts.append(f"branch {self.branch}" if self.branch else "no git")
+        if self.tasks is not None:
+            parts.append(f"tasks {self.tasks[0]}/{self.tasks[1]}")
         if self.busy:
             parts.append("working")
         return Text("  │  ".join(parts))
