@@ -220,7 +220,7 @@ async def _run(config: Config, repo: Path, args: argparse.Namespace) -> int:
     if args.plan:
         if text is not None:
             print(text.summary(), file=sys.stderr)
-        if outcome.status == "done":
+        if outcome.status in ("done", "empty"):  # empty: the planner found nothing to do
             return EXIT_OK
         print(f"{PROG}: the task plan ended {outcome.status}", file=sys.stderr)
         return EXIT_FAILED
