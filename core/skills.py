@@ -36,6 +36,8 @@ BUNDLED, USER, REPOSITORY = "bundled", "user", "repository"
 SKILLS_DIR = "skills"
 """The folder name of every source: bundled, in the config dir, and below ``.agent``."""
 SKILL_MD = "SKILL.md"
+PYTHON_FOLDERS = frozenset({"__pycache__"})
+"""Folders the bundled skills package gets from Python itself, never skills."""
 """The file that makes a folder an Agent Skills skill."""
 YAML_SUFFIXES = (".yaml", ".yml")
 """The file suffixes of YAML skills."""
@@ -265,14 +267,15 @@ def _list_entries(folder: Path, *, follow: bool) -> list[tuple[str, bool | None]
     """``(name, is_dir)`` of the candidate skill entries in ``folder``, sorted by name.
 
     ``is_dir`` is None for a symbolic link when ``follow`` is false. Hidden
-    entries and files that are not YAML are left out.
+    entries, Python's own folders (``__pycache__``, in the installed bundled
+    folder) and files that are not YAML are left out.
     """
     out: list[tuple[str, bool | None]] = []
     with os.scandir(folder) as listing:
         for count, entry in enumerate(listing):
             if count >= MAX_SCANNED_ENTRIES:
                 break
-            if entry.name.startswith("."):
+            if entry.name.startswith(".") or entry.name in PYTHON_FOLDERS:
                 continue
             if not follow and entry.is_symlink():
                 out.append((entry.name, None))

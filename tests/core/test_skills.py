@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -102,6 +103,18 @@ def test_the_bundled_skills_all_load_cleanly(env: dict[str, str]) -> None:
         assert skill.steps and all(step.description for step in skill.steps)
         assert all(step.tool_hint is None or step.tool_hint in TOOL_NAMES for step in skill.steps)
     assert {"yaml", "md"} <= {"md" if s.path.name == "SKILL.md" else "yaml" for s in found.skills.values()}
+
+
+def test_an_installed_bundled_folder_with_its_pycache_loads_cleanly(bundled: Path, env: dict[str, str]) -> None:
+    """Installed, the bundled skills package gets a ``__pycache__`` folder: it is not a skill folder."""
+    for skill in bundled_skills_dir().iterdir():
+        if skill.name != "__pycache__":
+            target = bundled / skill.name
+            shutil.copytree(skill, target) if skill.is_dir() else shutil.copyfile(skill, target)
+    (bundled / "__pycache__").mkdir()
+    (bundled / "__pycache__" / "__init__.cpython-311.pyc").write_bytes(b"\x00")
+    found = load_skills(None, env, bundled=bundled)
+    assert found.warnings == [] and len(found.names) >= 3
 
 
 def test_a_yaml_skill_is_read_with_its_steps_and_hints(bundled: Path, env: dict[str, str]) -> None:
