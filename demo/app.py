@@ -83,7 +83,8 @@ class DemoApp(LjtuiApp):
 
     def ask(self, text: str, *, mode: str = tui_app.CHAT) -> None:
         """Send a message when the recording has an answer for it; otherwise say what to do now."""
-        if text == REQUEST or (self.tour.current.chat and mode == tui_app.CHAT):
+        step = self.tour.current
+        if text == REQUEST or (step.chat and mode == tui_app.CHAT) or (step.plan and mode == tui_app.PLAN):
             super().ask(text, mode=mode)
             return
         for notice, level in self.tour.off_script(RECORDING_ONLY):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ljtui.core.events import Event, Notice, PermissionRequested, TurnFailed, TurnFinished
 from ljtui.core.review.events import ApplyFinished, PlanOpened, UndoFinished
+from ljtui.core.tasks.events import RunFinished, TaskPlanProposed, TaskPlanUpdated
 from ljtui.demo.tour import Detour, Step
 
 LABEL = "demo (scripted)"
@@ -64,6 +65,18 @@ def _answered(event: Event) -> bool:
     return isinstance(event, TurnFinished)
 
 
+def _plan_proposed(event: Event) -> bool:
+    return isinstance(event, TaskPlanProposed)
+
+
+def _replanned(event: Event) -> bool:
+    return isinstance(event, TaskPlanUpdated)
+
+
+def _run_over(event: Event) -> bool:
+    return isinstance(event, RunFinished)
+
+
 def _off_script(event: Event) -> bool:
     return isinstance(event, TurnFailed) and event.error == SCRIPT_FAILURE
 
@@ -114,8 +127,36 @@ STEPS: tuple[Step, ...] = (
         _answered,
         "the agent's turn. If you allowed it, the command ran for real in {repo}: its output streamed into "
         "the Conversation and is now folded under the ▸ bash line (click it, or Tab to it and press Enter, "
-        "to unfold it); if you denied it, nothing ran and the model was told why. That is the demo. "
-        "{keys[app.quit]} quits; the copy stays in {repo}. To use ljtui on your "
+        "to unfold it); if you denied it, nothing ran and the model was told why. Last, a task plan for a "
+        "bigger job: type /plan add a longest_word function with a test, and press Enter.",
+        again="Type /plan and a goal (say, add a longest_word function with a test) and press Enter.",
+        plan=True,
+    ),
+    Step(
+        "proposed",
+        _plan_proposed,
+        "the task plan, in the Plan pane, which has the focus: one model call split the goal into tasks "
+        "with dependencies, and nothing runs yet. {keys[plan.next]}/{keys[plan.prev]} select a task, "
+        "{keys[plan.edit]} edits it, {keys[plan.add]} adds one, {keys[plan.delete]} deletes it, "
+        "{keys[plan.move_down]}/{keys[plan.move_up]} move it (the recording knows only this plan, so run it as "
+        "proposed here). {keys[plan.approve]} runs it, {keys[plan.reject]} rejects it. Tasks whose "
+        "dependencies are done run side by side; each edit and command still asks, naming its task.",
+        again="Press {keys[plan.approve]} in the Plan pane to run the plan.",
+    ),
+    Step(
+        "replanned",
+        _replanned,
+        "a replan. Task 3's agent added longest_word, saw that the plan had no test for it, and called "
+        "update_task_plan: the tasks not started yet were replaced, the finished ones kept. The Plan pane "
+        "counts it (replans 1/3 in its title) and shows the change under the tasks ({keys[plan.history]} "
+        "lists every replan). Allow the next questions to let the run finish.",
+    ),
+    Step(
+        "planned",
+        _run_over,
+        "the run's end. Each task's status and time stay in the Plan pane, `git diff` in {repo} shows "
+        "longest_word and its test, and the run is logged in .agent/events.jsonl (ljtui stats sums the "
+        "runs up). That is the demo. {keys[app.quit]} quits; the copy stays in {repo}. To use ljtui on your "
         "own project, run it there with ANTHROPIC_API_KEY set (ljtui --help lists the other providers).",
     ),
 )

@@ -39,6 +39,7 @@ class Step:
         text: what happened and what to do next, as a template.
         again: a short reminder of what to do next, shown after a detour (empty: none).
         chat: the recording answers a message the user types at this step.
+        plan: the recording answers a goal the user gives ``/plan`` at this step.
     """
 
     name: str
@@ -46,6 +47,7 @@ class Step:
     text: str
     again: str = ""
     chat: bool = False
+    plan: bool = False
 
 
 @dataclass(frozen=True)

@@ -15,18 +15,24 @@ from ljtui.core.events import Notice, PermissionRequested, TurnFailed, TurnFinis
 from ljtui.core.review.events import ApplyFinished, PlanOpened, UndoFinished
 from ljtui.core.review.service import APPLY_CANCELLED
 from ljtui.demo.repo import PACKAGE_DIR, SAMPLE_DIR, SCRIPT_PATH, DemoFailure, DemoRepo, create_demo_repo
+from ljtui.core.tasks.events import RunFinished, TaskPlanProposed, TaskPlanUpdated
 from ljtui.demo.steps import DETOURS, REQUEST, STEPS
 from ljtui.demo.tour import Step, Tour
 
 ROOT = Path(__file__).resolve().parents[2]
 FACTS = {"repo": "/tmp/demo/wordstats", "project": "wordstats", "keys": {
     "focus.diff": "F4", "pane.maximize": "F8", "review.next": "j", "review.prev": "k", "review.toggle": "space",
-    "review.apply": "a", "review.undo": "u", "app.quit": "ctrl+q"}}
+    "review.apply": "a", "review.undo": "u", "app.quit": "ctrl+q", "plan.next": "j", "plan.prev": "k",
+    "plan.edit": "e", "plan.add": "n", "plan.delete": "d", "plan.move_down": "J", "plan.move_up": "K",
+    "plan.approve": "enter", "plan.reject": "escape", "plan.history": "h"}}
 APPLIED = ApplyFinished({"status": "done", "files": ["wordstats/counting.py"]}, 1)
 UNDONE = UndoFinished(("wordstats/counting.py",), None)
 OPENED = PlanOpened("planner", 1, ())
 ASKS_BASH = PermissionRequested(2, "c1", "bash", "python3 -m unittest -v")
 ANSWERED = TurnFinished(2, "That was a real run", "end_turn")
+PROPOSED = TaskPlanProposed("r1", ())
+REPLANNED = TaskPlanUpdated("r1", 1, "longest_word has no test yet", (), (), ())
+RUN_OVER = RunFinished("r1", "done", 1, 0)
 
 
 def git(repo: Path, *args: str) -> str:
@@ -121,32 +127,50 @@ def test_the_recorded_plan_really_fixes_the_sample_and_its_new_tests_catch_the_b
     assert old_code.returncode == 1 and "FAILED (failures=2)" in old_code.stderr
 
 
+def test_the_recorded_task_plan_adds_longest_word_with_a_test_that_passes(tmp_path: Path) -> None:
+    demo = create_demo_repo(tmp_path)
+    assert isinstance(demo, DemoRepo)
+    assert main(["run", "--plan", "--yes", "--allow", "write,bash", "--repo", str(demo.root), "--provider",
+                 "scripted", "--script", str(SCRIPT_PATH), "add a longest_word function with a test"]) == 0
+    after = unittest_run(demo.root)
+    assert after.returncode == 0 and "Ran 5 tests" in after.stderr
+    assert "def longest_word(text: str) -> str:" in (demo.root / "wordstats" / "counting.py").read_text()
+
+
 # --- the guide ----------------------------------------------------------------
 
 
 def test_the_steps_begin_in_order_and_only_on_their_own_events() -> None:
     tour = Tour(STEPS, DETOURS, FACTS)
     [(first, _)] = tour.start()
-    assert first.startswith("Step 1 of 6 — the request.")
+    assert first.startswith("Step 1 of 9 — the request.")
     assert tour.after(UNDONE) == [] and tour.after(APPLIED) == [] and tour.after(ASKS_BASH) == []
     assert tour.after(PlanOpened("plan.md", 1, ())) == []
     [(review, level)] = tour.after(OPENED)
-    assert level == "info" and review.startswith("Step 2 of 6 — review.")
+    assert level == "info" and review.startswith("Step 2 of 9 — review.")
     assert "(F4 returns to it, F8 enlarges it): j/k pick a block, space rejects" in review
     assert tour.after(ApplyFinished({"status": "failed"}, 1)) == []
     [(result, _)] = tour.after(APPLIED)
-    assert result.startswith("Step 3 of 6 — the result.") and "`git diff` in /tmp/demo/wordstats" in result
+    assert result.startswith("Step 3 of 9 — the result.") and "`git diff` in /tmp/demo/wordstats" in result
     assert tour.after(UndoFinished((), "app.py changed since the apply")) == []
     assert not tour.current.chat
     [(undone, _)] = tour.after(UNDONE)
-    assert undone.startswith("Step 4 of 6 — undone") and "Type a message (say, do the tests pass?)" in undone
+    assert undone.startswith("Step 4 of 9 — undone") and "Type a message (say, do the tests pass?)" in undone
     assert tour.current.chat
     assert tour.after(PermissionRequested(2, "c0", "edit_file", "app.py")) == [] and tour.after(ANSWERED) == []
     [(asks, _)] = tour.after(ASKS_BASH)
-    assert asks.startswith("Step 5 of 6 — a permission.") and "Enter allows it once, s allows bash" in asks
+    assert asks.startswith("Step 5 of 9 — a permission.") and "Enter allows it once, s allows bash" in asks
     [(done, _)] = tour.after(ANSWERED)
-    assert done.startswith("Step 6 of 6 — the agent's turn") and "ctrl+q quits; the copy stays in" in done
-    assert tour.finished and tour.after(ANSWERED) == [] and not tour.current.chat
+    assert done.startswith("Step 6 of 9 — the agent's turn") and "type /plan add a longest_word function" in done
+    assert tour.current.plan and not tour.current.chat
+    assert tour.after(REPLANNED) == [] and tour.after(RUN_OVER) == []
+    [(proposed, _)] = tour.after(PROPOSED)
+    assert proposed.startswith("Step 7 of 9 — the task plan") and "enter runs it, escape rejects it" in proposed
+    [(replanned, _)] = tour.after(REPLANNED)
+    assert replanned.startswith("Step 8 of 9 — a replan.") and "(h lists every replan)" in replanned
+    [(over, _)] = tour.after(RUN_OVER)
+    assert over.startswith("Step 9 of 9 — the run's end.") and "ctrl+q quits; the copy stays in" in over
+    assert tour.finished and tour.after(RUN_OVER) == [] and not tour.current.plan
 
 
 def test_a_message_where_the_recording_has_no_answer_is_answered_by_the_guide() -> None:
@@ -173,10 +197,10 @@ def test_off_the_path_the_guide_repeats_what_to_do_now() -> None:
 def test_a_step_added_to_the_tour_is_numbered_and_reached_in_its_place() -> None:
     extra = Step("applied-again", lambda e: isinstance(e, ApplyFinished), "again, {project}.")
     tour = Tour((*STEPS[:2], extra, *STEPS[2:]), DETOURS, FACTS)
-    assert tour.start()[0][0].startswith("Step 1 of 7")
+    assert tour.start()[0][0].startswith("Step 1 of 10")
     tour.after(OPENED)
-    assert tour.after(APPLIED) == [("Step 3 of 7 — again, wordstats.", "info")]
-    assert tour.after(APPLIED)[0][0].startswith("Step 4 of 7 — the result.")
+    assert tour.after(APPLIED) == [("Step 3 of 10 — again, wordstats.", "info")]
+    assert tour.after(APPLIED)[0][0].startswith("Step 4 of 10 — the result.")
 
 
 def test_a_tour_must_start_at_once_and_continue_on_events() -> None:

@@ -14,6 +14,7 @@ from ljtui.demo.repo import SAMPLE_DIR, DemoRepo, create_demo_repo
 from ljtui.demo.steps import INTRO, LABEL, REQUEST, STEPS
 from ljtui.tui.bridge import WATCH_GROUP
 from ljtui.tui.screens.dialog import ApprovalDialog
+from ljtui.tui.widgets.plan_pane import PlanPane
 from ljtui.tui.widgets.conversation import ToolCallLine, UserMessage
 from ljtui.tui.widgets.diff_pane import DiffPane
 from tests.tui.conftest import notices, settle, states, until
@@ -115,6 +116,22 @@ async def test_the_whole_demo_by_keys_with_the_files_checked_at_each_step(demo: 
         assert "exit code 0" in output and "Ran 4 tests" in output
         assert notices(app)[-1] == step_text(app, "ran")
         assert on_disk(demo) == ORIGINAL
+
+        await pilot.press(*"/plan add a longest_word function with a test", "enter")
+        pane = app.main_screen.query_one(PlanPane)
+        await until(pilot, lambda: pane.approving, "the task plan in the Plan pane")
+        assert notices(app)[-1] == step_text(app, "proposed")
+        await pilot.press("enter")
+        for asking in ("Task 3: Edit wordstats/counting.py?", "Task 4: Edit tests/test_counting.py?",
+                       "Task 5: Run this command?"):
+            await until(pilot, lambda: isinstance(app.screen, ApprovalDialog), asking)
+            assert app.screen.request.title == asking
+            await pilot.press("enter")
+        await until(pilot, lambda: step_text(app, "planned") in notices(app), "the run's end")
+        assert step_text(app, "replanned") in notices(app)
+        assert "replans 1/3" in str(pane.border_title)
+        counting = (demo.root / COUNTING).read_bytes()
+        assert b"def longest_word(text: str) -> str:" in counting and b"LongestWordTest" in (demo.root / TESTS).read_bytes()
 
 
 async def test_a_cancelled_dialog_writes_nothing_and_the_guide_says_what_to_do(demo: DemoRepo) -> None:
