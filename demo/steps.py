@@ -139,7 +139,8 @@ STEPS: tuple[Step, ...] = (
         "with dependencies, and nothing runs yet. {keys[plan.next]}/{keys[plan.prev]} select a task, "
         "{keys[plan.edit]} edits it, {keys[plan.add]} adds one, {keys[plan.delete]} deletes it, "
         "{keys[plan.move_down]}/{keys[plan.move_up]} move it (the recording knows only this plan, so run it as "
-        "proposed here). {keys[plan.approve]} runs it, {keys[plan.reject]} rejects it. Tasks whose "
+        "proposed here). {keys[plan.approve]} runs it ({keys[plan.approve_writes]}: without asking before "
+        "each file write), {keys[plan.reject]} rejects it. Tasks whose "
         "dependencies are done run side by side; each edit and command still asks, naming its task.",
         again="Press {keys[plan.approve]} in the Plan pane to run the plan.",
     ),

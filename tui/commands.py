@@ -181,6 +181,8 @@ ACTIONS = Registry((
            _page(-1), keys="pageup", scope=DIFF, palette=False),
     Action("plan.approve", "Plan pane: run the plan as shown (the edited tasks, if changed)", _plan("action_approve"),
            keys="enter", label="Run", scope=PLAN, palette=False),
+    Action("plan.approve_writes", "Plan pane: run the plan, letting its tasks write files without asking "
+           "(commands still ask)", _plan("action_approve_writes"), keys="w", scope=PLAN, palette=False),
     Action("plan.reject", "Plan pane: reject the proposed plan (nothing runs)", _plan_reject, keys="escape",
            label="Reject", scope=PLAN, palette=False),
     Action("plan.next", "Plan pane: select the next task", _plan("action_select", 1), keys="j,down",

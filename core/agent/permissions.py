@@ -29,7 +29,7 @@ ASKING_TOOLS = WRITE_TOOLS | COMMAND_TOOLS
 POLICY_NAMES = {"write": WRITE_TOOLS, "bash": COMMAND_TOOLS}
 """``--allow`` names and the tools each one lets through."""
 
-ONCE, SESSION, POLICY = "once", "session", "policy"
+ONCE, SESSION, POLICY, RUN = "once", "session", "policy", "run"
 ALLOW, DENY = "allow", "deny"
 
 Ask = Callable[[ApprovalRequest], Awaitable[Decision]]
@@ -84,6 +84,8 @@ class Permissions:
     policy: PermissionPolicy = field(default_factory=PermissionPolicy)
     granted: set[str] = field(default_factory=set)
     """Tools the user allowed for the rest of the session."""
+    run_grants: set[str] = field(default_factory=set)
+    """Tools the user allowed for the task plan now running (its approval's "allow writes for this run")."""
 
     async def request(self, *, tool: str, subject: str, title: str, lines: Iterable[str], turn: int, call_id: str,
                       agent: str, danger: str | None = None, diff_path: str | None = None) -> Permission:
@@ -112,6 +114,8 @@ class Permissions:
         if danger is None:
             if tool in self.granted:
                 return Permission(True, SESSION)
+            if tool in self.run_grants:
+                return Permission(True, RUN)
             if self.policy.allows(tool, subject):
                 return Permission(True, POLICY)
         decision = await self.ask(permission_request(tool, subject, title, lines, danger, diff_path))

@@ -59,6 +59,8 @@ if TYPE_CHECKING:
     from ljtui.core.engine import Engine
 
 APPROVE = "approve"
+APPROVE_WRITES = "approve_writes"
+"""Approve, and let the run's tasks write files without asking (commands still ask)."""
 REJECT = "reject"
 DECOMPOSE_AGENT = "decompose"
 REPLANNER_AGENT = "replanner"
@@ -117,6 +119,7 @@ class TaskRunner:
             engine.sink.emit(Notice(f"The task plan stopped: {exc.message}", "error"))
             outcome = self._finish("failed")
         finally:
+            self._allow_writes(False)
             await asyncio.to_thread(self._log.shutdown, True)
         engine.sink.emit(TurnFinished(self._turn, f"task plan {outcome.status}", "end_turn"))
         return outcome
@@ -161,10 +164,13 @@ class TaskRunner:
         self._emit(TaskPlanProposed(self.run_id, plan.tasks))
         request = ApprovalRequest(
             "task_plan", "Run this plan?", P.plan_lines(plan.tasks),
-            (Choice(APPROVE, "Run it", "enter"), Choice(REJECT, "Reject", "escape")), REJECT, self.run_id,
+            (Choice(APPROVE, "Run it", "enter"), Choice(APPROVE_WRITES, "Run it, allowing its file writes", "w"),
+             Choice(REJECT, "Reject", "escape")), REJECT, self.run_id,
             tasks=tuple(task_to_dict(t) for t in plan.tasks))
         decision = await self.engine.ask(request)
-        if decision.choice != APPROVE:
+        if decision.choice == APPROVE_WRITES:
+            self._allow_writes()
+        elif decision.choice != APPROVE:
             self._emit(TaskPlanRejected(self.run_id))
             return None
         if decision.tasks is not None:
@@ -176,6 +182,14 @@ class TaskRunner:
             self._emit(TaskPlanProposed(self.run_id, plan.tasks))
         self._emit(TaskPlanApproved(self.run_id))
         return plan
+
+    def _allow_writes(self, allow: bool = True) -> None:
+        """Let this run's tasks write without asking, or end that (commands always ask)."""
+        from ljtui.core.agent.permissions import WRITE_TOOLS
+
+        permissions = self.engine.services.get("permissions")
+        if permissions is not None:
+            permissions.run_grants = set(WRITE_TOOLS) if allow else set()  # type: ignore[attr-defined]
 
     def _edited(self, plan: TaskPlan, tasks: tuple[dict[str, Any], ...]) -> TaskPlan | None:
         """The user's edited list, checked like a proposed one; ``None`` (and why) when nothing is usable."""

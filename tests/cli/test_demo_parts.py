@@ -24,7 +24,7 @@ FACTS = {"repo": "/tmp/demo/wordstats", "project": "wordstats", "keys": {
     "focus.diff": "F4", "pane.maximize": "F8", "review.next": "j", "review.prev": "k", "review.toggle": "space",
     "review.apply": "a", "review.undo": "u", "app.quit": "ctrl+q", "plan.next": "j", "plan.prev": "k",
     "plan.edit": "e", "plan.add": "n", "plan.delete": "d", "plan.move_down": "J", "plan.move_up": "K",
-    "plan.approve": "enter", "plan.reject": "escape", "plan.history": "h"}}
+    "plan.approve": "enter", "plan.approve_writes": "w", "plan.reject": "escape", "plan.history": "h"}}
 APPLIED = ApplyFinished({"status": "done", "files": ["wordstats/counting.py"]}, 1)
 UNDONE = UndoFinished(("wordstats/counting.py",), None)
 OPENED = PlanOpened("planner", 1, ())
@@ -165,7 +165,7 @@ def test_the_steps_begin_in_order_and_only_on_their_own_events() -> None:
     assert tour.current.plan and not tour.current.chat
     assert tour.after(REPLANNED) == [] and tour.after(RUN_OVER) == []
     [(proposed, _)] = tour.after(PROPOSED)
-    assert proposed.startswith("Step 7 of 9 — the task plan") and "enter runs it, escape rejects it" in proposed
+    assert proposed.startswith("Step 7 of 9 — the task plan") and "enter runs it (w: without asking before each file write), escape rejects it" in proposed
     [(replanned, _)] = tour.after(REPLANNED)
     assert replanned.startswith("Step 8 of 9 — a replan.") and "(h lists every replan)" in replanned
     [(over, _)] = tour.after(RUN_OVER)

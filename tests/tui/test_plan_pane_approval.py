@@ -32,6 +32,29 @@ async def test_enter_approves_an_unchanged_plan_without_a_task_list(make_app: Ap
         assert not pane(app).approving
 
 
+async def test_w_runs_allowing_writes_when_offered_and_does_nothing_otherwise(make_app: AppFactory) -> None:
+    import dataclasses
+
+    from ljtui.core.approval import Choice
+
+    offering = plan_request()
+    offering = dataclasses.replace(offering, choices=(
+        Choice("approve", "Run it", "enter"), Choice("approve_writes", "Run it, allowing its file writes", "w"),
+        Choice("reject", "Reject", "escape")))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        asked = await ask(pilot)
+        await pilot.press("w")
+        assert pane(app).approving, "w answers only a request that offers it"
+        await pilot.press("escape")
+        assert (await answered(pilot, asked)).choice == "reject"
+        asked = await ask(pilot, offering)
+        assert pane(app).border_subtitle == "Enter run · w allow writes · Esc reject"
+        await pilot.press("w")
+        decision = await answered(pilot, asked)
+        assert decision.choice == "approve_writes" and decision.tasks is None
+
+
 async def test_escape_rejects(make_app: AppFactory) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

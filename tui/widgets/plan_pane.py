@@ -39,6 +39,8 @@ REPLAN_LIMIT = 3
 TICK_SECONDS = 1.0
 """How often running tasks' elapsed times are redrawn."""
 APPROVE_SUBTITLE = "Enter run · Esc reject"
+APPROVE_WRITES_SUBTITLE = "Enter run · w allow writes · Esc reject"
+"""The border's keys when the request also offers to run with file writes allowed."""
 HISTORY_SUBTITLE = "replan history · h: tasks"
 STYLE_NAMES = ("pending", "running", "done", "failed", "skipped", "replanned", "selected", "muted", "heading",
                "added", "removed", "changed")
@@ -134,13 +136,15 @@ class PlanPane(VerticalScroll, can_focus=True):
             self.set_class(False, "-approving")
             self._redraw()
 
-    def _answer_with(self, approve: bool) -> None:
+    def _answer_with(self, approve: bool, key: str = "enter") -> None:
         request, answer = self._request, self._answer
         if request is None or answer is None or answer.done():
             return
         if approve:
-            enter = next((c.id for c in request.choices if c.key == "enter"), None)
-            chosen = enter or next((c.id for c in request.choices if c.id != request.safe), request.safe)
+            offered = next((c.id for c in request.choices if c.key == key), None)
+            if offered is None and key != "enter":
+                return  # this request does not offer that answer
+            chosen = offered or next((c.id for c in request.choices if c.id != request.safe), request.safe)
             answer.set_result((chosen, self.model.edited))
         else:
             answer.set_result((request.safe, None))
@@ -157,6 +161,10 @@ class PlanPane(VerticalScroll, can_focus=True):
 
     def action_approve(self) -> None:
         self._answer_with(True)
+
+    def action_approve_writes(self) -> None:
+        """Run the plan and let its tasks write without asking, when the request offers that."""
+        self._answer_with(True, "w")
 
     def action_reject(self) -> bool:
         """Reject the proposed plan; False when none is waiting (Escape then means what it means elsewhere)."""
@@ -358,7 +366,8 @@ class PlanPane(VerticalScroll, can_focus=True):
             title += f" · replans {self.replans}/{REPLAN_LIMIT}"
         self.border_title = title
         if self.approving:
-            self.border_subtitle = APPROVE_SUBTITLE
+            offers_writes = self._request is not None and any(c.key == "w" for c in self._request.choices)
+            self.border_subtitle = APPROVE_WRITES_SUBTITLE if offers_writes else APPROVE_SUBTITLE
         elif self.has_class("-history"):
             self.border_subtitle = HISTORY_SUBTITLE
         elif self.model.rows:

@@ -217,6 +217,26 @@ async def test_cancelling_a_run_kills_the_running_command_and_reports_it(git_rep
     assert task_events(sink)[-1] == T.RunFinished(task_events(sink)[-1].run_id, "cancelled", 0, 1)
 
 
+async def test_allowing_writes_for_the_run_skips_their_questions_but_not_commands_and_ends_with_it(
+        git_repo: Path) -> None:
+    from ljtui.core.events import PermissionDecided
+
+    approver = ScriptedApprover({"task_plan": ["approve_writes"], "permission": ["once", "once"]})
+    engine, sink = make_engine(git_repo, {
+        "decompose": [plan_reply((1, "Make greet friendlier", "edit_file", []), (2, "Run the tests", "bash", [1]))],
+        "task 1": [{"tool_calls": [{"name": "edit_file", "input": {
+            "path": "app.py", "old": "return 'hello ' + name", "new": "return f'hello, {name}!'"}}]},
+                   {"text": "done"}],
+        "task 2": [{"tool_calls": [{"name": "bash", "input": {"command": "echo ok"}}]}, {"text": "ok"}],
+    }, approver, allow_tools=[])
+    assert (await engine.run_plan("friendlier")).status == "done"
+    asked = [r for r in approver.asked if r.kind == "permission"]
+    assert [r.title for r in asked] == ["Task 2: Run this command?"], "the edit did not ask; the command did"
+    scopes = [(e.tool, e.scope) for e in sink.events if isinstance(e, PermissionDecided)]
+    assert scopes == [("edit_file", "run"), ("bash", "once")]
+    assert not engine.services["permissions"].run_grants  # type: ignore[attr-defined]
+
+
 async def test_complete_task_names_only_its_own_task(git_repo: Path) -> None:
     engine, sink = make_engine(git_repo, {
         "decompose": [plan_reply((1, "Say hi", None, []))],
