@@ -287,11 +287,21 @@ class Engine(ChatLoop):
         self._record_usage(turn, client, result.usage, _TurnTally())
         return result
 
-    async def run_plan(self, goal: str) -> RunOutcome:
-        """Run ``goal`` as a task plan: decompose, ask for approval, run the tasks (TASK-2…9)."""
+    async def run_plan(self, goal: str, *, skill: str | None = None) -> RunOutcome:
+        """Run ``goal`` as a task plan: decompose (or take skill ``skill``'s steps), ask for approval, run
+        the tasks (TASK-2…9, AGENT-8)."""
         from ljtui.core.tasks.runner import TaskRunner
 
-        return await TaskRunner(self, goal).run()
+        return await TaskRunner(self, goal, skill=skill).run()
+
+    def skill_names(self) -> tuple[str, ...]:
+        """The skills ``/NAME`` can start (disk work: call from a thread); their warnings become notices."""
+        from ljtui.core.skills import load_skills
+
+        found = load_skills(self.repo_root)
+        for warning in found.warnings:
+            self.sink.emit(Notice(warning, "warning"))
+        return found.names
 
     async def plan_and_review(self, request: str) -> bool:
         """Run the read-only planner; a plan that passes its check opens for review.

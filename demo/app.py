@@ -81,10 +81,11 @@ class DemoApp(LjtuiApp):
         """After the first frame, send the demo's request (the app's own start-up work runs as well)."""
         self.call_after_refresh(lambda: self.ask(REQUEST, mode="edit"))
 
-    def ask(self, text: str, *, mode: str = tui_app.CHAT) -> None:
+    def ask(self, text: str, *, mode: str = tui_app.CHAT, skill: str | None = None) -> None:
         """Send a message when the recording has an answer for it; otherwise say what to do now."""
         step = self.tour.current
-        if text == REQUEST or (step.chat and mode == tui_app.CHAT) or (step.plan and mode == tui_app.PLAN):
+        if text == REQUEST or (step.chat and mode == tui_app.CHAT) or (step.plan and mode == tui_app.PLAN
+                                                                        and skill is None):
             super().ask(text, mode=mode)
             return
         for notice, level in self.tour.off_script(RECORDING_ONLY):

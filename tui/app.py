@@ -98,6 +98,8 @@ class LjtuiApp(App[int]):
         self._client_factory = client_factory
         self._engine: Engine | None = None
         self._calls: dict[str, str] = {}
+        self.skill_names: tuple[str, ...] = ()
+        """Skills ``/NAME`` starts as a task plan (read after the first frame)."""
         for theme in self.theme_set.themes.values():
             self.register_theme(theme)
         self.theme = self._initial_theme
@@ -159,15 +161,23 @@ class LjtuiApp(App[int]):
     def _start_engine_work(self) -> None:
         """After the first frame: build the engine, ask about trust, open a plan given at start, watch."""
         self.main_screen.focus_diff_when_opened = self._review_path is not None
+        engine = self.engine  # built here, on the event loop: workers started together must share one
         if self._recover:
-            self.bridge.thread(lambda: self.engine.edits.recover(max_files=TUI_RECOVERY_FILES), "recover")
+            self.bridge.thread(lambda: engine.edits.recover(max_files=TUI_RECOVERY_FILES), "recover")
         if self.startup.untrusted or self._resume is not None:
             self.bridge.run(self._trust_then_resume(), "start")
         if self._review_path is not None:
             path = str(self._review_path)
-            self.bridge.thread(lambda: self.engine.review.open_file(path), "open_plan")
+            self.bridge.thread(lambda: engine.review.open_file(path), "open_plan")
         if self._watch:
-            self.bridge.watch(self.engine)
+            self.bridge.watch(engine)
+        self.run_worker(lambda: self._load_skill_names(engine), name="skills", group="skills", thread=True,
+                        exit_on_error=False)
+
+    def _load_skill_names(self, engine: Engine) -> None:
+        """In a worker: the skills ``/NAME`` can start (a repository's own only when it is trusted)."""
+        names = engine.skill_names()
+        self.call_from_thread(setattr, self, "skill_names", names)
 
     async def _trust_then_resume(self) -> None:
         """Ask about the repository's settings first: trusting it may allow resuming a session it brought."""
@@ -270,7 +280,7 @@ class LjtuiApp(App[int]):
             return
         conv = self.main_screen.conversation
         try:
-            command = parse_slash(text, (a.slash for a in ACTIONS.slash_commands()))
+            command = parse_slash(text, (*(a.slash for a in ACTIONS.slash_commands()), *self.skill_names))
         except UnknownSlashCommand as exc:
             conv.add_notice(str(exc), "error")
             prompt.select_all()  # kept to fix, replaced by whatever is typed next
@@ -280,7 +290,9 @@ class LjtuiApp(App[int]):
             self.ask(unescape_message(text), mode=CHAT)
             return
         action = ACTIONS.slash(command.name)
-        assert action is not None
+        if action is None:  # a skill: its steps become the task plan, approved as any other
+            self.ask(command.args or f"Carry out the {command.name} skill.", mode=PLAN, skill=command.name)
+            return
         if action.args == REQUIRED and not command.args:
             conv.add_notice(f"Usage: {action.usage}", "error")
         elif action.args == NONE and command.args:
@@ -288,7 +300,7 @@ class LjtuiApp(App[int]):
         else:
             action.run(self, command.args)
 
-    def ask(self, text: str, *, mode: str = CHAT) -> None:
+    def ask(self, text: str, *, mode: str = CHAT, skill: str | None = None) -> None:
         """Send a message to the agent (``chat``), a request to the read-only EDIT planner (``edit``), or a
         goal to split into a task plan (``plan``)."""
         prompt = self.main_screen.query_one(PromptInput)
@@ -300,7 +312,10 @@ class LjtuiApp(App[int]):
             return
         self.main_screen.conversation.add_user(text)
         engine = self.engine
-        work = {EDIT: engine.plan_and_review, PLAN: engine.run_plan}.get(mode, engine.run_turn)
+        if mode == PLAN:
+            self.bridge.run(engine.run_plan(text, skill=skill), mode)
+            return
+        work = {EDIT: engine.plan_and_review}.get(mode, engine.run_turn)
         self.bridge.run(work(text), mode)
 
     async def on_engine_event_posted(self, message: EngineEventPosted) -> None:

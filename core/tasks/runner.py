@@ -91,6 +91,8 @@ class TaskRunner:
 
     engine: Engine
     goal: str
+    skill: str | None = None
+    """A skill whose steps are the plan (no decomposition call); ``None``: the model proposes the tasks."""
     run_id: str = field(default_factory=lambda: random_ids.token_hex(4))
     plan: TaskPlan | None = None
     results: dict[int, str] = field(default_factory=dict)
@@ -101,6 +103,7 @@ class TaskRunner:
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
     _replan_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _log: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(1, "ljtui-runlog"))
+    _skills: Any = None
 
     async def run(self) -> RunOutcome:
         """Decompose, ask, execute; the outcome (a cancelled run raises ``CancelledError`` after reporting)."""
@@ -127,7 +130,9 @@ class TaskRunner:
     async def _run(self) -> RunOutcome:
         await self.engine.prepare_context()
         self._hints = frozenset(await asyncio.to_thread(self._known_hints))
-        plan = await self._decompose()
+        plan = await self._from_skill(self.skill) if self.skill else await self._decompose()
+        if plan is None and self.skill:
+            return self._finish("failed")
         if plan is None:
             self._emit(Notice("The planner found nothing to do for this request."))
             return RunOutcome(self.run_id, "empty", None)
@@ -142,8 +147,21 @@ class TaskRunner:
     def _known_hints(self) -> set[str]:
         from ljtui.core.skills import load_skills
 
-        skills = load_skills(self.engine.repo_root)
-        return set(self.engine.tools.names) | set(skills.names)
+        self._skills = load_skills(self.engine.repo_root)
+        return set(self.engine.tools.names) | set(self._skills.names)
+
+    async def _from_skill(self, name: str) -> TaskPlan | None:
+        """Skill ``name``'s steps as the plan, checked like a proposed one (still approved by the user)."""
+        skill = self._skills.get(name)
+        if skill is None:
+            self._emit(Notice(f"There is no skill named {name!r}.", "error"))
+            return None
+        checked = validate_tasks(skill.task_specs())
+        clean = sanitise(checked.tasks, self._hints)
+        for event in hints_stripped(self.run_id, clean.stripped):
+            self._emit(event)
+        self._emit(Notice(f"Task plan from the skill {name!r} ({skill.source}): {skill.description}"))
+        return TaskPlan(clean.tasks, self.goal) if clean.tasks else None
 
     async def _decompose(self) -> TaskPlan | None:
         request = ChatRequest(P.decompose_system(self._hints), (Message.user(self.goal),), (),

@@ -64,12 +64,15 @@ async def test_no_model_configured_opens_and_explains(make_app: AppFactory) -> N
 async def test_unknown_slash_command_lists_available(make_app: AppFactory) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: bool(app.skill_names), "the skills to be read")
         await send(pilot, "/frobnicate now")
         from ljtui.tui.commands import ACTIONS
 
-        names = ", ".join(f"/{a.slash}" for a in ACTIONS.slash_commands())
+        names = ", ".join(sorted([*(f"/{a.slash}" for a in ACTIONS.slash_commands()),
+                                  *(f"/{name}" for name in app.skill_names)]))
         assert notices(app)[-1] == f"Unknown command /frobnicate. Available: {names}"
-        assert "/apply, /chat, /clear" in names
+        assert "/fix-with-test" in names, "the skills are listed with the commands"
+        assert "/apply, /bump-dependency, /chat, /clear" in names
         assert app.main_screen.query_one(PromptInput).value == "/frobnicate now"
         assert not app.main_screen.query(UserMessage)
 

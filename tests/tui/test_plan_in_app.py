@@ -42,3 +42,15 @@ async def test_escape_in_the_pane_rejects_the_plan_and_nothing_runs(make_app: Ap
         await until(pilot, lambda: not app.bridge.busy, "the run to end")
         assert (git_repo / "app.py").read_text() == "def greet(name):\n    return 'hello ' + name\n"
         assert not (git_repo / ".agent" / "journal").exists() or not any((git_repo / ".agent" / "journal").iterdir())
+
+
+async def test_a_skill_typed_as_a_command_proposes_its_steps_as_the_plan(make_app: AppFactory) -> None:
+    app = make_app("plan_run.yaml")
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: "fix-with-test" in app.skill_names, "the skills to be read")
+        await pilot.press(*"/fix-with-test greet is rude", "enter")
+        pane = app.main_screen.query_one(PlanPane)
+        await until(pilot, lambda: pane.approving, "the skill's plan in the Plan pane")
+        assert any(n.startswith("Task plan from the skill 'fix-with-test' (bundled)") for n in notices(app))
+        await pilot.press("escape")
+        await until(pilot, lambda: not app.bridge.busy, "the rejected run to end")

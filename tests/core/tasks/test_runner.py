@@ -237,6 +237,24 @@ async def test_allowing_writes_for_the_run_skips_their_questions_but_not_command
     assert not engine.services["permissions"].run_grants  # type: ignore[attr-defined]
 
 
+async def test_a_skill_is_the_plan_without_a_decomposition_call_and_is_still_approved(git_repo: Path) -> None:
+    approver = ScriptedApprover({"task_plan": ["approve"]})
+    engine, sink = make_engine(git_repo, {f"task {n}": [{"text": f"step {n} done"}] for n in range(1, 5)}, approver)
+    outcome = await engine.run_plan("greet in French", skill="fix-with-test")
+    assert outcome.status == "done" and outcome.plan is not None
+    [asked] = approver.asked
+    assert asked.kind == "task_plan" and asked.tasks is not None and asked.tasks[0]["tool_hint"] == "grep_files"
+    assert [t.depends_on for t in outcome.plan.tasks] == [(), (1,), (2,), (3,)]
+    assert outcome.plan.goal == "greet in French"
+
+
+async def test_an_unknown_skill_runs_nothing(git_repo: Path) -> None:
+    engine, sink = make_engine(git_repo, {})
+    outcome = await engine.run_plan("x", skill="no-such-skill")
+    assert outcome.status == "failed" and outcome.plan is None
+    assert any(getattr(e, "message", "") == "There is no skill named 'no-such-skill'." for e in sink.events)
+
+
 async def test_complete_task_names_only_its_own_task(git_repo: Path) -> None:
     engine, sink = make_engine(git_repo, {
         "decompose": [plan_reply((1, "Say hi", None, []))],
