@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from ljtui.core.engine import ClientFactory, Engine
 
 
+PLAN_APPROVAL_ACTIONS = frozenset({"plan.approve", "plan.approve_writes", "plan.reject", "plan.next", "plan.prev",
+                                   "plan.edit", "plan.add", "plan.delete", "plan.move_down", "plan.move_up"})
+"""The Plan pane's keys that only mean something while a proposed plan waits (``h`` always works)."""
 CHAT, EDIT, PLAN = "chat", "edit", "plan"
 """Where a typed request goes: the agent with its tools, the read-only EDIT planner, or a task plan."""
 
@@ -324,6 +327,15 @@ class LjtuiApp(App[int]):
         if not self.screen_stack:
             return  # the app is closing: an event a worker sent on its way out has nowhere to go
         await show_event(self.main_screen, message.event, self._calls)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The Plan pane's approval keys act, and show in the footer, only while a plan waits for them."""
+        if action == "run_action" and parameters and str(parameters[0]) in PLAN_APPROVAL_ACTIONS:
+            from ljtui.tui.widgets.plan_pane import PlanPane
+
+            panes = self.screen_stack[0].query(PlanPane) if self.screen_stack else []
+            return any(pane.approving for pane in panes)
+        return True
 
     def action_help(self) -> None:
         from ljtui.tui.screens.help import HelpScreen

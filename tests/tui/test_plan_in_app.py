@@ -15,9 +15,12 @@ async def test_a_plan_is_approved_in_the_pane_then_runs_with_its_questions_namin
         make_app: AppFactory, git_repo: Path) -> None:
     app = make_app("plan_run.yaml")
     async with app.run_test(size=SIZE) as pilot:
+        assert app.check_action("run_action", ("plan.edit",)) is False, "no plan waits: its keys are off"
         await pilot.press(*"/plan make greet friendlier", "enter")
         pane = app.main_screen.query_one(PlanPane)
         await until(pilot, lambda: pane.approving, "the plan in the Plan pane")
+        assert app.check_action("run_action", ("plan.edit",)) is True
+        assert app.check_action("run_action", ("plan.history",)) is True
         assert (git_repo / "app.py").read_text() == "def greet(name):\n    return 'hello ' + name\n", \
             "nothing runs before approval"
         await pilot.press("enter")
@@ -29,7 +32,7 @@ async def test_a_plan_is_approved_in_the_pane_then_runs_with_its_questions_namin
         await pilot.press("enter")
         await until(pilot, lambda: any(n.startswith("Task plan finished") for n in notices(app)), "the run's end")
         assert (git_repo / "app.py").read_text() == "def greet(name):\n    return f'hello, {name}!'\n"
-        assert not pane.approving
+        assert not pane.approving and app.check_action("run_action", ("plan.approve",)) is False
 
 
 async def test_escape_in_the_pane_rejects_the_plan_and_nothing_runs(make_app: AppFactory, git_repo: Path) -> None:

@@ -121,6 +121,7 @@ class PlanPane(VerticalScroll, can_focus=True):
         self.run_id = request.subject
         self._reset(request.tasks or ())
         self.set_class(True, "-approving")
+        self.app.refresh_bindings()
         self.query_one(".plan-keys", Static).update(self._key_hint())
         self._asked_at = _time.get_time()
         screen: Any = self.screen
@@ -134,6 +135,7 @@ class PlanPane(VerticalScroll, can_focus=True):
             self._answer = None
             self._request = None
             self.set_class(False, "-approving")
+            self.app.refresh_bindings()
             self._redraw()
 
     def _answer_with(self, approve: bool, key: str = "enter") -> None:
