@@ -62,6 +62,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="treat the request as a goal: split it into a task plan, ask for approval, "
                              "then run the tasks (without --yes and no terminal, it stops after printing "
                              "the plan)")
+    parser.add_argument("--skill", metavar="NAME", default=None,
+                        help="with --plan implied: the skill NAME's steps are the task plan (no planning call)")
     add_model_flags(parser)
     add_resume_flags(parser)
     parser.set_defaults(func=run)
@@ -211,13 +213,13 @@ async def _run(config: Config, repo: Path, args: argparse.Namespace) -> int:
             if text is None:  # the notice is already on stderr otherwise
                 print(f"{PROG}: {errors[-1] if errors else 'the session was not resumed'}", file=sys.stderr)
             return EXIT_FAILED
-        if args.plan:
-            outcome = await engine.run_plan(args.request)
+        if args.plan or args.skill:
+            outcome = await engine.run_plan(args.request, skill=args.skill)
         else:
             result = await engine.run_turn(args.request)
     finally:
         await engine.aclose()
-    if args.plan:
+    if args.plan or args.skill:
         if text is not None:
             print(text.summary(), file=sys.stderr)
         if outcome.status in ("done", "empty"):  # empty: the planner found nothing to do

@@ -73,3 +73,19 @@ def test_without_yes_and_no_terminal_the_plan_is_printed_and_nothing_runs(git_re
     assert "  3. Make greet friendlier  (tool: edit_file; after 1, 2)" in proc.stdout + proc.stderr
     assert "pass --yes to approve it" in proc.stderr and "the task plan ended rejected" in proc.stderr
     assert (git_repo / "app.py").read_text() == "def greet(name):\n    return 'hello ' + name\n"
+
+
+def test_a_skill_runs_headless_as_the_plan(git_repo: Path, tmp_path: Path) -> None:
+    script = tmp_path / "skill.yaml"
+    script.write_text(yaml.safe_dump({"agents": {f"task {n}": [{"text": f"step {n}"}] for n in range(1, 5)}}),
+                      encoding="utf-8")
+    proc = ljtui(git_repo, "run", "--skill", "fix-with-test", "--yes", "--json", "--provider", "scripted",
+                 "--script", str(script), "greet is rude")
+    assert proc.returncode == 0, proc.stderr
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    [proposed] = [e for e in events if e["kind"] == "task_plan_proposed"]
+    assert len(proposed["tasks"]) == 4 and proposed["tasks"][0]["tool_hint"] == "grep_files"
+    assert [e["status"] for e in events if e["kind"] == "run_finished"] == ["done"]
+    unknown = ljtui(git_repo, "run", "--skill", "no-such", "--yes", "--provider", "scripted", "--script",
+                    str(script), "x")
+    assert unknown.returncode == 1 and "There is no skill named 'no-such'." in unknown.stderr
