@@ -22,16 +22,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Awaitable, Callable, Mapping
 
 from ljtui.core.agent.chat import ChatLoop, _TurnTally
+from ljtui.core.agent.context import SessionContext
+from ljtui.core.agent.session_replay import transcript
 from ljtui.core.approval import ApprovalRequest, Approver, Decision, DenyAll
 from ljtui.core.config import Config, ProviderConfig
 from ljtui.core.events import (
     AGENT_CHAT, ApprovalDecided, ApprovalRequested, ConfigChanged, ConversationCleared, Notice, ToolCallFinished,
-    SessionResumed, ToolCallStarted, TranscriptEntry, shown_output, TurnFailed, TurnStarted, Usage,
+    SessionResumed, ToolCallStarted, shown_output, TurnFailed, TurnStarted, Usage,
 )
 from ljtui.core.ports import Clock, EventSink, SystemClock
 from ljtui.core.providers import make_client, provider_label
 from ljtui.core.providers.base import (
-    ChatClient, Message, ProviderError, TextBlock, ToolCall, ToolResultBlock, ToolUseBlock,
+    ChatClient, Message, ProviderError, ToolCall, ToolResultBlock,
 )
 from ljtui.core.providers.retry import RetryPolicy
 from ljtui.core.secrets import RedactingSink, known_secrets, redact_message
@@ -68,7 +70,7 @@ class TurnResult:
     cost_usd: float | None = None
 
 
-class Engine(ChatLoop):
+class Engine(ChatLoop, SessionContext):
     """Holds one session's conversation and runs its turns."""
 
     def __init__(
@@ -357,54 +359,17 @@ class Engine(ChatLoop):
 
         return list_sessions(self.repo_root)
 
-    @property
-    def _system(self) -> str:
-        """The session's system prompt (built by :meth:`prepare_context` before the first model call)."""
-        return self._system_prompt or ""
-
-    async def prepare_context(self) -> str:
-        """Build the system prompt once per session: project, outline, git, notes, memory (AGENT-4)."""
-        if self._system_prompt is None:
-            self._system_prompt = await asyncio.to_thread(self._build_system_prompt)
-        return self._system_prompt
-
-    def _build_system_prompt(self) -> str:
-        from ljtui.core.agent.project import gather, system_prompt
-        from ljtui.core.secret_files import SecretFiles
-
-        facts = gather(self.repo_root, SecretFiles.allowing(self.config.security.allow_secret_files),
-                       outline=self._outline_text, memory=self._memory_text)
-        return system_prompt(facts)
-
-    def _outline_text(self) -> str:
-        """The ranked outline for the system prompt; a failure leaves it out and says so."""
-        try:
-            return self.services["outline"].prompt_text()  # type: ignore[attr-defined]
-        except Exception as exc:  # the prompt goes on without it: the model has get_outline and grep
-            self.sink.emit(Notice(f"The repository outline could not be built ({type(exc).__name__}: {exc}); "
-                                  "the model starts without it.", "warning"))
-            return ""
-
-    def _memory_text(self) -> str:
-        """The long-term memory for the system prompt; why it is not loaded, as a notice."""
-        loaded = self.services["memory"].load()  # type: ignore[attr-defined]
-        if loaded.notice:
-            self.sink.emit(Notice(loaded.notice, "warning"))
-        return loaded.text
-
-    def memory_view(self) -> list[str]:
-        """What ``/memory`` shows: the memory file and whether it is loaded (disk work: call from a thread)."""
-        return self.services["memory"].show().lines()  # type: ignore[attr-defined]
-
     def tool_context(self, turn: int, call_id: str, agent: str = AGENT_CHAT) -> ToolContext:
         """What a tool call of ``agent`` in ``turn`` can reach."""
         return ToolContext(self.repo_root, turn, call_id, agent, self.sink.emit, self.config, self.services)
 
-    async def _run_tool(self, turn: int, call: ToolCall) -> ToolResultBlock:
-        self.sink.emit(ToolCallStarted(turn, call.id, call.name, dict(call.input)))
-        outcome = await self.tools.call(call.name, call.input, self.tool_context(turn, call.id))
-        self.sink.emit(ToolCallFinished(turn, call.id, call.name, outcome.ok, outcome.summary,
-                                        output=shown_output(outcome.content)))
+    async def _run_tool(self, turn: int, call: ToolCall, tools: ToolRegistry | None = None,
+                        agent: str = AGENT_CHAT) -> ToolResultBlock:
+        """Run one tool call of ``agent`` (from ``tools``, default the session's), reported as events."""
+        self.sink.emit(ToolCallStarted(turn, call.id, call.name, dict(call.input), agent))
+        outcome = await (tools or self.tools).call(call.name, call.input, self.tool_context(turn, call.id, agent))
+        self.sink.emit(ToolCallFinished(turn, call.id, call.name, outcome.ok, outcome.summary, agent,
+                                        shown_output(outcome.content)))
         return ToolResultBlock(call.id, outcome.content, is_error=not outcome.ok)
 
     def _get_client(self) -> ChatClient:
@@ -423,19 +388,3 @@ def _agent_tools() -> ToolRegistry:
     from ljtui.core.agent.tools import agent_tools
 
     return agent_tools()
-
-
-TRANSCRIPT_ENTRIES = 400
-"""Most recent entries of a resumed conversation shown again (all of it goes back to the model)."""
-
-
-def transcript(history: list[Message], limit: int = TRANSCRIPT_ENTRIES) -> tuple[TranscriptEntry, ...]:
-    """What a resumed conversation shows: each text said and each tool call made, the newest ``limit``."""
-    entries: list[TranscriptEntry] = []
-    for message in history:
-        for block in message.content:
-            if isinstance(block, TextBlock) and block.text.strip():
-                entries.append(TranscriptEntry(message.role, block.text))
-            elif isinstance(block, ToolUseBlock):
-                entries.append(TranscriptEntry("tool", block.name, dict(block.input)))
-    return tuple(entries[-limit:])

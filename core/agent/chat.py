@@ -124,14 +124,19 @@ class ChatLoop:
         self.sink.emit(ContextCompressed(before, self.estimated_tokens(), len(parts.kept)))
 
     async def _call_with_retries(
-        self, turn: int, client: ChatClient, request: ChatRequest, tally: _TurnTally
+        self, turn: int, client: ChatClient, request: ChatRequest, tally: _TurnTally, *, quiet: bool = False
     ) -> tuple[str, list[ToolCall], str]:
-        """One model call; retryable mid-reply failures are sent again with backoff."""
+        """One model call; retryable mid-reply failures are sent again with backoff.
+
+        ``quiet``: no streamed text and no ``model_call_started`` (agents running side by side would
+        interleave them in the Conversation).
+        """
         policy = RetryPolicy.from_config(self.config.provider)
 
         def attempt() -> Awaitable[tuple[str, list[ToolCall], Usage, str]]:
-            self.sink.emit(ModelCallStarted(turn, client.provider, client.model))
-            return self._stream(turn, client, request)
+            if not quiet:
+                self.sink.emit(ModelCallStarted(turn, client.provider, client.model))
+            return self._stream(turn, client, request, quiet=quiet)
 
         def announce(retry: int, exc: ProviderError, delay: float) -> None:
             self.sink.emit(ModelCallRetried(turn, retry, policy.max_retries, exc.kind, exc.message, delay))

@@ -21,7 +21,7 @@ from ljtui.core.agent.session_records import (
     MAX_RECORD_BYTES, SESSION_ID, Cleared, Header, Malformed, MessageAdded, PlanOpened, Record, Rewound, Summarised,
     UsageAdded, parse_record,
 )
-from ljtui.core.events import Usage
+from ljtui.core.events import TranscriptEntry, Usage
 from ljtui.core.providers.base import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from ljtui.core.statedir import StateDirUnsafe, open_state_file
 
@@ -305,3 +305,19 @@ def shorten(text: str, limit: int = FIRST_MESSAGE_CHARS) -> str:
     """``text`` on one line, control characters removed, at most ``limit`` characters."""
     flat = " ".join("".join(ch if ch.isprintable() else " " for ch in text[:limit * 4]).split())
     return flat if len(flat) <= limit else flat[:limit - 1].rstrip() + "…"
+
+
+TRANSCRIPT_ENTRIES = 400
+"""Most recent entries of a resumed conversation shown again (all of it goes back to the model)."""
+
+
+def transcript(history: list[Message], limit: int = TRANSCRIPT_ENTRIES) -> tuple[TranscriptEntry, ...]:
+    """What a resumed conversation shows: each text said and each tool call made, the newest ``limit``."""
+    entries: list[TranscriptEntry] = []
+    for message in history:
+        for block in message.content:
+            if isinstance(block, TextBlock) and block.text.strip():
+                entries.append(TranscriptEntry(message.role, block.text))
+            elif isinstance(block, ToolUseBlock):
+                entries.append(TranscriptEntry("tool", block.name, dict(block.input)))
+    return tuple(entries[-limit:])

@@ -34,12 +34,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ljtui.core.approval import ApprovalRequest, Choice
-from ljtui.core.events import Event, Notice, ToolCallFinished, ToolCallStarted, TurnFinished, TurnStarted, shown_output
-from ljtui.core.providers.base import (
-    ChatRequest, Message, ProviderError, TextBlock, ToolCall, ToolResultBlock, ToolUseBlock,
-)
-from ljtui.core.providers.retry import RetryPolicy, retry_call
-from ljtui.core.secrets import redact, redact_message
+from ljtui.core.events import Event, Notice, TurnFinished, TurnStarted
+from ljtui.core.providers.base import ChatRequest, Message, ProviderError, ToolCall
+from ljtui.core.secrets import redact
 from ljtui.core.tasks import prompts as P
 from ljtui.core.tasks.decisions import DecisionError, apply_decision, parse_decision, stop_message
 from ljtui.core.tasks.decompose import DecompositionKind, parse_decomposition
@@ -47,13 +44,11 @@ from ljtui.core.tasks.events import (
     ReplannerDecided, RunFinished, TaskFinished, TaskPlanApproved, TaskPlanFallback, TaskPlanProposed,
     TaskPlanRejected, TaskStarted, hints_stripped, plan_updated,
 )
-from ljtui.core.tasks.nudges import ToolStreak, record_tool_call
 from ljtui.core.tasks.plan import Task, TaskPlan, TaskStatus, blocked, progress, ready, task_to_dict, with_status
 from ljtui.core.tasks.replan import ReplanResult, apply_replan
 from ljtui.core.tasks.sanitise import sanitise
-from ljtui.core.tasks.task_tools import task_tools
+from ljtui.core.tasks.task_agent import TaskEnd, run_task_agent
 from ljtui.core.tasks.validate import validate_tasks
-from ljtui.core.tools import ToolRegistry
 
 if TYPE_CHECKING:
     from ljtui.core.engine import Engine
@@ -80,12 +75,6 @@ class RunOutcome:
 
 
 @dataclass
-class _TaskEnd:
-    status: TaskStatus
-    summary: str
-
-
-@dataclass
 class TaskRunner:
     """One run of a task plan for ``goal``; call :meth:`run` once."""
 
@@ -98,7 +87,7 @@ class TaskRunner:
     results: dict[int, str] = field(default_factory=dict)
     _turn: int = 0
     _hints: frozenset[str] = frozenset()
-    _running: dict[int, asyncio.Task[_TaskEnd]] = field(default_factory=dict)
+    _running: dict[int, asyncio.Task[TaskEnd]] = field(default_factory=dict)
     _waiting_to_replan: set[int] = field(default_factory=set)
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
     _replan_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -166,7 +155,7 @@ class TaskRunner:
     async def _decompose(self) -> TaskPlan | None:
         request = ChatRequest(P.decompose_system(self._hints), (Message.user(self.goal),), (),
                               DECOMPOSE_MAX_TOKENS, agent=DECOMPOSE_AGENT)
-        text, _ = await self._call(request)
+        text, _ = await self.call(request)
         found = parse_decomposition(text, self._hints, self.goal)
         if found.kind is DecompositionKind.EMPTY or found.plan is None:
             return None
@@ -258,20 +247,20 @@ class TaskRunner:
         assert self.plan is not None
         self.plan = with_status(self.plan, task.id, TaskStatus.RUNNING)
         self._emit(TaskStarted(self.run_id, task.id, task.description))
-        self._running[task.id] = asyncio.create_task(self._run_task(self.plan.task(task.id)))
+        self._running[task.id] = asyncio.create_task(run_task_agent(self, self.plan.task(task.id)))
 
     @staticmethod
-    def _task_end(finished: asyncio.Task[_TaskEnd]) -> _TaskEnd:
+    def _task_end(finished: asyncio.Task[TaskEnd]) -> TaskEnd:
         if finished.cancelled():
-            return _TaskEnd(TaskStatus.FAILED, "cancelled")
+            return TaskEnd(TaskStatus.FAILED, "cancelled")
         error = finished.exception()
         if isinstance(error, ProviderError):
-            return _TaskEnd(TaskStatus.FAILED, error.message)
+            return TaskEnd(TaskStatus.FAILED, error.message)
         if error is not None:
-            return _TaskEnd(TaskStatus.FAILED, f"{type(error).__name__}: {error}")
+            return TaskEnd(TaskStatus.FAILED, f"{type(error).__name__}: {error}")
         return finished.result()
 
-    def _record_end(self, task_id: int, end: _TaskEnd) -> None:
+    def _record_end(self, task_id: int, end: TaskEnd) -> None:
         assert self.plan is not None
         task = self.plan.task(task_id)
         if task is None:
@@ -287,7 +276,7 @@ class TaskRunner:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         for task_id in list(self._running):
-            self._record_end(task_id, _TaskEnd(TaskStatus.FAILED, "cancelled"))
+            self._record_end(task_id, TaskEnd(TaskStatus.FAILED, "cancelled"))
         self._running.clear()
 
     def _finish(self, status: str) -> RunOutcome:
@@ -296,53 +285,6 @@ class TaskRunner:
         failed = progress(plan)[TaskStatus.FAILED] if plan else 0
         self._emit(RunFinished(self.run_id, status, replans, failed))
         return RunOutcome(self.run_id, status, plan)
-
-    # --- one task's agent -------------------------------------------------------
-
-    async def _run_task(self, task: Task) -> _TaskEnd:
-        assert self.plan is not None
-        engine = self.engine
-        agent = f"task {task.id}"
-        own = [tool for tool in (engine.tools.get(n) for n in engine.tools.names) if tool is not None]
-        tools = ToolRegistry([*own, *task_tools(self, task.id)])
-        system = engine._system + "\n\n" + P.TASK_TAIL.format(task_id=task.id)
-        history = [Message.user(P.task_message(self.plan, task, self.results))]
-        streak = ToolStreak(task.id)
-        said = ""
-        for _ in range(engine.config.agent.max_iterations):
-            request = ChatRequest(system, tuple(history), tools.specs, engine.config.provider.max_tokens,
-                                  agent=agent)
-            text, calls = await self._call(request)
-            said = text.strip() or said
-            blocks: list[Any] = [TextBlock(text)] if text else []
-            blocks += [ToolUseBlock(c.id, c.name, c.input) for c in calls]
-            history.append(redact_message(Message("assistant", tuple(blocks)), engine._secrets))
-            if not calls:
-                return _TaskEnd(TaskStatus.DONE, said)
-            results, ended = [], None
-            for call in calls:
-                block, ok = await self._tool(tools, call, agent)
-                streak, nudge = record_tool_call(streak, ok)
-                if nudge:
-                    block = ToolResultBlock(block.tool_use_id, f"{block.content}\n\n{nudge}", block.is_error)
-                results.append(block)
-                if ok and call.name == "complete_task":
-                    ended = ended or TaskStatus.DONE
-                elif ok and call.name == "update_task_plan":
-                    ended = TaskStatus.REPLANNED
-            history.append(Message("user", tuple(results)))
-            if ended is not None:
-                return _TaskEnd(ended, said)
-        return _TaskEnd(TaskStatus.FAILED, f"used its {engine.config.agent.max_iterations} model calls "
-                                           "(agent.max_iterations) without finishing")
-
-    async def _tool(self, tools: ToolRegistry, call: ToolCall, agent: str) -> tuple[ToolResultBlock, bool]:
-        engine = self.engine
-        engine.sink.emit(ToolCallStarted(self._turn, call.id, call.name, dict(call.input), agent))
-        outcome = await tools.call(call.name, call.input, engine.tool_context(self._turn, call.id, agent))
-        engine.sink.emit(ToolCallFinished(self._turn, call.id, call.name, outcome.ok, outcome.summary, agent,
-                                          shown_output(outcome.content)))
-        return ToolResultBlock(call.id, outcome.content, is_error=not outcome.ok), outcome.ok
 
     # --- replans (called by update_task_plan) -------------------------------------
 
@@ -375,7 +317,7 @@ class TaskRunner:
         assert task is not None
         request = ChatRequest(P.REPLANNER_SYSTEM, (Message.user(P.replanner_message(self.plan, task, error)),), (),
                               DECOMPOSE_MAX_TOKENS, agent=REPLANNER_AGENT)
-        text, _ = await self._call(request)
+        text, _ = await self.call(request)
         decision = parse_decision(text)
         if isinstance(decision, DecisionError):
             self._emit(Notice(f"Task {task_id} failed and the replanner's answer was unusable "
@@ -391,24 +333,19 @@ class TaskRunner:
 
     # --- model calls and events ----------------------------------------------------
 
-    async def _call(self, request: ChatRequest) -> tuple[str, list[ToolCall]]:
-        """One quiet model call (no streamed text: concurrent agents would interleave), with retries."""
+    async def call(self, request: ChatRequest) -> tuple[str, list[ToolCall]]:
+        """One quiet model call of this run (no streamed text: concurrent agents would interleave), with retries."""
         from ljtui.core.agent.chat import _TurnTally
-        from ljtui.core.events import ModelCallRetried
 
         engine = self.engine
-        client = engine._get_client()
-        policy = RetryPolicy.from_config(engine.config.provider)
-
-        async def attempt() -> tuple[str, list[ToolCall], Any, str]:
-            return await engine._stream(self._turn, client, request, quiet=True)
-
-        def announce(retry: int, exc: ProviderError, delay: float) -> None:
-            engine.sink.emit(ModelCallRetried(self._turn, retry, policy.max_retries, exc.kind, exc.message, delay))
-
-        text, calls, usage, _ = await retry_call(attempt, policy, on_retry=announce, sleep=engine._sleep)
-        engine._record_usage(self._turn, client, usage, _TurnTally())
+        text, calls, _ = await engine._call_with_retries(self._turn, engine._get_client(), request, _TurnTally(),
+                                                         quiet=True)
         return redact(text, engine._secrets), calls
+
+    @property
+    def turn(self) -> int:
+        """The engine turn this run is."""
+        return self._turn
 
     def _emit(self, event: Event) -> None:
         """Report ``event``; task-plan events are also appended to the run log, in order, off this thread."""
