@@ -289,3 +289,13 @@ def _snake(name: str) -> str:
             out.append("_")
         out.append(ch.lower())
     return "".join(out)
+
+
+@dataclass(frozen=True)
+class GateChanged(Event):
+    """The active gate changed (proposed, confirmed, started, checked, finished, discarded).
+
+    ``gate`` is a :class:`~ljtui.core.gates.view.GateView`, or ``None`` when no gate is active.
+    """
+
+    gate: Any

@@ -1,0 +1,66 @@
+"""What the Gates pane, ``ljtui gates show`` and the system prompt show of a gate (GATE-10).
+
+Built by the gate service from the stored gate, its risk, the user's
+confirmation and the active run's evidence; rendered by the TUI without
+any further decision.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ljtui.core.gates.model import Factors, HistoryEntry, ItemStatus, Level, Risk, Stats
+
+
+@dataclass(frozen=True)
+class ItemView:
+    """One check item and its latest evidence in the active run.
+
+    Attributes:
+        status: ``pending`` (no evidence), ``passed``, ``failed``, ``stale`` (evidence taken on
+            content that has changed since), ``independent`` (passed, checked by the verifier).
+        exit_code, duration_ms, output, agent, verifier: the latest evidence (``None``/empty without one).
+    """
+
+    id: str
+    description: str
+    command: str
+    required: bool
+    status: ItemStatus
+    exit_code: int | None = None
+    duration_ms: int | None = None
+    output: str = ""
+    agent: str = ""
+    verifier: str = ""
+
+
+@dataclass(frozen=True)
+class GateView:
+    """A gate as the user sees it.
+
+    Attributes:
+        confirmed: the user's own record matches the gate's current items and level.
+        started: a run is active (writes are staged when ``level`` ≥ 2).
+        run_id: the active run, ``""`` when none.
+        staged_files: paths changed in the staging tree, relative to the repository.
+        blocked: why delivery is refused now (one line per missing, failed or stale item); empty when it may go.
+        bounces: refused deliveries of this run; the breaker opens at ``MAX_BOUNCES``.
+        error: the guard's own failure, when it had one (GATE-9): delivery then needs the user's word.
+    """
+
+    id: str
+    title: str
+    level: Level
+    risk: Risk
+    factors: Factors
+    stats: Stats
+    confirmed: bool
+    started: bool
+    run_id: str
+    items: tuple[ItemView, ...]
+    history: tuple[HistoryEntry, ...] = ()
+    staged_files: tuple[str, ...] = ()
+    blocked: tuple[str, ...] = ()
+    bounces: int = 0
+    breaker_open: bool = False
+    error: str = ""
