@@ -127,3 +127,69 @@ def open_state_file(root: Path, *parts: str, flags: int, mode: int = STATE_FILE_
         os.close(fd)
         raise
     return fd
+
+
+class StateFileTooBig(Exception):
+    """A state file is larger than its reader allows (a repository may commit anything)."""
+
+
+def read_state_bytes(root: Path, *parts: str, limit: int) -> bytes:
+    """The bytes of ``<root>/.agent/<parts…>``, at most ``limit`` of them.
+
+    Raises:
+        StateDirUnsafe: a folder or the file is a symbolic link or not what it should be.
+        StateFileTooBig: the file has more than ``limit`` bytes (also when it grows while read).
+        OSError: it could not be read (``FileNotFoundError`` when missing).
+    """
+    fd = open_state_file(root, *parts, flags=os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size
+        if size > limit:
+            raise StateFileTooBig(f"{'/'.join((AGENT_DIR, *parts))} is {size} bytes, over the {limit} byte bound")
+        chunks, total = [], 0
+        while total <= limit:
+            chunk = os.read(fd, limit + 1 - total)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+    finally:
+        os.close(fd)
+    if total > limit:
+        raise StateFileTooBig(f"{'/'.join((AGENT_DIR, *parts))} grew over the {limit} byte bound while read")
+    return b"".join(chunks)
+
+
+def replace_state_file(root: Path, *parts: str, data: bytes, durable: bool = True) -> None:
+    """Write ``<root>/.agent/<parts…>`` whole: a private temp file beside it, fsync, rename.
+
+    A reader sees the old bytes or the new ones, never a mix; a crash leaves
+    at most a stray ``.tmp`` file.
+
+    Raises:
+        StateDirUnsafe: a folder on the way is a symbolic link or not a folder.
+        OSError: it could not be written (the temp file is removed).
+    """
+    import secrets as random_names
+
+    *folders, name = parts
+    _check_name(name)
+    folder = state_dir(root, *folders, create=True)
+    temporary = f".{name}.{os.getpid()}.{random_names.token_hex(4)}.tmp"
+    try:
+        fd = open_state_file(root, *folders, temporary, flags=os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            if durable:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(folder / temporary, folder / name)
+    except BaseException:
+        try:
+            os.unlink(folder / temporary)
+        except OSError:
+            pass
+        raise

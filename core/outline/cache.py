@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets as random_names
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +32,7 @@ from typing import Any
 from ljtui.core.outline.model import ROWS_PATTERN
 from ljtui.core.outline.parse import MAX_FILE_BYTES, STATUSES, Entry
 from ljtui.core.outline.files import LANGUAGES, MAX_FILES
-from ljtui.core.statedir import StateDirUnsafe, open_state_file, state_dir
+from ljtui.core.statedir import StateDirUnsafe, StateFileTooBig, read_state_bytes, replace_state_file, state_dir
 
 CACHE_DIR = "cache"
 """The folder below ``.agent`` (to be listed in ``.agent/.gitignore`` as ``cache/``)."""
@@ -134,24 +133,12 @@ def save_render(root: Path, rendered: dict[str, Any]) -> str:
 
 
 def _read_json(root: Path, name: str, limit: int) -> Any:
-    fd = open_state_file(root, CACHE_DIR, name, flags=os.O_RDONLY)
     try:
-        size = os.fstat(fd).st_size
-        if size > limit:
-            raise CacheRejected(f"{name} is {size} bytes, over the {limit} byte bound")
-        chunks, total = [], 0
-        while total <= limit:
-            chunk = os.read(fd, limit + 1 - total)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-    finally:
-        os.close(fd)
-    if total > limit:
-        raise CacheRejected(f"{name} grew over the {limit} byte bound while read")
+        data = read_state_bytes(root, CACHE_DIR, name, limit=limit)
+    except StateFileTooBig as exc:
+        raise CacheRejected(str(exc).removeprefix(f".agent/{CACHE_DIR}/")) from exc
     try:
-        return json.loads(b"".join(chunks))
+        return json.loads(data)
     except (ValueError, RecursionError) as exc:
         raise CacheRejected(f"{name} is not valid JSON ({type(exc).__name__})") from exc
 
@@ -164,32 +151,16 @@ def _write_json(root: Path, name: str, data: dict[str, Any], limit: int) -> str:
     payload = json.dumps(data, separators=(",", ":")).encode("ascii")
     if len(payload) > limit:
         return f"outline cache not written: {len(payload)} bytes, over the {limit} byte bound"
-    temporary = f".{name}.{os.getpid()}.{random_names.token_hex(4)}.tmp"
     try:
-        folder = state_dir(root, CACHE_DIR, create=True)
+        state_dir(root, CACHE_DIR, create=True)
         from ljtui.core.edits.journal import ensure_agent_gitignore  # only when writing: keeps warm starts light
         ensure_agent_gitignore(root)
-        fd = open_state_file(root, CACHE_DIR, temporary, flags=os.O_WRONLY | os.O_CREAT | os.O_EXCL)
-        try:
-            view = memoryview(payload)
-            while view:
-                view = view[os.write(fd, view):]
-        finally:
-            os.close(fd)
-        os.replace(folder / temporary, folder / name)
+        replace_state_file(root, CACHE_DIR, name, data=payload, durable=False)
     except StateDirUnsafe as exc:
         return f"outline cache not written: {exc.path} {exc.problem}"
     except OSError as exc:
-        _remove_quietly(root, temporary)
         return f"outline cache not written: {exc.strerror or exc}"
     return ""
-
-
-def _remove_quietly(root: Path, name: str) -> None:
-    try:
-        os.unlink(state_dir(root, CACHE_DIR, create=False) / name)
-    except (OSError, StateDirUnsafe):
-        pass
 
 
 def _entries_of(data: Any, owner: list[int]) -> dict[str, Entry]:

@@ -1,0 +1,95 @@
+"""Events of delivery gates, for the Gates pane, ``ljtui run --json`` and ``.agent/events.jsonl``.
+
+Each is a frozen :class:`~ljtui.core.events.Event`; ``kind`` is the snake-case
+class name (``gate_proposed`` … ``gate_breaker_opened``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ljtui.core.events import Event
+
+
+@dataclass(frozen=True)
+class GateProposed(Event):
+    """A gate was written (new, or its items, factors or level changed); it waits for the user's confirmation."""
+
+    gate: str
+    level: int
+    r: float
+    items: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class GateConfirmed(Event):
+    """The user confirmed the gate's items and level."""
+
+    gate: str
+    level: int
+
+
+@dataclass(frozen=True)
+class GateStarted(Event):
+    """The user started a run of the gate; at L2 and above, writes now land in the staging tree."""
+
+    gate: str
+    run_id: str
+    level: int
+    staged: bool
+
+
+@dataclass(frozen=True)
+class GateCheckRecorded(Event):
+    """The engine ran an item's command and recorded what it saw."""
+
+    gate: str
+    run_id: str
+    item: str
+    exit_code: int | None
+    duration_ms: int
+    verifier: str
+    agent: str
+
+
+@dataclass(frozen=True)
+class DeliveryBlocked(Event):
+    """Delivery of the staged change was refused: the gate has not passed."""
+
+    gate: str
+    run_id: str
+    missing: tuple[str, ...]
+    failed: tuple[str, ...]
+    stale: tuple[str, ...]
+    bounces: int
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class GateFinished(Event):
+    """A run of the gate ended: ``pass``, ``fail``, ``exempt`` or ``rework``."""
+
+    gate: str
+    run_id: str
+    outcome: str
+
+
+@dataclass(frozen=True)
+class GateBreakerOpened(Event):
+    """Delivery was refused ``bounces`` times; the decision went to the user."""
+
+    gate: str
+    run_id: str
+    bounces: int
+    decision: str
+
+
+@dataclass(frozen=True)
+class GateDelivered(Event):
+    """The staged change of a run was opened as one EDIT plan and applied to the user's tree (or not)."""
+
+    gate: str
+    run_id: str
+    files: tuple[str, ...]
+    applied: bool
+    warning: str = ""
