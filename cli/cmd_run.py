@@ -8,9 +8,13 @@ events the TUI renders), and stderr only the one-line error, if any.
 ``--resume ID`` (or ``--continue``, the newest) sends the request as the
 next message of a saved session (``ljtui sessions`` lists them).
 
+When a delivery gate's run is open at the end, its staged change is
+delivered if the gate passed; otherwise the delivery is refused
+(``delivery_blocked``) and ``ljtui gates deliver ID`` tries again later.
+
 Exit status: 0 the model finished its turn; 1 the turn failed (the model
-call, after retries, or an internal error) or the session could not be
-resumed; 2 a usage or configuration error.
+call, after retries, or an internal error), the session could not be
+resumed, or a gated delivery was refused; 2 a usage or configuration error.
 """
 
 from __future__ import annotations
@@ -112,7 +116,9 @@ class TextSink:
         elif isinstance(event, UsageRecorded):
             self.usage, self.cost = event.session, event.session_cost_usd
         else:
-            line = task_event_line(event)
+            from ljtui.cli.cmd_gates import gate_event_line
+
+            line = task_event_line(event) or gate_event_line(event)
             if line:
                 self._note(line)
 
@@ -217,8 +223,14 @@ async def _run(config: Config, repo: Path, args: argparse.Namespace) -> int:
             outcome = await engine.run_plan(args.request, skill=args.skill)
         else:
             result = await engine.run_turn(args.request)
+        delivery = await _deliver_open_gate(engine)
     finally:
         await engine.aclose()
+    if delivery is not None and not delivery.delivered:
+        if text is not None:
+            print(text.summary(), file=sys.stderr)
+        print(f"{PROG}: {delivery.message}", file=sys.stderr)
+        return EXIT_FAILED
     if args.plan or args.skill:
         if text is not None:
             print(text.summary(), file=sys.stderr)
@@ -233,3 +245,11 @@ async def _run(config: Config, repo: Path, args: argparse.Namespace) -> int:
         print(f"{PROG}: {message}", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK
+
+
+async def _deliver_open_gate(engine: Engine):
+    """At the end of a headless run, deliver a gated run's staged change (refused until the gate passes)."""
+    gates = engine._gates
+    if gates is None or gates.run is None or gates.run.delivered or not gates.run.staged:
+        return None
+    return await engine.deliver_gate()

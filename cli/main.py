@@ -83,6 +83,7 @@ def model_overrides(args: argparse.Namespace) -> dict[str, object]:
 
 COMMANDS: dict[str, str] = {
     "apply": "apply an EDIT plan atomically",
+    "gates": "delivery gates: list, show, check, deliver, discard, rework",
     "plan": "write a checked EDIT plan for a request, reading the source only",
     "recover": "restore files of an unfinished apply to their pre-apply bytes",
     "review": "open an EDIT plan in the Diff pane to accept, reject and apply its blocks",

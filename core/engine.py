@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Mapping
 from ljtui.core.agent.chat import ChatLoop, _TurnTally
 from ljtui.core.agent.context import SessionContext
 from ljtui.core.agent.session_replay import transcript
+from ljtui.core.gates.facade import GateFacade
 from ljtui.core.approval import ApprovalRequest, Approver, Decision, DenyAll
 from ljtui.core.config import Config, ProviderConfig
 from ljtui.core.events import (
@@ -70,7 +71,7 @@ class TurnResult:
     cost_usd: float | None = None
 
 
-class Engine(ChatLoop, SessionContext):
+class Engine(ChatLoop, SessionContext, GateFacade):
     """Holds one session's conversation and runs its turns."""
 
     def __init__(
@@ -131,6 +132,7 @@ class Engine(ChatLoop, SessionContext):
             "writer": AgentWriter(self.repo_root, self.clock),
             "permissions": Permissions(self.ask, lambda event: self.sink.emit(event), policy),
             "memory": MemoryStore.for_repo(self.repo_root, clock=self.clock),
+            "engine": self,
         }
 
     def set_model(self, model: str) -> None:
@@ -361,7 +363,8 @@ class Engine(ChatLoop, SessionContext):
 
     def tool_context(self, turn: int, call_id: str, agent: str = AGENT_CHAT) -> ToolContext:
         """What a tool call of ``agent`` in ``turn`` can reach."""
-        return ToolContext(self.repo_root, turn, call_id, agent, self.sink.emit, self.config, self.services)
+        root, services = self.tool_root()
+        return ToolContext(root, turn, call_id, agent, self.sink.emit, self.config, services)
 
     async def _run_tool(self, turn: int, call: ToolCall, tools: ToolRegistry | None = None,
                         agent: str = AGENT_CHAT) -> ToolResultBlock:

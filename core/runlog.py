@@ -1,8 +1,9 @@
-"""The run log ``.agent/events.jsonl``: task-plan events, one JSON object per line.
+"""The run log ``.agent/events.jsonl``: task-plan and gate events, one JSON object per line.
 
 Every task-plan event (plan proposed, approved, rejected, fallback, task
 started and finished, plan updated, tool hint stripped, replanner decided,
-run finished) is appended as the same object ``ljtui run --json`` prints,
+run finished) and every gate event (proposed, confirmed, started, check
+recorded, delivery blocked, finished, breaker opened, delivered) is appended as the same object ``ljtui run --json`` prints,
 with a ``time`` (ISO 8601, UTC) added. ``ljtui stats`` reads it back.
 
 Writing (:class:`RunLog`) goes through :mod:`ljtui.core.statedir`: never
@@ -79,10 +80,18 @@ FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
     "tool_hint_stripped": {"run_id": _STR, "task_id": _ID, "hint": _STR},
     "replanner_decided": {"run_id": _STR},
     "run_finished": {"run_id": _STR, "status": _STR, "replans": _INT, "failed": _INT},
+    "gate_proposed": {"gate": _STR, "level": _INT},
+    "gate_confirmed": {"gate": _STR, "level": _INT},
+    "gate_started": {"gate": _STR, "run_id": _STR, "level": _INT},
+    "gate_check_recorded": {"gate": _STR, "run_id": _STR, "item": _STR},
+    "delivery_blocked": {"gate": _STR, "run_id": _STR, "bounces": _INT},
+    "gate_finished": {"gate": _STR, "run_id": _STR, "outcome": _STR},
+    "gate_breaker_opened": {"gate": _STR, "run_id": _STR, "bounces": _INT},
+    "gate_delivered": {"gate": _STR, "run_id": _STR},
 }
 """The kinds the log keeps and the fields each must carry, with their types."""
 LOGGED_KINDS = frozenset(FIELDS)
-COUNT_FIELDS = frozenset({"replan_count", "replans", "failed"})
+COUNT_FIELDS = frozenset({"replan_count", "replans", "failed", "bounces", "level"})
 """Integer fields that may not be negative."""
 
 

@@ -60,7 +60,9 @@ class ChatLoop:
             if self.estimated_tokens() > self.config.agent.compress_at_tokens:
                 await self._compress(turn, client, tally)
             request = ChatRequest(self._system, tuple(self.history), self.tools.specs,
-                                  self.config.provider.max_tokens, C.summary_section(self.summary))
+                                  self.config.provider.max_tokens,
+                                  "\n\n".join(filter(None, (C.summary_section(self.summary),
+                                                              await self.gate_tail()))))
             text, calls, stop = await self._call_with_retries(turn, client, request, tally)
             text = redact(text, self._secrets)
             reply_text.append(text)

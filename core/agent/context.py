@@ -31,6 +31,7 @@ class SessionContext:
         """Build the system prompt once per session: project, outline, git, notes, memory (AGENT-4)."""
         if self._system_prompt is None:
             self._system_prompt = await asyncio.to_thread(self._build_system_prompt)
+            await asyncio.to_thread(self.gates.restore)
         return self._system_prompt
 
     def _build_system_prompt(self: Engine) -> str:

@@ -45,7 +45,8 @@ async def run_task_agent(runner: TaskRunner, task: Task) -> TaskEnd:
     streak = ToolStreak(task.id)
     said = ""
     for _ in range(engine.config.agent.max_iterations):
-        request = ChatRequest(system, tuple(history), tools.specs, engine.config.provider.max_tokens, agent=agent)
+        request = ChatRequest(system, tuple(history), tools.specs, engine.config.provider.max_tokens,
+                              await engine.gate_tail(), agent=agent)
         text, calls = await runner.call(request)
         said = text.strip() or said
         blocks: list[Any] = [TextBlock(text)] if text else []

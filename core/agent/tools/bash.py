@@ -28,6 +28,8 @@ from ljtui.core.providers.base import ToolSpec
 from ljtui.core.tools import Tool, ToolContext, ToolError, ToolResult
 
 PERMISSIONS = "permissions"
+COMMAND_ENV = "command_env"
+"""Service: variables added to a command's environment where the tools work (a staging tree's git ceiling)."""
 TIMEOUT_KEY = "agent.bash_timeout"
 MAX_COMMAND_CHARS = 32_000
 """Longest command accepted (Linux refuses a single argument past 128 KiB; a character is up to 4 bytes)."""
@@ -74,7 +76,7 @@ async def bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     secrets = [ctx.config.provider.api_key] if ctx.config.provider.api_key else []
     try:
         result = await run_command(command, ctx.root, timeout=timeout, on_output=stream, cancelled=ctx.cancelled,
-                                   env=child_env(secrets=secrets))
+                                   env=child_env(secrets=secrets) | ctx.services.get(COMMAND_ENV, {}))
     except OSError as exc:
         raise ToolError(f"cannot start /bin/bash in {ctx.root}: {exc.strerror or exc}") from None
     return report(result, timeout, asked is None)

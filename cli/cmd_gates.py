@@ -1,0 +1,205 @@
+"""``ljtui gates``: the repository's delivery gates, headless (GATE-1, GATE-10…12).
+
+``list`` the gates; ``show ID`` one gate with its items, risk and history;
+``check ID [ITEM]`` runs its checks (where its open run's work is, else in
+the repository) and records the evidence; ``deliver ID`` tries again to
+deliver an open run's staged change (refused until the gate passes);
+``discard ID`` throws the staged work away; ``rework ID`` sends the latest
+passed run back. What only the user may decide (delivering past the
+breaker, a failed guard) is asked on the terminal, follows ``--yes``, or is
+denied.
+
+``show --json`` prints ``{id, title, level, R, factors, confirmed_by_user,
+items, history: [{run_id, outcome, at, evidence}]}``; ``list --json`` a
+list of ``{id, title, level, R, confirmed_by_user, runs}``; the other
+commands print their events as JSON lines.
+
+Exit status: 0 done; 1 refused or failed (a delivery blocked, a failed
+check, a malformed gate file); 2 a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+PROG = "ljtui gates"
+ACTIONS = ("list", "show", "check", "deliver", "discard", "rework")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``gates`` command."""
+    parser = subparsers.add_parser(
+        "gates", help="delivery gates: list, show, check, deliver, discard, rework",
+        description="The repository's delivery gates (.agent/gates/). A gate's commands run only once you have "
+                    "confirmed it; a gate committed to an untrusted repository never runs its commands.")
+    parser.add_argument("action", choices=ACTIONS)
+    parser.add_argument("gate", nargs="?", help="the gate's id (all but list)")
+    parser.add_argument("item", nargs="?", help="check: one item's id (default: every item)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.add_argument("--yes", action="store_true",
+                        help="answer yes to what would be asked (the breaker, a failed guard, the apply)")
+    parser.add_argument("--repo", type=Path, default=argparse.SUPPRESS,
+                        help="repository (default: the one holding the current directory)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Carry out ``args.action``; see the module docstring for the exit status."""
+    from ljtui.cli.main import repo_root_arg
+
+    root = repo_root_arg(args, PROG)
+    if root is None:
+        return EXIT_USAGE
+    if args.action != "list" and not args.gate:
+        print(f"{PROG} {args.action}: name the gate (ljtui gates list shows them)", file=sys.stderr)
+        return EXIT_USAGE
+    if args.item and args.action != "check":
+        print(f"{PROG} {args.action}: unexpected argument {args.item!r}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        return asyncio.run(_run(root, args))
+    except Exception as exc:  # the CLI reports, it never shows a traceback
+        print(f"{PROG}: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+
+
+async def _run(root: Path, args: argparse.Namespace) -> int:
+    from ljtui.cli.approver import CliApprover
+    from ljtui.cli.output import JsonLinesSink
+    from ljtui.cli.session import headless_engine
+    from ljtui.core.gates.service import GateRefused
+
+    sink: Any = JsonLinesSink(sys.stdout) if args.json and args.action not in ("list", "show") else _TextSink()
+    engine = headless_engine(PROG, root, sink, CliApprover(PROG, yes=args.yes))
+    gates = engine.gates
+    try:
+        await asyncio.to_thread(gates.restore)
+        if args.action == "list":
+            return _list(gates, args.json)
+        if args.action == "show":
+            return _show(gates, args.gate, args.json)
+        if args.action == "check":
+            found = await gates.check(args.item, "user")
+            return EXIT_OK if all(e.passed for e in found) else EXIT_FAILED
+        if args.action == "deliver":
+            delivery = await engine.deliver_gate(args.gate)
+            print(delivery.message, file=sys.stderr)
+            return EXIT_OK if delivery.delivered else EXIT_FAILED
+        if args.action == "discard":
+            await asyncio.to_thread(gates.discard, args.gate)
+            return EXIT_OK
+        await gates.rework(args.gate)
+        return EXIT_OK
+    except GateRefused as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    finally:
+        await engine.aclose()
+
+
+def _list(gates: Any, as_json: bool) -> int:
+    from ljtui.core.gates.model import risk
+
+    rows, bad = [], []
+    for found in gates.store.list():
+        if isinstance(found, Exception):
+            bad.append(str(found))
+            continue
+        r = risk(found.factors, found.stats)
+        rows.append({"id": found.id, "title": found.title, "level": r.level, "R": round(r.r, 4),
+                     "confirmed_by_user": gates.confirmed(found), "runs": found.stats.runs})
+    for problem in bad:
+        print(f"{PROG}: {problem}", file=sys.stderr)
+    if as_json:
+        print(json.dumps(rows, ensure_ascii=False))
+    elif not rows:
+        print("No gates in this repository (.agent/gates/).")
+    for row in [] if as_json else rows:
+        mark = "confirmed" if row["confirmed_by_user"] else "not confirmed"
+        print(f"{row['id']}  L{row['level']}  R {row['R']:.2f}  {mark}  {row['runs']} run(s)  {row['title']}")
+    return EXIT_FAILED if bad else EXIT_OK
+
+
+def show_data(view: Any, gate: Any) -> dict[str, Any]:
+    """What ``show --json`` prints for a gate."""
+    return {
+        "id": view.id, "title": view.title, "level": view.level, "R": round(view.risk.r, 4),
+        "D": round(view.risk.d, 4), "P": round(view.risk.p, 4), "factors": dataclasses.asdict(view.factors),
+        "confirmed_by_user": view.confirmed, "stats": dataclasses.asdict(view.stats),
+        "items": [dataclasses.asdict(i) for i in view.items], "run_id": view.run_id, "blocked": list(view.blocked),
+        "history": [{"run_id": h.run_id, "outcome": h.outcome, "at": h.at,
+                     "evidence": [dataclasses.asdict(e) for e in h.evidence]} for h in gate.history],
+    }
+
+
+def _show(gates: Any, gate_id: str, as_json: bool) -> int:
+    gate = gates.gate(gate_id)
+    view = gates.view(gate_id)
+    if as_json:
+        print(json.dumps(show_data(view, gate), ensure_ascii=False))
+        return EXIT_OK
+    from ljtui.core.gates.status import prompt_section
+
+    print(prompt_section(view).removeprefix("## "))
+    f = view.factors
+    print(f"R {view.risk.r:.2f} = 0.5·D {view.risk.d:.2f} + 0.5·(1 − P {view.risk.p:.2f}); surface "
+          f"{f.change_surface:g}, chain {f.chain_length:g}, density {f.cognitive_density:g}"
+          f"{', verifiable' if f.objectively_verifiable else ''}{', irreversible' if f.irreversible else ''}")
+    for item in view.items:
+        print(f"  {item.id}: $ {item.command}")
+    print(f"history: {view.stats.runs} run(s), {view.stats.passed} passed, {view.stats.failed} failed, "
+          f"{view.stats.reworks} rework(s)")
+    for entry in gate.history:
+        codes = ", ".join(f"{e.item} {e.exit_code}" for e in entry.evidence)
+        print(f"  {entry.run_id}  {entry.outcome}  {_when(entry.at)}{f'  ({codes})' if codes else ''}")
+    return EXIT_OK
+
+
+def _when(seconds: float) -> str:
+    from ljtui.core.runlog import utc_iso
+
+    return utc_iso(seconds)
+
+
+def gate_event_line(event: Any) -> str:
+    """One line for a gate event in ``ljtui run``'s and ``ljtui gates``' text output, ``""`` for others."""
+    from ljtui.core.gates import events as G
+
+    match event:
+        case G.GateProposed(gate=g, level=level, r=r):
+            return f"gate {g} proposed: L{level}, R {r:.2f}"
+        case G.GateConfirmed(gate=g):
+            return f"gate {g} confirmed by the user"
+        case G.GateStarted(gate=g, run_id=run_id, staged=staged):
+            return f"gate {g} started (run {run_id}){': writes are staged' if staged else ''}"
+        case G.GateCheckRecorded(gate=g, item=item, exit_code=code, duration_ms=ms, verifier=v):
+            return f"gate {g}: {item} exit {code} after {ms} ms" + (f" (verifier {v})" if v else "")
+        case G.DeliveryBlocked(gate=g, reason=reason, bounces=n):
+            return f"gate {g}: delivery blocked ({n}): {reason}"
+        case G.GateFinished(gate=g, outcome=outcome):
+            return f"gate {g} finished: {outcome}"
+        case G.GateBreakerOpened(gate=g, decision=decision):
+            return f"gate {g}: breaker opened, the user chose {decision}"
+        case G.GateDelivered(gate=g, files=files, applied=applied):
+            return f"gate {g}: {len(files)} file(s) {'delivered' if applied else 'not applied'}"
+    return ""
+
+
+class _TextSink:
+    """Gate events and notices on stderr."""
+
+    def emit(self, event: Any) -> None:
+        from ljtui.core.events import Notice
+
+        line = event.message if isinstance(event, Notice) else gate_event_line(event)
+        if line:
+            print(f"[{line}]", file=sys.stderr, flush=True)

@@ -1,0 +1,239 @@
+"""The gate tools (GATE-3): status, propose, confirm, start, check, verify, finish, deliver.
+
+The model proposes a gate and asks for what only the user may decide; the
+engine computes R and the level, the user confirms and starts the gate in a
+dialog, the engine runs the checks and records the evidence, and delivery
+is refused until the gate passes. Nothing the model says counts as evidence.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ljtui.core.agent.tools.base import failed, text_arg
+from ljtui.core.gates.model import CheckItem, Factors
+from ljtui.core.providers.base import ToolSpec
+from ljtui.core.tools import Tool, ToolContext, ToolError, ToolResult
+
+ENGINE = "engine"
+MAX_TITLE_CHARS = 200
+MAX_DESCRIPTION_CHARS = 500
+MAX_COMMAND_CHARS = 4_000
+MAX_ITEMS = 30
+SCORES = ("change_surface", "chain_length", "cognitive_density")
+FLAGS = ("objectively_verifiable", "irreversible")
+
+_GATE_ID = {"type": "string", "description": "the gate's id, as gate_propose returned it"}
+STATUS = ToolSpec("gate_status", "Show the gate in focus (or gate_id): level, R and its factors, each item's status "
+                  "(pending, passed, failed, stale, independent) and what blocks delivery.",
+                  {"type": "object", "properties": {"gate_id": _GATE_ID}, "additionalProperties": False})
+PROPOSE = ToolSpec(
+    "gate_propose",
+    "Propose a delivery gate for risky work: check items whose commands show objectively that the work is right, "
+    "and your estimate of the risk factors. The engine computes R and the level (you never set them); L2 and "
+    "above stage your writes and block delivery until every required item has fresh passing evidence. Give "
+    "gate_id to change an existing gate's items or factors (it then needs confirming again).",
+    {"type": "object", "properties": {
+        "title": {"type": "string"}, "gate_id": _GATE_ID,
+        "items": {"type": "array", "minItems": 1, "maxItems": MAX_ITEMS, "items": {"type": "object", "properties": {
+            "id": {"type": "string", "description": "short, kebab-case, e.g. tests"},
+            "description": {"type": "string"}, "command": {"type": "string", "description": "shell command"},
+            "required": {"type": "boolean"}}, "required": ["id", "description", "command"]}},
+        "factors": {"type": "object", "properties": {
+            **{k: {"type": "number", "minimum": 0, "maximum": 1} for k in SCORES},
+            **{k: {"type": "boolean"} for k in FLAGS}}, "required": [*SCORES, *FLAGS]}},
+     "required": ["title", "items", "factors"], "additionalProperties": False})
+CONFIRM = ToolSpec("gate_confirm", "Ask the USER to confirm the gate's items, commands and level in a dialog. You "
+                   "cannot confirm it yourself; a denial means the gate stays unconfirmed.",
+                   {"type": "object", "properties": {"gate_id": _GATE_ID}, "required": ["gate_id"],
+                    "additionalProperties": False})
+START = ToolSpec("gate_start", "Ask the USER to start a run of a confirmed gate. At L2 and above your writes and "
+                 "commands then happen in a staging copy of the repository until the gate passes and is delivered.",
+                 {"type": "object", "properties": {"gate_id": _GATE_ID}, "required": ["gate_id"],
+                  "additionalProperties": False})
+CHECK = ToolSpec("gate_check", "Have the engine run a check item's command (all items when item is omitted) where "
+                 "the work is, and record exit code, duration and output as evidence. Re-run after every change: "
+                 "evidence taken before a later edit is stale.",
+                 {"type": "object", "properties": {"item": {"type": "string"}}, "additionalProperties": False})
+VERIFY = ToolSpec("gate_verify", "At L3: have the engine start an independent verifier agent that checks the "
+                  "gate's required items itself. Its id is recorded with its evidence.",
+                  {"type": "object", "properties": {}, "additionalProperties": False})
+FINISH = ToolSpec("gate_finish", "End the gate run you started: pass (refused while any required item lacks "
+                  "evidence, failed, or is stale), fail, or exempt (asks the user). A pass delivers the staged change.",
+                  {"type": "object", "properties": {"outcome": {"type": "string", "enum": ["pass", "fail", "exempt"]}},
+                   "required": ["outcome"], "additionalProperties": False})
+DELIVER = ToolSpec("gate_deliver", "Deliver the staged change to the user's files (one EDIT plan through the Diff "
+                   "pane's atomic apply, which asks the user). Refused until the gate passes.",
+                   {"type": "object", "properties": {}, "additionalProperties": False})
+
+
+def _service(ctx: ToolContext) -> Any:
+    return ctx.service(ENGINE).gates
+
+
+async def _guarded(work) -> ToolResult:
+    from ljtui.core.gates.service import GateRefused
+
+    try:
+        return await work
+    except GateRefused as exc:
+        return failed(str(exc))
+
+
+def _gate_id(args: dict[str, Any], required: bool = True) -> str | None:
+    from ljtui.core.ids import is_valid_id
+
+    value = text_arg(args, "gate_id", required=required, max_chars=MAX_TITLE_CHARS)
+    if value is not None and not is_valid_id(value):
+        raise ToolError(f"'{value[:60]}' is not a gate id (gate_status lists them)")
+    return value
+
+
+async def gate_status(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    from ljtui.core.gates.status import prompt_section
+
+    gate_id = _gate_id(args, required=False)
+
+    async def work() -> ToolResult:
+        import asyncio
+
+        view = await asyncio.to_thread(_service(ctx).view, gate_id)
+        if view is None:
+            return ToolResult(True, "No gate is in focus. gate_propose proposes one.", "no gate")
+        return ToolResult(True, prompt_section(view), f"{view.id} L{view.level}")
+
+    return await _guarded(work())
+
+
+def parse_items(raw: Any) -> list[CheckItem]:
+    """The ``items`` argument, checked (the store checks again before writing)."""
+    if not isinstance(raw, list) or not raw or len(raw) > MAX_ITEMS:
+        raise ToolError(f"argument 'items' must be a list of 1 to {MAX_ITEMS} objects")
+    items = []
+    for row in raw:
+        if not isinstance(row, dict):
+            raise ToolError("each item must be an object {id, description, command, required}")
+        required = row.get("required", True)
+        if not isinstance(required, bool):
+            raise ToolError("an item's 'required' must be true or false")
+        items.append(CheckItem(text_arg(row, "id", empty_ok=False, max_chars=MAX_TITLE_CHARS) or "",
+                               text_arg(row, "description", max_chars=MAX_DESCRIPTION_CHARS) or "",
+                               text_arg(row, "command", empty_ok=False, max_chars=MAX_COMMAND_CHARS) or "",
+                               required))
+    return items
+
+
+def parse_factors(raw: Any) -> Factors:
+    """The ``factors`` argument, checked: three scores in 0–1 and two booleans."""
+    if not isinstance(raw, dict):
+        raise ToolError("argument 'factors' must be an object")
+    values: dict[str, Any] = {}
+    for name in SCORES:
+        value = raw.get(name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+            raise ToolError(f"factor '{name}' must be a number from 0 to 1")
+        values[name] = float(value)
+    for name in FLAGS:
+        if not isinstance(raw.get(name), bool):
+            raise ToolError(f"factor '{name}' must be true or false")
+        values[name] = raw[name]
+    return Factors(**values)
+
+
+async def gate_propose(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    import asyncio
+
+    from ljtui.core.gates.model import risk
+
+    title = text_arg(args, "title", empty_ok=False, max_chars=MAX_TITLE_CHARS) or ""
+    items, factors, gate_id = parse_items(args.get("items")), parse_factors(args.get("factors")), _gate_id(args, False)
+
+    async def work() -> ToolResult:
+        gate = await asyncio.to_thread(_service(ctx).propose, title, items, factors, gate_id)
+        found = risk(gate.factors, gate.stats)
+        return ToolResult(True, f"gate {gate.id} written: L{found.level}, R {found.r:.2f} (D {found.d:.2f}, "
+                                f"P {found.p:.2f}); not confirmed: call gate_confirm to ask the user.",
+                          f"{gate.id} L{found.level}")
+
+    return await _guarded(work())
+
+
+async def gate_confirm(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    gate_id = _gate_id(args) or ""
+
+    async def work() -> ToolResult:
+        if await _service(ctx).confirm(gate_id):
+            return ToolResult(True, f"The user confirmed gate {gate_id}.", "confirmed by the user")
+        return failed(f"the user did not confirm gate {gate_id}; it stays unconfirmed and its commands do not run")
+
+    return await _guarded(work())
+
+
+async def gate_start(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    gate_id = _gate_id(args) or ""
+
+    async def work() -> ToolResult:
+        run = await _service(ctx).start(gate_id, ctx.agent)
+        where = ("your writes and commands now happen in the staging tree; delivery waits for the gate"
+                 if run.staged else "writes are not staged at this level")
+        return ToolResult(True, f"Gate {gate_id} started (run {run.run_id}): {where}.", f"run {run.run_id}")
+
+    return await _guarded(work())
+
+
+async def gate_check(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    item = text_arg(args, "item", required=False, empty_ok=False, max_chars=MAX_TITLE_CHARS)
+    verifier = ctx.agent if ctx.agent.startswith("verifier-") else ""
+
+    async def work() -> ToolResult:
+        found = await _service(ctx).check(item, ctx.agent, verifier=verifier, cancelled=ctx.cancelled)
+        lines = [f"{e.item}: exit {e.exit_code if e.exit_code is not None else 'none (killed or not started)'} "
+                 f"after {e.duration_ms} ms\n{e.output}" for e in found]
+        ok = all(e.passed for e in found)
+        summary = ", ".join(f"{e.item} {'ok' if e.passed else 'failed'}" for e in found)
+        return ToolResult(ok, "\n\n".join(lines) or "no item to check", summary or "nothing checked")
+
+    return await _guarded(work())
+
+
+async def gate_verify(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    engine = ctx.service(ENGINE)
+
+    async def work() -> ToolResult:
+        run = _service(ctx).run
+        if run is None or run.delivered:
+            return failed("no gate run is open (gate_start begins one)")
+        from ljtui.core.gates.verifier import run_verifier
+
+        agent, said = await run_verifier(engine, ctx.turn, run.gate_id)
+        return ToolResult(True, f"Verifier {agent} finished: {said or '(no words)'}", f"verifier {agent}")
+
+    return await _guarded(work())
+
+
+async def gate_finish(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    outcome = text_arg(args, "outcome", empty_ok=False, max_chars=10) or ""
+
+    async def work() -> ToolResult:
+        said = await _service(ctx).finish(outcome, ctx.agent)
+        if outcome == "fail":
+            return ToolResult(True, said + "; the staged work is kept until the user discards it.", said)
+        delivery = await ctx.service(ENGINE).deliver_gate()
+        return ToolResult(True, f"{said}. {delivery.message}", said)
+
+    return await _guarded(work())
+
+
+async def gate_deliver(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    async def work() -> ToolResult:
+        delivery = await ctx.service(ENGINE).deliver_gate()
+        return ToolResult(delivery.delivered, delivery.message if delivery.delivered
+                          else f"error: delivery refused: {delivery.message}",
+                          "delivered" if delivery.delivered else "delivery refused")
+
+    return await _guarded(work())
+
+
+TOOLS = (Tool(STATUS, gate_status), Tool(PROPOSE, gate_propose), Tool(CONFIRM, gate_confirm),
+         Tool(START, gate_start), Tool(CHECK, gate_check), Tool(VERIFY, gate_verify), Tool(FINISH, gate_finish),
+         Tool(DELIVER, gate_deliver))

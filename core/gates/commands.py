@@ -1,0 +1,68 @@
+"""``/gates`` in the TUI: list, show, check, deliver, discard, rework (GATE-10…12).
+
+:func:`run_gates_command` parses the text after ``/gates`` and carries it
+out through the engine; it returns what to show as a titled list of lines
+(or ``None`` when the outcome arrives as events and notices).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from ljtui.core.events import Notice
+
+if TYPE_CHECKING:
+    from ljtui.core.engine import Engine
+
+USAGE = ("/gates — list the gates · /gates ID — show one · /gates check [ITEM] · /gates deliver [ID] · "
+         "/gates discard [ID] · /gates rework ID")
+VERBS = ("check", "deliver", "discard", "rework")
+
+
+def list_lines(engine: Engine) -> list[str]:
+    """One line per gate, the malformed ones with their error (disk work)."""
+    from ljtui.core.gates.model import risk
+
+    lines = []
+    for found in engine.gates.store.list():
+        if isinstance(found, Exception):
+            lines.append(f"! {found}")
+            continue
+        r = risk(found.factors, found.stats)
+        state = "confirmed" if engine.gates.confirmed(found) else "not confirmed"
+        lines.append(f"{found.id} · L{r.level} · R {r.r:.2f} · {state} · {found.stats.runs} run(s) · {found.title}")
+    return lines or ["No gates in this repository yet (.agent/gates/): the agent proposes one for risky work."]
+
+
+async def run_gates_command(engine: Engine, text: str) -> tuple[str, list[str]] | None:
+    """Carry out ``/gates TEXT``; returns ``(title, lines)`` to show, or ``None``."""
+    from ljtui.core.gates.service import USER, GateRefused
+
+    words = text.split()
+    verb = words[0] if words else ""
+    arg = words[1] if len(words) > 1 else None
+    gates = engine.gates
+    try:
+        if not words:
+            return "Delivery gates", await asyncio.to_thread(list_lines, engine)
+        if len(words) > 2 or (verb in VERBS and verb == "rework" and arg is None):
+            return "Delivery gates", [USAGE]
+        if verb == "check":
+            await gates.check(arg, USER)
+        elif verb == "deliver":
+            delivery = await engine.deliver_gate(arg)
+            engine.sink.emit(Notice(delivery.message, "info" if delivery.delivered else "warning"))
+        elif verb == "discard":
+            await asyncio.to_thread(gates.discard, arg)
+        elif verb == "rework":
+            await gates.rework(arg or "")
+        elif len(words) == 1:
+            await asyncio.to_thread(gates.gate, verb)
+            gates.current = verb
+            await asyncio.to_thread(gates.publish)
+        else:
+            return "Delivery gates", [USAGE]
+    except GateRefused as exc:
+        engine.sink.emit(Notice(str(exc), "error"))
+    return None

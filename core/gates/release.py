@@ -1,0 +1,201 @@
+"""Delivery of a gated run's staged change to the user's tree (GATE-4, GATE-8, GATE-9).
+
+The staged change is what differs in the staging tree from the tree as it
+was when the run started (the run's ``base`` manifest). It is delivered as
+one EDIT plan opened in the Diff pane and written by the normal atomic
+apply, which asks the user. Delivery is refused — naming the gate and each
+missing, failed or stale item — until the evidence is complete and fresh.
+After :data:`~ljtui.core.gates.model.MAX_BOUNCES` refusals the breaker opens
+and the user decides; when the guard itself fails, delivery goes ahead only
+with the user's explicit confirmation. A file the user changed since the
+run started is never overwritten: it is left out, and said so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ljtui.core.approval import YES
+from ljtui.core.events import Notice
+from ljtui.core.gates import events as G
+from ljtui.core.gates.model import MAX_BOUNCES
+from ljtui.core.gates.runs import GateRun, save_run
+
+if TYPE_CHECKING:
+    from ljtui.core.gates.service import GateService
+    from ljtui.core.review.service import ReviewService
+
+SKIPPED_DIRS = frozenset({".git", ".agent"})
+GIT_TIMEOUT_SECONDS = 10
+HASH_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """How a delivery attempt ended.
+
+    Attributes:
+        delivered: the staged change is now in the user's tree.
+        message: one paragraph for the model, the CLI and the Conversation.
+        files: the files the plan carried.
+    """
+
+    delivered: bool
+    message: str
+    files: tuple[str, ...] = ()
+
+
+def manifest(tree: Path) -> dict[str, str]:
+    """sha256 of every file below ``tree`` (not ``.git`` or ``.agent``), by POSIX path; a link hashes its target."""
+    found: dict[str, str] = {}
+    for folder, dirs, files in os.walk(tree):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS or Path(folder) != tree)
+        for name in files:
+            path = Path(folder) / name
+            key = path.relative_to(tree).as_posix()
+            found[key] = _digest(path)
+    return found
+
+
+def _digest(path: Path) -> str:
+    if path.is_symlink():
+        return hashlib.sha256(b"link:" + os.fsencode(os.readlink(path))).hexdigest()
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(HASH_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def staged_paths(workspace, run: GateRun) -> tuple[str, ...]:
+    """Paths changed in the staging tree since the run started, sorted."""
+    if workspace is None:
+        return ()
+    now = manifest(workspace.tree)
+    return tuple(sorted(p for p in set(now) | set(run.base) if now.get(p) != run.base.get(p)))
+
+
+def committed(root: Path, gate_id: str) -> bool:
+    """Whether the gate's file is tracked by git (a repository brought it, not this user)."""
+    try:
+        done = subprocess.run(["git", "ls-files", "--error-unmatch", f".agent/gates/{gate_id}.md"], cwd=root,
+                              capture_output=True, timeout=GIT_TIMEOUT_SECONDS, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes() if path.is_file() and not path.is_symlink() else None
+    except OSError:
+        return None
+
+
+def staged_changes(service: GateService, run: GateRun):
+    """The staged change as ``StagedChange`` values against the user's tree now, and the files left out."""
+    from ljtui.core.gates.workspace import StagedChange
+
+    workspace = service.workspace()
+    changes, left_out = [], []
+    for path in staged_paths(workspace, run):
+        user = service.root / path
+        now = _digest(user) if os.path.lexists(user) else None
+        if now != run.base.get(path):
+            left_out.append((path, "you changed it after the gate started; it is left for you to merge"))
+            continue
+        changes.append(StagedChange(path, _read(user), _read(workspace.tree / path)))
+    return changes, left_out
+
+
+async def deliver(service: GateService, review: ReviewService, gate_id: str | None = None) -> Delivery:
+    """Try to deliver the staged change of the open run (of ``gate_id``, when given)."""
+    run = service.run
+    if run is None or run.delivered or (gate_id and run.gate_id != gate_id):
+        return Delivery(False, f"there is no open gate run{f' of {gate_id}' if gate_id else ''} to deliver")
+    if not run.staged:
+        return Delivery(False, f"gate {run.gate_id} is L{run.level}: its writes were not staged, there is nothing "
+                               "to deliver")
+    allowed, warning = await _allowed(service, run)
+    if not allowed:
+        return Delivery(False, warning)
+    return await _hand_over(service, review, run, warning)
+
+
+async def _allowed(service: GateService, run: GateRun) -> tuple[bool, str]:
+    """Whether the run may be delivered now, and the warning that goes with it."""
+    from ljtui.core.gates.requests import breaker_request, failsafe_request, refusal_text
+
+    if run.outcome == "exempt":
+        return True, f"gate {run.gate_id} was exempted by the user this time"
+    try:
+        found = await asyncio.to_thread(service.blockers_now)
+    except Exception as exc:  # GATE-9: the guard's own failure is recorded, warned, and never a pass
+        error = f"{type(exc).__name__}: {exc}"
+        service._guard_failed(error)
+        view = await asyncio.to_thread(service.view)
+        if view is not None and (await service.ask(failsafe_request(view, error))).choice != YES:
+            return False, f"delivery not made: the gate guard failed ({error}) and the user did not confirm"
+        return view is not None, f"delivered although the gate guard failed ({error}), on the user's word"
+    if not found:
+        return True, ""
+    gate = await asyncio.to_thread(service.gate, run.gate_id)
+    run.bounces += 1
+    await asyncio.to_thread(save_run, service.root, run)
+    service.sink.emit(G.DeliveryBlocked(gate.id, run.run_id, found.missing, found.failed, found.stale, run.bounces,
+                                        "; ".join(found.lines(gate))))
+    view = await asyncio.to_thread(service.view)
+    service.sink.emit(Notice(refusal_text(view), "warning"))
+    service.publish()
+    if run.bounces < MAX_BOUNCES:
+        return False, refusal_text(view)
+    request = breaker_request(view)
+    run.breaker = "keep" if (await service.ask(request)).choice == request.safe else "deliver"
+    await asyncio.to_thread(save_run, service.root, run)
+    service.sink.emit(G.GateBreakerOpened(gate.id, run.run_id, run.bounces, run.breaker))
+    if run.breaker == "deliver":
+        return True, (f"delivered past gate {gate.id} on the user's word after {run.bounces} refusals; "
+                      + "; ".join(found.lines(gate)))
+    return False, refusal_text(view)
+
+
+async def _hand_over(service: GateService, review: ReviewService, run: GateRun, warning: str) -> Delivery:
+    """Open the staged change as one EDIT plan and apply it through the normal (asking) atomic apply."""
+    from ljtui.core.gates.delivery import delivery_plan
+
+    changes, left_out = await asyncio.to_thread(staged_changes, service, run)
+    plan = delivery_plan(changes)
+    skipped = [*left_out, *plan.skipped]
+    notes = [f"{path}: {why}" for path, why in skipped]
+    if not plan.files:
+        return Delivery(False, "nothing to deliver: the staging tree has no change the user's tree can take"
+                        + (f" ({'; '.join(notes)})" if notes else ""))
+    if warning:
+        service.sink.emit(Notice(warning, "warning"))
+    opened = await asyncio.to_thread(review.open_text, plan.text, f"gate {run.gate_id}")
+    if not opened:
+        return Delivery(False, "the staged change could not be opened for review", plan.files)
+    await review.apply()
+    landed = await asyncio.to_thread(_landed, service, run, plan.files)
+    service.sink.emit(G.GateDelivered(run.gate_id, run.run_id, plan.files, landed, warning))
+    if notes:
+        service.sink.emit(Notice("Not delivered, left in the staging tree: " + "; ".join(notes), "warning"))
+    if not landed:
+        return Delivery(False, "the delivery was opened in the Diff pane but not applied; the staged work is kept",
+                        plan.files)
+    if not skipped:
+        await asyncio.to_thread(service.discard, run.gate_id)
+    return Delivery(True, f"delivered {len(plan.files)} file(s) of gate {run.gate_id}"
+                    + (f" ({warning})" if warning else ""), plan.files)
+
+
+def _landed(service: GateService, run: GateRun, files: tuple[str, ...]) -> bool:
+    workspace = service.workspace()
+    return workspace is not None and all(
+        _read(service.root / p) == _read(workspace.tree / p) for p in files)

@@ -1,0 +1,405 @@
+"""The gate service: propose, confirm, start, check, finish, deliver, rework, discard (GATE-1…12).
+
+The engine holds one :class:`GateService`. The model reaches it through the
+gate tools, the user through ``/gates`` and the Gates pane, the CLI through
+``ljtui gates``; every path ends here. What only the user may decide —
+confirming a gate, starting it, exempting it, delivering past the breaker or
+a failed guard — is an :class:`~ljtui.core.approval.ApprovalRequest` asked
+through the Approver port: the model's word never counts.
+
+While a confirmed gate of level 2 or more is started, the engine points
+every agent's tools at the run's staging tree (:meth:`staging_root`), so
+writes and commands land there; delivery of the staged change to the
+user's tree (:mod:`ljtui.core.gates.release`) is refused until the gate
+passes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Awaitable, Callable, Mapping
+
+from ljtui.core.approval import YES, ApprovalRequest, Decision
+from ljtui.core.events import GateChanged, Notice
+from ljtui.core.gates import events as G
+from ljtui.core.gates.model import GATED_LEVEL, MAX_BOUNCES, CheckItem, Evidence, Factors, Gate, HistoryEntry, risk
+from ljtui.core.gates.runs import GateRun, RunFileError, list_runs, new_run_id, save_run
+from ljtui.core.gates.status import blockers, gate_view, prompt_section
+from ljtui.core.gates.view import GateView
+
+if TYPE_CHECKING:
+    from ljtui.core.clock import Clock
+    from ljtui.core.ports import EventSink
+
+Ask = Callable[[ApprovalRequest], Awaitable[Decision]]
+
+USER = "user"
+"""The agent name of checks the user runs from the Gates pane or the CLI."""
+
+
+class GateRefused(Exception):
+    """An operation the gate's state does not allow; ``str(exc)`` says why and what to do."""
+
+
+class GateService:
+    """The gates of one repository and the run in progress."""
+
+    def __init__(self, root: Path, sink: EventSink, ask: Ask, clock: Clock, *,
+                 env: Mapping[str, str] | None = None, check_timeout: Callable[[], float] = lambda: 600.0,
+                 log: Callable[[object], object] | None = None) -> None:
+        from ljtui.core.gates.confirmations import ConfirmationStore
+        from ljtui.core.gates.store import GateStore
+
+        self.root = root
+        self._sink = sink
+        self._log = log
+        self.ask = ask
+        self.clock = clock
+        self.env = env
+        self.check_timeout = check_timeout
+        self.store = GateStore(root)
+        self.confirmations = ConfirmationStore.for_env(env)
+        self.current: str | None = None
+        """The gate in focus (the latest proposed, started or shown)."""
+        self.run: GateRun | None = None
+        """The run in progress, if any."""
+        self._workspace = None
+        self._lock = threading.RLock()
+
+    @property
+    def sink(self) -> GateService:
+        """Where events go: the engine's sink, and the gate events also to the run log."""
+        return self
+
+    def emit(self, event: object) -> None:
+        self._sink.emit(event)  # type: ignore[arg-type]
+        if self._log is not None and type(event).__module__ == G.__name__:
+            self._log(event)
+
+    # -- reading -------------------------------------------------------------------------------------------
+
+    def restore(self) -> None:
+        """Pick up the newest undelivered run left by an earlier process (disk work)."""
+        runs, problems = list_runs(self.root)
+        for problem in problems:
+            self.sink.emit(Notice(f"A gate run was ignored: {problem}", "warning"))
+        open_run = next((r for r in runs if not r.delivered), None)
+        if open_run is not None:
+            with self._lock:
+                self.run, self.current = open_run, open_run.gate_id
+                self._workspace = None
+            self.publish()
+
+    def gate(self, gate_id: str) -> Gate:
+        """The stored gate ``gate_id``.
+
+        Raises:
+            GateRefused: it does not exist or its file is malformed (the message names file and field).
+        """
+        from ljtui.core.gates.store import GateFileError
+
+        try:
+            return self.store.load(gate_id)
+        except GateFileError as exc:
+            raise GateRefused(str(exc)) from None
+        except FileNotFoundError:
+            raise GateRefused(f"there is no gate {gate_id!r} (gate_status lists them)") from None
+
+    def confirmed(self, gate: Gate) -> bool:
+        """The user's own record matches the gate as it is now (a file's ``confirmed_by_user`` is not believed)."""
+        return self.confirmations.is_confirmed(self.root, gate)
+
+    def workspace(self):
+        """The staging workspace of the run in progress, or ``None`` when its writes are not staged."""
+        from ljtui.core.gates.workspace import Workspace
+
+        with self._lock:
+            run = self.run
+            if run is None or not run.staged or run.delivered:
+                return None
+            if self._workspace is None:
+                self._workspace = Workspace.open(self.root, run.run_id)
+            return self._workspace
+
+    def staging_root(self) -> Path | None:
+        """Where agents' tools work now: the staging tree while a gated run is open, else ``None``."""
+        try:
+            found = self.workspace()
+        except Exception as exc:  # GATE-9: a broken workspace is never a silent pass to the user's tree
+            self._guard_failed(f"the staging tree cannot be opened: {exc}")
+            raise GateRefused(f"the gate's staging tree cannot be opened ({exc}); the user was warned") from None
+        return found.tree if found is not None else None
+
+    def content_hash(self) -> str:
+        """The staged content's hash now (``""`` when nothing is staged: checks then run in the repository)."""
+        found = self.workspace()
+        return found.content_hash() if found is not None else ""
+
+    def view(self, gate_id: str | None = None) -> GateView | None:
+        """The gate ``gate_id`` (default: the one in focus) as the user sees it."""
+        gate_id = gate_id or self.current
+        if gate_id is None:
+            return None
+        gate = self.gate(gate_id)
+        run = self.run if self.run is not None and self.run.gate_id == gate_id else None
+        staged: tuple[str, ...] = ()
+        content = ""
+        error = ""
+        try:
+            content = self.content_hash() if run is not None else ""
+            if run is not None and run.staged:
+                from ljtui.core.gates.release import staged_paths
+
+                staged = staged_paths(self.workspace(), run)
+        except Exception as exc:  # GATE-9
+            error = f"{type(exc).__name__}: {exc}"
+        view = gate_view(gate, confirmed=self.confirmed(gate), run=run, content_hash=content, staged_files=staged,
+                         breaker_at=MAX_BOUNCES)
+        if error and not view.error:
+            import dataclasses
+
+            view = dataclasses.replace(view, error=error)
+        return view
+
+    def publish(self) -> None:
+        """Tell the UI where the gate in focus stands."""
+        try:
+            self.sink.emit(GateChanged(self.view()))
+        except GateRefused as exc:
+            self.sink.emit(Notice(str(exc), "error"))
+            self.sink.emit(GateChanged(None))
+
+    def prompt_section(self) -> str:
+        """The gate status for the system prompt's tail (empty without a gate in focus)."""
+        try:
+            return prompt_section(self.view())
+        except GateRefused as exc:
+            return f"## Delivery gate\nThe gate in focus cannot be read: {exc}"
+
+    # -- the model's side ----------------------------------------------------------------------------------
+
+    def propose(self, title: str, items: list[CheckItem], factors: Factors, gate_id: str | None = None) -> Gate:
+        """Write a new gate, or change ``gate_id``'s items and factors (which needs confirming again).
+
+        The engine computes R and the level; the file always says ``confirmed_by_user: false``.
+        """
+        with self._lock:
+            if self.run is not None and not self.run.delivered and self.run.gate_id == gate_id:
+                raise GateRefused(f"gate {gate_id} has a run in progress; finish it before changing its items")
+            if gate_id:
+                self.gate(gate_id)
+                gate = self.store.update_definition(gate_id, title, items, factors, self.clock.now())
+            else:
+                gate = self.store.propose(title, items, factors, self.clock.now())
+            self.current = gate.id
+        found = risk(gate.factors, gate.stats)
+        self.sink.emit(G.GateProposed(gate.id, found.level, round(found.r, 4), tuple(i.id for i in gate.items)))
+        self.publish()
+        return gate
+
+    async def confirm(self, gate_id: str) -> bool:
+        """Ask the user to confirm the gate's items, commands and level; record a yes in the user's state."""
+        from ljtui.core.gates.requests import confirm_request
+
+        gate = await asyncio.to_thread(self.gate, gate_id)
+        self._refuse_untrusted(gate)
+        view = await asyncio.to_thread(self.view, gate_id)
+        decision = await self.ask(confirm_request(view))
+        if decision.choice != YES:
+            return False
+        await asyncio.to_thread(self.confirmations.confirm, self.root, gate, self.clock.now())
+        self.current = gate_id
+        self.sink.emit(G.GateConfirmed(gate_id, view.level))
+        self.publish()
+        return True
+
+    async def start(self, gate_id: str, agent: str) -> GateRun:
+        """Ask the user to start a run; at L2 and above a staging tree is made and writes land there."""
+        from ljtui.core.gates.requests import start_request
+
+        gate = await asyncio.to_thread(self.gate, gate_id)
+        if self.run is not None and not self.run.delivered:
+            raise GateRefused(f"gate {self.run.gate_id} already has a run in progress ({self.run.run_id}); "
+                              "finish, deliver or discard it first")
+        if not await asyncio.to_thread(self.confirmed, gate):
+            raise GateRefused(f"gate {gate_id} is not confirmed by the user as it is now; call gate_confirm first")
+        view = await asyncio.to_thread(self.view, gate_id)
+        if (await self.ask(start_request(view))).choice != YES:
+            raise GateRefused(f"the user did not start gate {gate_id}")
+        level = view.level
+        run = GateRun(gate_id, new_run_id(), self.clock.now(), agent, level, level >= GATED_LEVEL)
+        await asyncio.to_thread(self._open_run, run)
+        self.sink.emit(G.GateStarted(gate_id, run.run_id, level, run.staged))
+        self.publish()
+        return run
+
+    def _open_run(self, run: GateRun) -> None:
+        if run.staged:
+            from ljtui.core.gates.release import manifest
+            from ljtui.core.gates.workspace import Workspace
+
+            workspace = Workspace.create(self.root, run.run_id)
+            run.base = manifest(workspace.tree)
+        else:
+            workspace = None
+        save_run(self.root, run)
+        with self._lock:
+            self.run, self._workspace, self.current = run, workspace, run.gate_id
+
+    async def check(self, item_id: str | None, agent: str, *, verifier: str = "", failed_only: bool = False,
+                    cancelled: asyncio.Event | None = None) -> list[Evidence]:
+        """Run the command of ``item_id`` (all items when ``None``; only failed or stale ones with
+        ``failed_only``) where the work is, and record what the engine saw (GATE-5, GATE-11)."""
+        from ljtui.core.gates.checks import run_check
+
+        gate_id = self.run.gate_id if self.run is not None and not self.run.delivered else self.current
+        if gate_id is None:
+            raise GateRefused("there is no gate to check; gate_propose one first")
+        gate = await asyncio.to_thread(self.gate, gate_id)
+        if not await asyncio.to_thread(self.confirmed, gate):
+            raise GateRefused(f"gate {gate_id} is not confirmed by the user; its commands run only once the user "
+                              "has seen and confirmed them (gate_confirm)")
+        self._refuse_untrusted(gate)
+        items = self._items_to_check(gate, item_id, failed_only)
+        run = self.run if self.run is not None and self.run.gate_id == gate_id and not self.run.delivered else None
+        cwd = self.staging_root() or self.root
+        recorded = []
+        for item in items:
+            content = await asyncio.to_thread(self.content_hash) if run is not None else ""
+            evidence = await run_check(item, cwd, timeout=self.check_timeout(), content_hash=content, agent=agent,
+                                       verifier=verifier, clock=self.clock, cancelled=cancelled)
+            recorded.append(evidence)
+            if run is not None:
+                with self._lock:
+                    run.add(evidence)
+                    if verifier:
+                        run.verifier = verifier
+                    await asyncio.to_thread(save_run, self.root, run)
+            self.sink.emit(G.GateCheckRecorded(gate_id, run.run_id if run else "", item.id, evidence.exit_code,
+                                               evidence.duration_ms, verifier, agent))
+            self.publish()
+        return recorded
+
+    def _items_to_check(self, gate: Gate, item_id: str | None, failed_only: bool) -> list[CheckItem]:
+        if item_id is not None:
+            found = next((i for i in gate.items if i.id == item_id), None)
+            if found is None:
+                raise GateRefused(f"gate {gate.id} has no item {item_id!r} (items: "
+                                  f"{', '.join(i.id for i in gate.items) or 'none'})")
+            return [found]
+        if not failed_only:
+            return list(gate.items)
+        view = self.view(gate.id)
+        wanted = {i.id for i in view.items if i.status in ("failed", "stale", "pending")} if view else set()
+        return [i for i in gate.items if i.id in wanted]
+
+    def _refuse_untrusted(self, gate: Gate) -> None:
+        """A repository's committed gate runs its commands only in a trusted repository."""
+        from ljtui.core.gates.release import committed
+        from ljtui.core.trust import TrustStore
+
+        if committed(self.root, gate.id) and not TrustStore.for_env(self.env).is_trusted(self.root):
+            raise GateRefused(f"gate {gate.id} was committed to this repository, which is not trusted: its commands "
+                              "do not run (`ljtui trust` first)")
+
+    def blockers_now(self):
+        """What blocks the run in progress now (raises when the guard itself fails)."""
+        run = self.run
+        if run is None:
+            raise GateRefused("no gate run is in progress")
+        return blockers(self.gate(run.gate_id), run, self.content_hash())
+
+    async def finish(self, outcome: str, agent: str) -> str:
+        """End the run: ``pass`` (refused while required evidence is missing, failed or stale), ``fail``, or
+        ``exempt`` (the user's decision, asked). Returns what the model is told."""
+        run = self.run
+        if run is None or run.delivered or run.outcome:
+            raise GateRefused("no gate run is open (gate_start begins one)")
+        if agent != run.starter:
+            raise GateRefused(f"only the agent that started gate {run.gate_id} ({run.starter}) may finish it; "
+                              "use gate_check to add evidence")
+        if outcome not in ("pass", "fail", "exempt"):
+            raise GateRefused("outcome must be pass, fail or exempt")
+        gate = await asyncio.to_thread(self.gate, run.gate_id)
+        if outcome == "pass":
+            found = await asyncio.to_thread(self.blockers_now)
+            if found:
+                raise GateRefused(f"gate {gate.id} cannot pass: " + "; ".join(found.lines(gate)))
+        if outcome == "exempt":
+            from ljtui.core.approval import confirm
+
+            asked = confirm("gate_exempt", f"Exempt gate {gate.id} this time?",
+                            [f"The agent asks to deliver without gate {gate.id}'s evidence.",
+                             "An exempt run is not counted in the gate's statistics."],
+                            "exempt it this time", "keep the gate", subject=gate.id)
+            if (await self.ask(asked)).choice != YES:
+                raise GateRefused(f"the user kept gate {gate.id}: it is not exempt")
+        await asyncio.to_thread(self._record, gate, run, outcome)
+        return f"gate {gate.id} finished: {outcome}"
+
+    def _record(self, gate: Gate, run: GateRun, outcome: str) -> None:
+        evidence = tuple(e for e in run.evidence)
+        with self._lock:
+            run.outcome = outcome
+            save_run(self.root, run)
+        self.store.record_outcome(gate.id, HistoryEntry(run.run_id, outcome, self.clock.now(), evidence))
+        self.sink.emit(G.GateFinished(gate.id, run.run_id, outcome))
+        self.publish()
+
+    # -- the user's side -----------------------------------------------------------------------------------
+
+    async def rework(self, gate_id: str) -> None:
+        """Send the latest passed delivery of ``gate_id`` back (counts twice against P, GATE-12)."""
+        gate = await asyncio.to_thread(self.gate, gate_id)
+        passed = next((h for h in reversed(gate.history) if h.outcome == "pass"), None)
+        if passed is None:
+            raise GateRefused(f"gate {gate_id} has no passed run to send back")
+        await asyncio.to_thread(self.store.record_outcome, gate_id,
+                                HistoryEntry(passed.run_id, "rework", self.clock.now()))
+        self.sink.emit(G.GateFinished(gate_id, passed.run_id, "rework"))
+        self.sink.emit(Notice(f"Gate {gate_id}: run {passed.run_id} sent back for rework; it counts twice "
+                              "against the gate's pass rate."))
+        self.current = gate_id
+        self.publish()
+
+    def discard(self, gate_id: str | None = None) -> str:
+        """Throw away the staged work of the run of ``gate_id`` (default: the run in progress)."""
+        from ljtui.core.gates.workspace import Workspace
+
+        with self._lock:
+            run = self.run
+            if run is None or (gate_id and run.gate_id != gate_id):
+                runs, _ = list_runs(self.root)
+                run = next((r for r in runs if not r.delivered and (not gate_id or r.gate_id == gate_id)), None)
+            if run is None:
+                raise GateRefused(f"there is no open run{f' of gate {gate_id}' if gate_id else ''} to discard")
+            if run.staged:
+                try:
+                    Workspace.open(self.root, run.run_id).discard()
+                except Exception as exc:
+                    self.sink.emit(Notice(f"The staging tree of run {run.run_id} could not be removed: {exc}",
+                                          "warning"))
+            run.delivered = True
+            try:
+                save_run(self.root, run)
+            except (OSError, RunFileError):
+                pass
+            if self.run is run or (self.run and self.run.run_id == run.run_id):
+                self.run, self._workspace = None, None
+        self.sink.emit(Notice(f"Discarded the staged work of gate {run.gate_id} (run {run.run_id})."))
+        self.publish()
+        return run.run_id
+
+    def _guard_failed(self, error: str) -> None:
+        """GATE-9: record the guard's own failure in the run and warn the user; it never counts as a pass."""
+        run = self.run
+        if run is not None:
+            run.error = error
+            try:
+                save_run(self.root, run)
+            except Exception:  # the warning below still reaches the user
+                pass
+        self.sink.emit(Notice(f"The delivery gate's guard failed: {error}. Delivery is not treated as passed; "
+                              "it goes ahead only if you confirm it.", "warning"))

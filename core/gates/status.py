@@ -1,0 +1,135 @@
+"""Where a gate run stands (GATE-5…7, GATE-10): each item's status, what blocks delivery, and the view.
+
+Pure: the stored gate, the run's evidence and the hash of the staged
+content now. An item's latest evidence decides its status: none →
+``pending``; taken on other content → ``stale``; a non-zero exit (or a
+command that never finished) → ``failed``; passed by the verifier →
+``independent``; else ``passed``. A recorded failure is never reported as
+ready.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ljtui.core.gates.model import VERIFIER_LEVEL, Evidence, Gate, ItemStatus, risk
+from ljtui.core.gates.runs import GateRun
+from ljtui.core.gates.view import GateView, ItemView
+
+HISTORY_SHOWN = 10
+"""Finished runs a view carries (newest last)."""
+
+
+@dataclass(frozen=True)
+class Blockers:
+    """Why ``gate_finish(pass)`` or a delivery is refused now (required items only)."""
+
+    missing: tuple[str, ...] = ()
+    failed: tuple[str, ...] = ()
+    stale: tuple[str, ...] = ()
+    needs_verifier: bool = False
+
+    def __bool__(self) -> bool:
+        return bool(self.missing or self.failed or self.stale or self.needs_verifier)
+
+    def lines(self, gate: Gate) -> tuple[str, ...]:
+        """One sentence per blocker, naming the items."""
+        described = {item.id: item.description for item in gate.items}
+
+        def named(ids: tuple[str, ...]) -> str:
+            return ", ".join(f"{i} ({described.get(i, '?')})" for i in ids)
+
+        out = []
+        if self.missing:
+            out.append(f"no evidence yet: {named(self.missing)}")
+        if self.failed:
+            out.append(f"failed: {named(self.failed)}")
+        if self.stale:
+            out.append(f"stale (the staged files changed after the check): {named(self.stale)}")
+        if self.needs_verifier:
+            out.append("L3: no required item has passed a check by an independent verifier (gate_verify)")
+        return tuple(out)
+
+
+def latest(evidence: list[Evidence], item: str) -> Evidence | None:
+    """The newest evidence for ``item``."""
+    return next((e for e in reversed(evidence) if e.item == item), None)
+
+
+def status_of(found: Evidence | None, content_hash: str) -> ItemStatus:
+    """An item's status from its latest evidence and the staged content's hash now."""
+    if found is None:
+        return "pending"
+    if found.content_hash != content_hash:
+        return "stale"
+    if not found.passed:
+        return "failed"
+    return "independent" if found.verifier else "passed"
+
+
+def blockers(gate: Gate, run: GateRun, content_hash: str) -> Blockers:
+    """What stands between the run and a pass; optional items never block."""
+    missing, failed, stale = [], [], []
+    for item in gate.items:
+        if not item.required:
+            continue
+        status = status_of(latest(run.evidence, item.id), content_hash)
+        {"pending": missing, "failed": failed, "stale": stale}.get(status, []).append(item.id)
+    needs_verifier = run.level >= VERIFIER_LEVEL and not _independently_checked(gate, run, content_hash)
+    return Blockers(tuple(missing), tuple(failed), tuple(stale), needs_verifier)
+
+
+def _independently_checked(gate: Gate, run: GateRun, content_hash: str) -> bool:
+    required = {item.id for item in gate.items if item.required}
+    return any(e.verifier and e.passed and e.content_hash == content_hash and e.item in required
+               for e in run.evidence)
+
+
+def gate_view(gate: Gate, *, confirmed: bool, run: GateRun | None, content_hash: str,
+              staged_files: tuple[str, ...] = (), breaker_at: int = 0) -> GateView:
+    """The gate as the user sees it, with the active run's evidence when there is one."""
+    items = []
+    for item in gate.items:
+        found = latest(run.evidence, item.id) if run else None
+        status = status_of(found, content_hash) if run else "pending"
+        if status == "passed" and run and _verified(run, item.id, content_hash):
+            status = "independent"
+        items.append(ItemView(
+            item.id, item.description, item.command, item.required, status,
+            found.exit_code if found else None, found.duration_ms if found else None,
+            found.output if found else "", found.agent if found else "", found.verifier if found else ""))
+    blocked: tuple[str, ...] = ()
+    if run is not None and run.outcome != "exempt" and not run.delivered:
+        blocked = blockers(gate, run, content_hash).lines(gate)
+    return GateView(
+        gate.id, gate.title, risk(gate.factors, gate.stats).level, risk(gate.factors, gate.stats), gate.factors,
+        gate.stats, confirmed, run is not None and not run.delivered, run.run_id if run else "", tuple(items),
+        gate.history[-HISTORY_SHOWN:], staged_files, blocked, run.bounces if run else 0,
+        bool(run and breaker_at and run.bounces >= breaker_at), run.error if run else "")
+
+
+def _verified(run: GateRun, item: str, content_hash: str) -> bool:
+    return any(e.item == item and e.verifier and e.passed and e.content_hash == content_hash for e in run.evidence)
+
+
+def prompt_section(view: GateView | None) -> str:
+    """The gate status for the system prompt's tail: exactly what is missing, failed or stale."""
+    if view is None:
+        return ""
+    state = ("started, run " + view.run_id) if view.started else ("confirmed, not started" if view.confirmed
+                                                                    else "proposed, not confirmed by the user")
+    lines = [f"## Delivery gate {view.id} (L{view.level}, R {view.risk.r:.2f}): {state}"]
+    if view.started and view.level >= 2:
+        lines.append("Your writes and commands run in a staging copy of the repository; the user's files "
+                     "change only when the gate passes and the staged change is delivered.")
+    for item in view.items:
+        need = "required" if item.required else "optional"
+        code = f", exit {item.exit_code}" if item.exit_code is not None else ""
+        lines.append(f"- {item.id} ({need}): {item.status}{code} — {item.description}")
+    if view.blocked:
+        lines.append("Delivery is blocked: " + "; ".join(view.blocked) + ". Run gate_check on these items.")
+    elif view.started:
+        lines.append("Every required item has fresh passing evidence: gate_finish(pass) may be called.")
+    if view.error:
+        lines.append(f"The gate guard failed: {view.error}. Delivery needs the user's explicit confirmation.")
+    return "\n".join(lines)

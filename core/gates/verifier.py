@@ -1,0 +1,61 @@
+"""The independent verifier of an L3 gate (GATE-6).
+
+A separate agent the engine starts: its own history, read-only tools plus
+``gate_check`` and ``gate_status``, and an id the engine makes
+(``verifier-<hex>``). Its checks are recorded with ``verifier: <id>``; it
+cannot write, and it cannot finish the gate.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import TYPE_CHECKING, Any
+
+from ljtui.core.providers.base import ChatRequest, Message, TextBlock, ToolUseBlock
+from ljtui.core.secrets import redact_message
+from ljtui.core.tools import ToolRegistry
+
+if TYPE_CHECKING:
+    from ljtui.core.engine import Engine
+
+VERIFIER_SCRIPT_AGENT = "verifier"
+"""The agent name a scripted provider replays for every verifier."""
+READ_ONLY_TOOLS = ("read_file", "list_files", "grep_files", "get_outline", "find_symbol")
+VERIFIER_TOOLS = ("gate_status", "gate_check")
+ID_HEX = 8
+VERIFIER_SYSTEM = """You are an independent verifier for a delivery gate. Another agent did the work; you did not.
+Do not trust its claims. Read what you need, then run gate_check on the gate's required items so the engine
+records objective evidence. You cannot write files or finish the gate. End with a short verdict: which items
+passed, which failed, and anything that looked wrong."""
+
+
+def verifier_id() -> str:
+    """A fresh verifier agent id."""
+    return f"verifier-{secrets.token_hex(ID_HEX // 2)}"
+
+
+async def run_verifier(engine: Engine, turn: int, gate_id: str) -> tuple[str, str]:
+    """Run a verifier on ``gate_id`` to its end; returns its id and its last words."""
+    agent = verifier_id()
+    tools = ToolRegistry([t for t in (engine.tools.get(n) for n in (*READ_ONLY_TOOLS, *VERIFIER_TOOLS)) if t])
+    view = await engine.gate_view()
+    from ljtui.core.gates.status import prompt_section
+
+    history: list[Message] = [Message.user(f"Verify gate {gate_id}.\n\n{prompt_section(view)}")]
+    said = ""
+    for _ in range(engine.config.agent.max_iterations):
+        request = ChatRequest(engine._system + "\n\n" + VERIFIER_SYSTEM, tuple(history), tools.specs,
+                              engine.config.provider.max_tokens, agent=VERIFIER_SCRIPT_AGENT)
+        from ljtui.core.agent.chat import _TurnTally
+
+        text, calls, _ = await engine._call_with_retries(turn, engine._get_client(), request, _TurnTally(),
+                                                         quiet=True)
+        said = text.strip() or said
+        blocks: list[Any] = [TextBlock(text)] if text else []
+        blocks += [ToolUseBlock(c.id, c.name, c.input) for c in calls]
+        history.append(redact_message(Message("assistant", tuple(blocks)), engine._secrets))
+        if not calls:
+            break
+        results = [await engine._run_tool(turn, call, tools, agent) for call in calls]
+        history.append(Message("user", tuple(results)))
+    return agent, said

@@ -1,0 +1,162 @@
+"""A gated run end to end through the engine: scripted models, real git, real checks, real delivery."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ljtui.core.gates import events as G
+from tests.conftest import git
+from tests.core.gates.helpers import (
+    FRIENDLY, GATE, L2_FACTORS, L3_FACTORS, ORIGINAL, TESTS_ITEM, call, gate_events, make_engine, propose,
+    tool_results, with_tests,
+)
+
+EDIT = call("edit_file", path="app.py", old="    return 'hello ' + name\n", new="    return f'hello, {name}!'\n")
+START = [propose(), call("gate_confirm", gate_id=GATE), call("gate_start", gate_id=GATE)]
+USER_SAYS_YES = {"gate_confirm": ["yes"], "gate_start": ["yes"], "apply": ["yes"]}
+
+
+async def test_the_work_is_staged_checked_refused_then_delivered_atomically(git_repo: Path) -> None:
+    repo = with_tests(git_repo)
+    engine, sink, approver = make_engine(repo, [
+        *START,
+        call("gate_deliver"),
+        EDIT,
+        call("bash", command="echo made-by-bash > from_bash.txt"),
+        call("gate_check", item="tests"),
+        call("gate_finish", outcome="pass"),
+        {"text": "Delivered."},
+    ], USER_SAYS_YES)
+    assert await engine.run_turn("make greet friendlier") is not None
+    kinds = [e.kind for e in gate_events(sink)]
+    assert kinds[:3] == ["gate_proposed", "gate_confirmed", "gate_started"]
+    [refused] = tool_results(sink, "gate_deliver")
+    assert not refused.ok and GATE in refused.output and "tests" in refused.output
+    [blocked] = [e for e in gate_events(sink) if isinstance(e, G.DeliveryBlocked)]
+    assert blocked.missing == ("tests",) and blocked.bounces == 1
+    [checked] = [e for e in gate_events(sink) if isinstance(e, G.GateCheckRecorded)]
+    assert checked.item == "tests" and checked.exit_code == 0 and checked.agent == "chat"
+    assert [e.outcome for e in gate_events(sink) if isinstance(e, G.GateFinished)] == ["pass"]
+    [delivered] = [e for e in gate_events(sink) if isinstance(e, G.GateDelivered)]
+    assert delivered.applied and set(delivered.files) == {"app.py", "from_bash.txt"}
+    assert (repo / "app.py").read_text() == FRIENDLY
+    assert (repo / "from_bash.txt").read_text() == "made-by-bash\n"
+    assert [r.kind for r in approver.asked] == ["gate_confirm", "gate_start", "apply"]
+    assert engine.gates.run is None and not list((repo / ".agent" / "workspace").glob("*/tree"))
+    assert "?? from_bash.txt" in git(repo, "status", "--porcelain")
+
+
+async def test_until_delivery_the_users_tree_is_byte_identical(git_repo: Path) -> None:
+    repo = with_tests(git_repo)
+    engine, sink, _ = make_engine(repo, [*START, EDIT, call("bash", command="echo x > app.py.bak; echo y >> app.py"),
+                                         {"text": "Stopped before the checks."}], USER_SAYS_YES)
+    before = {p.name: p.read_bytes() for p in repo.iterdir() if p.is_file()}
+    await engine.run_turn("make greet friendlier")
+    assert {p.name: p.read_bytes() for p in repo.iterdir() if p.is_file()} == before
+    tree = engine.gates.staging_root()
+    assert tree is not None and (tree / "app.py").read_text() == FRIENDLY + "y\n"
+    assert (tree / "app.py.bak").exists()
+    assert git(repo, "status", "--porcelain") == ""
+
+
+async def test_a_model_cannot_confirm_or_start_its_own_gate_headless(git_repo: Path) -> None:
+    repo = with_tests(git_repo)
+    engine, sink, approver = make_engine(repo, [*START, EDIT, {"text": "I tried."}])
+    await engine.run_turn("make greet friendlier")
+    [confirm] = tool_results(sink, "gate_confirm")
+    [start] = tool_results(sink, "gate_start")
+    assert not confirm.ok and "did not confirm" in confirm.output
+    assert not start.ok and "not confirmed by the user" in start.output
+    assert engine.gates.run is None and (repo / "app.py").read_text() == FRIENDLY
+    assert [r.kind for r in approver.asked] == ["gate_confirm"]
+
+
+async def test_a_pass_with_a_failed_required_item_is_refused(git_repo: Path) -> None:
+    repo = with_tests(git_repo)
+    engine, sink, _ = make_engine(repo, [*START, call("gate_check", item="tests"),
+                                         call("gate_finish", outcome="pass"), {"text": "?"}], USER_SAYS_YES)
+    await engine.run_turn("make greet friendlier")
+    [check] = tool_results(sink, "gate_check")
+    assert not check.ok and "FAILED" in check.output
+    [finish] = tool_results(sink, "gate_finish")
+    assert not finish.ok and "failed: tests" in finish.output
+    assert (repo / "app.py").read_text() == ORIGINAL
+
+
+async def test_evidence_made_stale_by_a_later_edit_does_not_pass(git_repo: Path) -> None:
+    repo = with_tests(git_repo)
+    later = call("write_file", path="notes.txt", content="later\n")
+    engine, sink, _ = make_engine(repo, [*START, EDIT, call("gate_check", item="tests"), later,
+                                         call("gate_finish", outcome="pass"), {"text": "?"}], USER_SAYS_YES)
+    await engine.run_turn("make greet friendlier")
+    [finish] = tool_results(sink, "gate_finish")
+    assert not finish.ok and "stale" in finish.output and "tests" in finish.output
+    view = await engine.gate_view()
+    assert view is not None and [i.status for i in view.items] == ["stale"]
+    assert (repo / "app.py").read_text() == ORIGINAL
+
+
+async def test_an_l3_gate_needs_the_verifier_and_records_its_id(git_repo: Path) -> None:
+    repo = with_tests(git_repo)
+    turns = [propose(L3_FACTORS), call("gate_confirm", gate_id=GATE), call("gate_start", gate_id=GATE), EDIT,
+             call("gate_check", item="tests"), call("gate_finish", outcome="pass"), call("gate_verify"),
+             call("gate_finish", outcome="pass"), {"text": "done"}]
+    verifier = [call("gate_check", item="tests"), {"text": "tests pass"}]
+    engine, sink, _ = make_engine(repo, turns, USER_SAYS_YES, agents={"verifier": verifier})
+    await engine.run_turn("make greet friendlier")
+    first, second = tool_results(sink, "gate_finish")
+    assert not first.ok and "independent verifier" in first.output
+    assert second.ok, second.output
+    checks = [e for e in gate_events(sink) if isinstance(e, G.GateCheckRecorded)]
+    assert checks[0].verifier == "" and checks[1].verifier.startswith("verifier-")
+    assert checks[1].agent == checks[1].verifier != "chat"
+    assert (repo / "app.py").read_text() == FRIENDLY
+    gate = engine.gates.gate(GATE)
+    assert gate.history[-1].outcome == "pass"
+    assert any(e.verifier for e in gate.history[-1].evidence)
+
+
+async def test_only_the_starter_may_finish(git_repo: Path) -> None:
+    repo = with_tests(git_repo)
+    turns = [propose(L3_FACTORS), call("gate_confirm", gate_id=GATE), call("gate_start", gate_id=GATE),
+             call("gate_verify"), {"text": "done"}]
+    verifier = [call("gate_finish", outcome="fail"), {"text": "tried"}]
+    engine, sink, _ = make_engine(repo, turns, USER_SAYS_YES, agents={"verifier": verifier})
+    await engine.run_turn("x")
+    assert tool_results(sink, "gate_finish") == []  # the verifier has no such tool
+    assert engine.gates.run is not None and engine.gates.run.outcome == ""
+
+
+async def test_two_refused_deliveries_open_the_breaker_and_the_user_decides(git_repo: Path) -> None:
+    repo = with_tests(git_repo)
+    engine, sink, approver = make_engine(repo, [*START, EDIT, call("gate_deliver"), call("gate_deliver"),
+                                                {"text": "blocked"}], {**USER_SAYS_YES, "gate_breaker": ["d"]})
+    await engine.run_turn("x")
+    first, second = tool_results(sink, "gate_deliver")
+    assert not first.ok and second.ok
+    [opened] = [e for e in gate_events(sink) if isinstance(e, G.GateBreakerOpened)]
+    assert (opened.bounces, opened.decision) == (2, "deliver")
+    assert "gate_breaker" in [r.kind for r in approver.asked]
+    assert (repo / "app.py").read_text() == FRIENDLY
+
+
+async def test_a_guard_failure_warns_and_is_not_a_pass(git_repo: Path) -> None:
+    repo = with_tests(git_repo)
+    engine, sink, approver = make_engine(repo, [*START, EDIT, {"text": "ok"}], USER_SAYS_YES)
+    await engine.run_turn("x")
+    (repo / ".agent" / "gates" / f"{GATE}.md").write_text("---\nid: [broken\n")
+    delivery = await engine.deliver_gate()
+    assert not delivery.delivered and "guard failed" in delivery.message
+    assert any(getattr(e, "level", "") == "warning" and "guard failed" in getattr(e, "message", "")
+               for e in sink.events)
+    assert approver.asked[-1].kind == "gate_failsafe"
+    assert (repo / "app.py").read_text() == ORIGINAL
+    assert engine.gates.run is not None and engine.gates.run.error
+
+
+def test_l2_factors_give_l2_and_l3_factors_give_l3() -> None:
+    from ljtui.core.gates.model import Factors, Stats, risk
+
+    assert risk(Factors(**L2_FACTORS), Stats()).level == 2
+    assert risk(Factors(**L3_FACTORS), Stats()).level == 3
+    assert TESTS_ITEM["command"].startswith("python3")
