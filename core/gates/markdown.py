@@ -164,7 +164,7 @@ def parse_gate(text: str, file_id: str) -> ParsedGate:
         raise GateInvalid("id", f"is {gate_id!r} but the file is named {file_id}.md; they must be the same")
     factors = check_factors(data["factors"])
     stats = check_stats(data["stats"]) if "stats" in data else Stats()
-    notes, checklist, history = _sections(body)
+    notes, checklist, history = _sections(body, header.count("\n") + 2)
     gate = Gate(gate_id, check_title(data["title"]), _checklist(checklist), factors, risk(factors, stats).level,
                 check_bool(data.get("confirmed_by_user", False), "confirmed_by_user"), stats, _history(history),
                 _time(data, "created"), _time(data, "updated"), notes,
@@ -189,12 +189,15 @@ def _level_warnings(data: dict[str, Any], gate: Gate) -> tuple[str, ...]:
     return ()
 
 
-def _sections(body: str) -> tuple[str, list[tuple[int, str]], list[tuple[int, str]]]:
-    """The body's notes, and the numbered lines of its checklist and history sections."""
+def _sections(body: str, offset: int) -> tuple[str, list[tuple[int, str]], list[tuple[int, str]]]:
+    """The body's notes, and the lines of its checklist and history sections numbered as in the file.
+
+    ``offset`` is the number of lines before the body (the front matter and its fences).
+    """
     notes: list[str] = []
     found: dict[str, list[tuple[int, str]]] = {}
     current: list[tuple[int, str]] | None = None
-    for number, line in enumerate(body.split("\n"), start=1):
+    for number, line in enumerate(body.split("\n"), start=offset + 1):
         line = line.removesuffix("\r")
         heading = _HEADING.match(line)
         if heading:
