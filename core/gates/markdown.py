@@ -23,7 +23,7 @@
     ## History
 
     - `run-1a2b` pass at 2027-01-15T09:00:00.000Z
-      - `tests` exit 0, duration_ms 5120, agent `chat`, hash `9f86…`, at 2027-…Z, command `pytest -q`, output `3 passed`
+      - `tests` exit 0, duration_ms 5120, agent `chat`, hash `9f86…`, at 2027-…Z, command `pytest -q`, output `ok`
 
 A checklist line is ``- [required|optional] `ID` — DESCRIPTION: `COMMAND```.
 The command is a Markdown code span: its fence is one backtick longer than
@@ -285,7 +285,8 @@ def _history(lines: list[tuple[int, str]]) -> tuple[HistoryEntry, ...]:
         if len(tokens) != 4 or not tokens[0][0] or tokens[2] != (False, "at"):
             raise GateInvalid(field, "is not `- `RUN-ID` OUTCOME at TIME` or an indented evidence line")
         run_id = check_line(tokens[0][1], f"{field} run id", MAX_RUN_ID_CHARS)
-        runs.append(HistoryEntry(run_id, tokens[1][1], check_time(tokens[3][1], f"{field} time")))  # type: ignore[arg-type]
+        outcome: Any = tokens[1][1]  # checked with the whole entry below
+        runs.append(HistoryEntry(run_id, outcome, check_time(tokens[3][1], f"{field} time")))
     return tuple(check_entry(entry) for entry in runs)
 
 

@@ -213,3 +213,13 @@ def test_concurrent_outcomes_are_never_lost(tmp_path: Path) -> None:
     for thread in threads:
         thread.join()
     assert GateStore(tmp_path).load(gate_id).stats.runs == 3 * per_thread
+
+
+def test_front_matter_keys_of_the_users_own_are_kept(tmp_path: Path) -> None:
+    text = write_gate(tmp_path, "api").read_text(encoding="utf-8")
+    write_gate(tmp_path, "api", text.replace("title:", "owner: dana\nlabels: [api, public]\ntitle:"))
+    store = GateStore(tmp_path)
+    gate = store.load("api")
+    assert gate.extra == {"owner": "dana", "labels": ["api", "public"]}
+    store.record_outcome("api", run("r1", "pass", evidence()))
+    assert store.load("api").extra == gate.extra

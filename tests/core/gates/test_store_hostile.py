@@ -68,7 +68,7 @@ CASES = [
      "history line"),
     ("bad outcome", GOOD + "- `r1` maybe at 2027-01-15T08:00:00Z\n", "history.r1.outcome"),
     ("bad evidence exit", GOOD + "- `r1` pass at 2027-01-15T08:00:00Z\n"
-                                 "  - `tests` exit zero, duration_ms 1, at 2027-01-15T08:00:00Z\n", "history line 30 exit"),
+     "  - `tests` exit zero, duration_ms 1, at 2027-01-15T08:00:00Z\n", "history line 30 exit"),
 ]
 
 
