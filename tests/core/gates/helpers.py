@@ -1,81 +1,67 @@
-"""Scripted gated runs on a real git repository: the engine, its tools, real checks."""
+"""Gate files written by hand, as a user or a cloned repository would have them."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-import yaml
+from ljtui.core.gates.model import CheckItem, Evidence, Factors, HistoryEntry
 
-from ljtui.core.approval import Decision, ScriptedApprover
-from ljtui.core.config import Config
-from ljtui.core.engine import Engine
-from ljtui.core.events import Event
-from ljtui.core.gates import events as G
-from ljtui.core.ports import ListSink
-from tests.conftest import git
+NOW = 1_800_000_000.0
+FACTORS = Factors(0.6, 0.7, 0.9, False, True)
+ITEMS = (CheckItem("tests", "Unit tests pass", "pytest -q"),
+         CheckItem("lint", "Lint is clean", "ruff check `git ls-files '*.py'`", required=False))
 
-TEST_FILE = """import unittest
+HAND_WRITTEN = """\
+---
+id: {id}
+title: Change the public API
+level: 3
+confirmed_by_user: false
+factors:
+  change_surface: 0.6
+  chain_length: 0.7
+  cognitive_density: 0.9
+  objectively_verifiable: false
+  irreversible: true
+stats:
+  runs: 0
+  passed: 0
+  failed: 0
+  reworks: 0
+created: '2027-01-15T08:00:00.000Z'
+updated: '2027-01-15T08:00:00.000Z'
+---
 
-from app import greet
+Ask Dana before loosening the contract tests.
 
+## Checklist
 
-class GreetTest(unittest.TestCase):
-    def test_greet(self):
-        self.assertEqual(greet("ana"), "hello, ana!")
+- [required] `tests` — Unit tests pass: `pytest -q`
+- [optional] `lint` — Lint is clean: `` ruff check `git ls-files '*.py'` ``
 
-
-if __name__ == "__main__":
-    unittest.main()
+## History
 """
-FRIENDLY = "def greet(name):\n    return f'hello, {name}!'\n"
-ORIGINAL = "def greet(name):\n    return 'hello ' + name\n"
-TESTS_ITEM = {"id": "tests", "description": "the unit tests pass", "command": "python3 -m unittest -q"}
-L2_FACTORS = {"change_surface": 0.6, "chain_length": 0.5, "cognitive_density": 0.6,
-              "objectively_verifiable": False, "irreversible": False}
-"""D 0.567, P 0.5 before any run: R 0.533, L2."""
-L3_FACTORS = {"change_surface": 1.0, "chain_length": 1.0, "cognitive_density": 1.0,
-              "objectively_verifiable": False, "irreversible": True}
-"""D 1 (clamped), P 0.5: R 0.75, L3."""
 
 
-def with_tests(repo: Path) -> Path:
-    """``repo`` (the git_repo fixture) with a failing unit test of ``greet`` committed."""
-    (repo / "test_app.py").write_text(TEST_FILE, encoding="utf-8")
-    git(repo, "add", ".")
-    git(repo, "commit", "-q", "-m", "tests")
-    return repo
+def gates_dir(root: Path) -> Path:
+    folder = root / ".agent" / "gates"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
-def call(name: str, **arguments: Any) -> dict[str, Any]:
-    return {"tool_calls": [{"name": name, "input": arguments}]}
+def write_gate(root: Path, gate_id: str = "api", text: str | None = None) -> Path:
+    """A gate file ``gate_id`` with ``text`` (the hand-written template by default)."""
+    path = gates_dir(root) / f"{gate_id}.md"
+    path.write_text(HAND_WRITTEN.format(id=gate_id) if text is None else text, encoding="utf-8")
+    return path
 
 
-def propose(factors: dict[str, Any] = L2_FACTORS, *items: dict[str, Any]) -> dict[str, Any]:
-    return call("gate_propose", title="Friendlier greet", items=list(items or [TESTS_ITEM]), factors=factors)
+def evidence(item: str = "tests", exit_code: int | None = 0, **fields: object) -> Evidence:
+    values: dict[str, object] = {"command": "pytest -q", "duration_ms": 1234, "output": "3 passed",
+                                 "content_hash": "9f86d081884c", "agent": "chat", "verifier": "", "at": NOW + 5}
+    values.update(fields)
+    return Evidence(item=item, exit_code=exit_code, **values)  # type: ignore[arg-type]
 
 
-GATE = "friendlier-greet"
-
-
-def make_engine(repo: Path, turns: list[dict[str, Any]], answers: dict[str, list[str | Decision]] | None = None,
-                agents: dict[str, list[dict[str, Any]]] | None = None) -> tuple[Engine, ListSink, ScriptedApprover]:
-    script = repo.parent / "script.yaml"
-    script.write_text(yaml.safe_dump({"turns": turns, **({"agents": agents} if agents else {})}), encoding="utf-8")
-    config = Config()
-    config.provider.name = "scripted"
-    config.provider.script = str(script)
-    config.agent.allow_tools = ["edit_file", "write_file", "bash"]
-    sink = ListSink()
-    approver = ScriptedApprover(dict(answers or {}))
-    return Engine(config, sink, repo_root=repo, approver=approver), sink, approver
-
-
-def gate_events(sink: ListSink) -> list[Event]:
-    return [e for e in sink.events if type(e).__module__ == G.__name__]
-
-
-def tool_results(sink: ListSink, name: str) -> list[Any]:
-    from ljtui.core.events import ToolCallFinished
-
-    return [e for e in sink.events if isinstance(e, ToolCallFinished) and e.name == name]
+def run(run_id: str, outcome: str, *items: Evidence, at: float = NOW + 10) -> HistoryEntry:
+    return HistoryEntry(run_id, outcome, at, items)  # type: ignore[arg-type]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ljtui.core.gates import events as G
 from tests.conftest import git
-from tests.core.gates.helpers import (
+from tests.core.gates.scripted import (
     FRIENDLY, GATE, L2_FACTORS, L3_FACTORS, ORIGINAL, TESTS_ITEM, call, gate_events, make_engine, propose,
     tool_results, with_tests,
 )
