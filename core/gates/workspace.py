@@ -318,9 +318,10 @@ def _populate(root: Path, folder: Path) -> dict[str, object]:
     tree = folder / TREE_DIR
     os.mkdir(tree, 0o755)
     files: dict[str, list[list[int] | None]] = {}
+    made: set[str] = set()
     for entry in entries:
         try:
-            copy_entry(str(root), str(tree), entry)
+            copy_entry(str(root), str(tree), entry, made)
         except OSError as exc:
             skipped.append((entry.path, f"it could not be copied: {exc.strerror or exc}"))
             continue

@@ -151,14 +151,21 @@ def link_refusal(root_real: str, entry: Entry) -> str | None:
     return None
 
 
-def copy_entry(source_root: str, dest_root: str, entry: Entry) -> None:
+def copy_entry(source_root: str, dest_root: str, entry: Entry, made: set[str] | None = None) -> None:
     """Copy one file (bytes, mode, times) or link from ``source_root`` to ``dest_root``; never a hard link.
+
+    Args:
+        made: folders of ``dest_root`` known to exist (updated), to skip asking the file system again.
 
     Raises:
         OSError: it could not be read or written (the destination is left absent or partial).
     """
     dest = os.path.join(dest_root, entry.path)
-    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    parent = os.path.dirname(dest)
+    if made is None or parent not in made:
+        os.makedirs(parent, exist_ok=True)
+        if made is not None:
+            made.add(parent)
     if entry.kind == "link":
         os.symlink(entry.target, dest)
         return
