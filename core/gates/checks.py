@@ -16,7 +16,7 @@ import asyncio
 from pathlib import Path
 from typing import Callable
 
-from ljtui.core.agent.shell import ShellResult, run_command
+from ljtui.core.agent.shell import NOT_STARTED, ShellResult, run_command
 from ljtui.core.clock import Clock
 from ljtui.core.gates.model import CheckItem, Evidence
 from ljtui.core.gates.workspace import command_env
@@ -72,6 +72,8 @@ def _ending(result: ShellResult, timeout: float) -> str:
     notes = []
     if result.timed_out:
         notes.append(f"[stopped: no exit after {timeout:g} s; its process group was killed]")
+    elif result.cancelled and result.pid == NOT_STARTED:
+        notes.append("[not run: the check was cancelled before it started]")
     elif result.cancelled:
         notes.append("[stopped: the check was cancelled; its process group was killed]")
     elif result.exit_code is not None and result.exit_code < 0:

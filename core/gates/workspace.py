@@ -45,6 +45,7 @@ from ljtui.core.gates.workspace_files import (
     kept,
     link_refusal,
     read_entry,
+    safe_relative,
     remove_tree,
     same_bytes,
     scan,
@@ -63,6 +64,8 @@ TREE_DIR = "tree"
 GIT_DIR = "git"
 MANIFEST = "manifest.json"
 MANIFEST_VERSION = 1
+MAX_MANIFEST_BYTES = 64 * 1024 * 1024
+"""Largest manifest read back (a repository may commit anything under ``.agent``)."""
 MAX_TREE_FILES = 100_000
 """Most files a staging copy holds; a larger tree is refused."""
 MAX_TREE_BYTES = 2 * 1024 ** 3
@@ -145,9 +148,14 @@ class Workspace:
         self.folder = root / AGENT_DIR / WORKSPACE_DIR / run_id
         self.tree = self.folder / TREE_DIR
         self.mode = str(manifest.get("mode", WALK_MODE))
-        self._files: dict[str, list[list[int] | None]] = dict(manifest.get("files", {}))  # type: ignore[arg-type]
+        files = manifest.get("files")
+        self._files: dict[str, list[list[int] | None]] = {
+            p: v for p, v in (files.items() if isinstance(files, dict) else ())
+            if safe_relative(p) and isinstance(v, list) and len(v) == 2}
+        skipped = manifest.get("skipped")
         self.skipped: tuple[tuple[str, str], ...] = tuple(
-            (str(p), str(r)) for p, r in manifest.get("skipped", []))  # type: ignore[union-attr]
+            (pair[0], pair[1]) for pair in (skipped if isinstance(skipped, list) else ())
+            if isinstance(pair, (list, tuple)) and len(pair) == 2 and all(isinstance(x, str) for x in pair))
 
     # --- making, finding, removing -----------------------------------------------------------
 
@@ -196,7 +204,10 @@ class Workspace:
         try:
             fd = os.open(folder / MANIFEST, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
             with os.fdopen(fd, "rb") as fh:
-                manifest = json.loads(fh.read())
+                data = fh.read(MAX_MANIFEST_BYTES + 1)
+            if len(data) > MAX_MANIFEST_BYTES:
+                raise ValueError(f"it is over {MAX_MANIFEST_BYTES} bytes")
+            manifest = json.loads(data)
         except (OSError, ValueError) as exc:
             raise WorkspaceError(f"the staging workspace {run} has no readable {MANIFEST}: {exc}") from None
         if not isinstance(manifest, dict) or manifest.get("version") != MANIFEST_VERSION:

@@ -106,9 +106,16 @@ def walk_paths(root: Path) -> list[str]:
     return found
 
 
+def safe_relative(path: object) -> bool:
+    """Whether ``path`` is a plain relative path below a root: no ``..``, ``.`` or empty part, not absolute."""
+    if not isinstance(path, str) or not path or "\0" in path or path.startswith("/"):
+        return False
+    return all(part not in ("", ".", "..") for part in path.split("/"))
+
+
 def kept(paths: Iterable[str]) -> list[str]:
-    """``paths`` without ``.git`` / ``.agent`` ones, sorted, each once."""
-    return sorted({p for p in paths if protected_reason(p) is None})
+    """``paths`` that are safe and relative and not ``.git`` / ``.agent`` ones, sorted, each once."""
+    return sorted({p for p in paths if safe_relative(p) and protected_reason(p) is None})
 
 
 def scan(root: Path, path: str) -> Entry | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -191,3 +192,18 @@ def test_open_list_and_discard(repo: Path) -> None:
     assert (repo / "app.py").exists()
     assert git(repo, "worktree", "list").count("\n") == 1
     assert "workspace" not in git(repo, "status", "--porcelain")
+
+
+def test_a_hostile_manifest_never_leads_outside_the_tree(repo: Path, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("private\n", encoding="utf-8")
+    space = Workspace.create(repo, RUN)
+    escape = os.path.relpath(secret, space.tree)
+    (space.folder / "manifest.json").write_text(json.dumps({
+        "version": 1, "mode": "git", "files": {escape: [[1, 2, 3], [1, 2, 3]], "/etc/passwd": [None, None],
+                                               "app.py": "not a record"},
+        "skipped": [["x", 1], "junk"]}), encoding="utf-8")
+    reopened = Workspace.open(repo, RUN)
+    assert reopened.skipped == ()
+    assert all(b"private" not in (c.after or b"") for c in reopened.changes())
+    assert {e.path for e in reopened.entries()} <= files_in(space.tree)
