@@ -30,6 +30,8 @@ REWORK_WEIGHT = 2
 """A rework counts this many times against P (GATE-12)."""
 MAX_BOUNCES = 2
 """Refused deliveries of the same gate run before the breaker opens (GATE-8)."""
+ROUND_DIGITS = 9
+"""D and R are rounded to this many decimals, so factors that make R 0.75 on paper are L3 in floating point."""
 GATED_LEVEL = 2
 """From this level on, a started gate stages writes and blocks delivery (GATE-4)."""
 VERIFIER_LEVEL = 3
@@ -182,7 +184,7 @@ def level_of(r: float) -> Level:
 
 def risk(factors: Factors, stats: Stats) -> Risk:
     """R = 0.5·D + 0.5·(1 − P), and its level."""
-    d = difficulty(factors)
+    d = round(difficulty(factors), ROUND_DIGITS)
     p = pass_rate(stats)
-    r = 0.5 * d + 0.5 * (1 - p)
+    r = round(0.5 * d + 0.5 * (1 - p), ROUND_DIGITS)
     return Risk(d, p, r, level_of(r))

@@ -1,21 +1,20 @@
 """Delivery of a gated run's staged change to the user's tree (GATE-4, GATE-8, GATE-9).
 
-The staged change is what differs in the staging tree from the tree as it
-was when the run started (the run's ``base`` manifest). It is delivered as
+The staged change is what the run changed in its staging tree
+(:meth:`~ljtui.core.gates.workspace.Workspace.changes`). It is delivered as
 one EDIT plan opened in the Diff pane and written by the normal atomic
 apply, which asks the user. Delivery is refused — naming the gate and each
 missing, failed or stale item — until the evidence is complete and fresh.
 After :data:`~ljtui.core.gates.model.MAX_BOUNCES` refusals the breaker opens
 and the user decides; when the guard itself fails, delivery goes ahead only
 with the user's explicit confirmation. A file the user changed since the
-run started is never overwritten: it is left out, and said so.
+run started is never overwritten: it is left out, and said so (the
+workspace tells which: :data:`~ljtui.core.gates.workspace.USER_CHANGED`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,9 +30,7 @@ if TYPE_CHECKING:
     from ljtui.core.gates.service import GateService
     from ljtui.core.review.service import ReviewService
 
-SKIPPED_DIRS = frozenset({".git", ".agent"})
 GIT_TIMEOUT_SECONDS = 10
-HASH_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -51,34 +48,11 @@ class Delivery:
     files: tuple[str, ...] = ()
 
 
-def manifest(tree: Path) -> dict[str, str]:
-    """sha256 of every file below ``tree`` (not ``.git`` or ``.agent``), by POSIX path; a link hashes its target."""
-    found: dict[str, str] = {}
-    for folder, dirs, files in os.walk(tree):
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS or Path(folder) != tree)
-        for name in files:
-            path = Path(folder) / name
-            key = path.relative_to(tree).as_posix()
-            found[key] = _digest(path)
-    return found
-
-
-def _digest(path: Path) -> str:
-    if path.is_symlink():
-        return hashlib.sha256(b"link:" + os.fsencode(os.readlink(path))).hexdigest()
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while chunk := handle.read(HASH_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def staged_paths(workspace, run: GateRun) -> tuple[str, ...]:
-    """Paths changed in the staging tree since the run started, sorted."""
+    """Paths the run changed in its staging tree, sorted."""
     if workspace is None:
         return ()
-    now = manifest(workspace.tree)
-    return tuple(sorted(p for p in set(now) | set(run.base) if now.get(p) != run.base.get(p)))
+    return tuple(c.path for c in workspace.changes())
 
 
 def committed(root: Path, gate_id: str) -> bool:
@@ -89,29 +63,6 @@ def committed(root: Path, gate_id: str) -> bool:
     except (OSError, subprocess.TimeoutExpired):
         return False
     return done.returncode == 0
-
-
-def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes() if path.is_file() and not path.is_symlink() else None
-    except OSError:
-        return None
-
-
-def staged_changes(service: GateService, run: GateRun):
-    """The staged change as ``StagedChange`` values against the user's tree now, and the files left out."""
-    from ljtui.core.gates.workspace import StagedChange
-
-    workspace = service.workspace()
-    changes, left_out = [], []
-    for path in staged_paths(workspace, run):
-        user = service.root / path
-        now = _digest(user) if os.path.lexists(user) else None
-        if now != run.base.get(path):
-            left_out.append((path, "you changed it after the gate started; it is left for you to merge"))
-            continue
-        changes.append(StagedChange(path, _read(user), _read(workspace.tree / path)))
-    return changes, left_out
 
 
 async def deliver(service: GateService, review: ReviewService, gate_id: str | None = None) -> Delivery:
@@ -169,10 +120,10 @@ async def _hand_over(service: GateService, review: ReviewService, run: GateRun, 
     """Open the staged change as one EDIT plan and apply it through the normal (asking) atomic apply."""
     from ljtui.core.gates.delivery import delivery_plan
 
-    changes, left_out = await asyncio.to_thread(staged_changes, service, run)
-    plan = delivery_plan(changes)
-    skipped = [*left_out, *plan.skipped]
-    notes = [f"{path}: {why}" for path, why in skipped]
+    workspace = await asyncio.to_thread(service.workspace)
+    plan = delivery_plan(await asyncio.to_thread(workspace.changes))
+    skipped = list(plan.skipped)
+    notes = [f"{path}: {why}" for path, why in (*plan.skipped, *plan.notes)]
     if not plan.files:
         return Delivery(False, "nothing to deliver: the staging tree has no change the user's tree can take"
                         + (f" ({'; '.join(notes)})" if notes else ""))
@@ -196,6 +147,9 @@ async def _hand_over(service: GateService, review: ReviewService, run: GateRun, 
 
 
 def _landed(service: GateService, run: GateRun, files: tuple[str, ...]) -> bool:
+    """Whether every delivered file now has its staged bytes in the user's tree."""
     workspace = service.workspace()
-    return workspace is not None and all(
-        _read(service.root / p) == _read(workspace.tree / p) for p in files)
+    if workspace is None:
+        return False
+    left = {c.path for c in workspace.changes() if c.before != c.after}
+    return not left.intersection(files)

@@ -26,8 +26,8 @@ WORKSPACE_DIR = "workspace"
 RUN_FILE = "run.json"
 FORMAT = "ljtui-gate-run"
 VERSION = 1
-MAX_RUN_BYTES = 32 * 1024 * 1024
-"""Largest run file read back (a base manifest of 100,000 files fits)."""
+MAX_RUN_BYTES = 16 * 1024 * 1024
+"""Largest run file read back (2,000 evidence records with their output summaries fit)."""
 MAX_EVIDENCE = 2_000
 """Evidence records kept per run (the oldest go first)."""
 RUN_ID_HEX = 12
@@ -45,9 +45,6 @@ class GateRun:
 
     Attributes:
         staged: writes land in the staging tree (level ≥ 2 when started).
-        base: sha256 of every file of the staging tree when it was made, by path: what
-            changed since is the staged change; a user file that differs from it was changed
-            by the user meanwhile.
         evidence: every check recorded, oldest first.
         bounces: refused deliveries.
         outcome: ``""`` while open, then ``pass``, ``fail`` or ``exempt``.
@@ -61,7 +58,6 @@ class GateRun:
     starter: str
     level: int
     staged: bool
-    base: dict[str, str] = field(default_factory=dict)
     evidence: list[Evidence] = field(default_factory=list)
     bounces: int = 0
     outcome: str = ""
@@ -157,9 +153,6 @@ def _run_of(data: Any, run_id: str, shown: str) -> GateRun:
     gate_id = get("gate_id", (str,), "text")
     if not is_valid_id(gate_id):
         raise bad("gate_id", "is not a gate id")
-    base = get("base", (dict,), "an object")
-    if not all(isinstance(k, str) and isinstance(v, str) and len(v) == 64 for k, v in base.items()):
-        raise bad("base", "must map paths to sha256 hex digests")
     outcome, breaker = get("outcome", (str,), "text"), get("breaker", (str,), "text")
     if outcome not in OUTCOMES:
         raise bad("outcome", f"must be one of {OUTCOMES}")
@@ -171,7 +164,7 @@ def _run_of(data: Any, run_id: str, shown: str) -> GateRun:
     evidence = get("evidence", (list,), "a list")
     return GateRun(
         gate_id, run_id, float(get("started_at", (int, float), "a number")), get("starter", (str,), "text"),
-        level, get("staged", (bool,), "true or false"), dict(base),
+        level, get("staged", (bool,), "true or false"),
         [_evidence_of(e, bad) for e in evidence[-MAX_EVIDENCE:]], bounces, outcome, breaker,
         get("error", (str,), "text"), get("delivered", (bool,), "true or false"),
         get("verifier", (str,), "text"),

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Mapping
 from ljtui.core.approval import YES, ApprovalRequest, Decision
 from ljtui.core.events import GateChanged, Notice
 from ljtui.core.gates import events as G
+from ljtui.core.gates.records import GateInvalid
 from ljtui.core.gates.model import GATED_LEVEL, MAX_BOUNCES, CheckItem, Evidence, Factors, Gate, HistoryEntry, risk
 from ljtui.core.gates.runs import GateRun, RunFileError, list_runs, new_run_id, save_run
 from ljtui.core.gates.status import blockers, gate_view, prompt_section
@@ -98,14 +99,14 @@ class GateService:
         Raises:
             GateRefused: it does not exist or its file is malformed (the message names file and field).
         """
-        from ljtui.core.gates.store import GateFileError
+        from ljtui.core.gates.records import GateFileError, GateNotFound
 
         try:
             return self.store.load(gate_id)
+        except GateNotFound:
+            raise GateRefused(f"there is no gate {gate_id!r} (gate_status lists them)") from None
         except GateFileError as exc:
             raise GateRefused(str(exc)) from None
-        except FileNotFoundError:
-            raise GateRefused(f"there is no gate {gate_id!r} (gate_status lists them)") from None
 
     def confirmed(self, gate: Gate) -> bool:
         """The user's own record matches the gate as it is now (a file's ``confirmed_by_user`` is not believed)."""
@@ -188,11 +189,14 @@ class GateService:
         with self._lock:
             if self.run is not None and not self.run.delivered and self.run.gate_id == gate_id:
                 raise GateRefused(f"gate {gate_id} has a run in progress; finish it before changing its items")
-            if gate_id:
-                self.gate(gate_id)
-                gate = self.store.update_definition(gate_id, title, items, factors, self.clock.now())
-            else:
-                gate = self.store.propose(title, items, factors, self.clock.now())
+            try:
+                if gate_id:
+                    self.gate(gate_id)
+                    gate = self.store.update_definition(gate_id, title, items, factors, self.clock.now())
+                else:
+                    gate = self.store.propose(title, items, factors, self.clock.now())
+            except GateInvalid as exc:
+                raise GateRefused(f"the gate was not written: {exc}") from None
             self.current = gate.id
         found = risk(gate.factors, gate.stats)
         self.sink.emit(G.GateProposed(gate.id, found.level, round(found.r, 4), tuple(i.id for i in gate.items)))
@@ -237,11 +241,9 @@ class GateService:
 
     def _open_run(self, run: GateRun) -> None:
         if run.staged:
-            from ljtui.core.gates.release import manifest
             from ljtui.core.gates.workspace import Workspace
 
             workspace = Workspace.create(self.root, run.run_id)
-            run.base = manifest(workspace.tree)
         else:
             workspace = None
         save_run(self.root, run)

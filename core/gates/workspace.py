@@ -76,6 +76,9 @@ GIT_LOCATION_VARS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_D
                      "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_PREFIX")
 """Inherited variables that would point git at the user's repository; never passed to staged commands."""
 GIT_MODE, WALK_MODE = "git", "walk"
+USER_CHANGED = ("it also changed in your tree after the staging copy was made; it is not delivered, so your "
+                "change is never overwritten: merge the staged copy by hand")
+"""Why a file both sides changed stays out of a delivery."""
 Stamp = tuple[int, int, int]
 """``(inode, ctime_ns, size)``: changes whenever a file is written, replaced or chmod-ed."""
 
@@ -299,13 +302,12 @@ class Workspace:
                 and now.target == staged.target:
             return None
         note = ""
+        before = read_entry(self.root, now) if now is not None and now.kind == "file" else None
+        after = read_entry(self.tree, staged) if staged is not None and staged.kind == "file" else None
         if record is not None and _stamp(str(self.root / path)) != _as_stamp(record[1]):
-            note = "it also changed in your tree after the staging copy was made; delivering replaces that change"
+            return StagedChange(path, before, after, reason=USER_CHANGED)
         if now is not None and now.kind == "link" or staged is not None and staged.kind == "link":
-            return StagedChange(path, None, None, reason="a symbolic link changed; an EDIT plan carries text only",
-                                note=note)
-        before = read_entry(self.root, now) if now is not None else None
-        after = read_entry(self.tree, staged) if staged is not None else None
+            return StagedChange(path, None, None, reason="a symbolic link changed; an EDIT plan carries text only")
         if staged is not None and staged.executable != (now is not None and now.kind == "file" and now.executable):
             bit = f"its executable bit is {'set' if staged.executable else 'cleared'} in staging; an EDIT plan " \
                   "carries text only, so change the bit by hand after delivery"

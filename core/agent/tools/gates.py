@@ -12,16 +12,11 @@ from typing import Any
 
 from ljtui.core.agent.tools.base import failed, text_arg
 from ljtui.core.gates.model import CheckItem, Factors
+from ljtui.core.gates.records import FLAGS, MAX_ITEMS, MAX_TITLE_CHARS, SCORES
 from ljtui.core.providers.base import ToolSpec
 from ljtui.core.tools import Tool, ToolContext, ToolError, ToolResult
 
 ENGINE = "engine"
-MAX_TITLE_CHARS = 200
-MAX_DESCRIPTION_CHARS = 500
-MAX_COMMAND_CHARS = 4_000
-MAX_ITEMS = 30
-SCORES = ("change_surface", "chain_length", "cognitive_density")
-FLAGS = ("objectively_verifiable", "irreversible")
 
 _GATE_ID = {"type": "string", "description": "the gate's id, as gate_propose returned it"}
 STATUS = ToolSpec("gate_status", "Show the gate in focus (or gate_id): level, R and its factors, each item's status "
@@ -105,39 +100,14 @@ async def gate_status(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     return await _guarded(work())
 
 
-def parse_items(raw: Any) -> list[CheckItem]:
-    """The ``items`` argument, checked (the store checks again before writing)."""
-    if not isinstance(raw, list) or not raw or len(raw) > MAX_ITEMS:
-        raise ToolError(f"argument 'items' must be a list of 1 to {MAX_ITEMS} objects")
-    items = []
-    for row in raw:
-        if not isinstance(row, dict):
-            raise ToolError("each item must be an object {id, description, command, required}")
-        required = row.get("required", True)
-        if not isinstance(required, bool):
-            raise ToolError("an item's 'required' must be true or false")
-        items.append(CheckItem(text_arg(row, "id", empty_ok=False, max_chars=MAX_TITLE_CHARS) or "",
-                               text_arg(row, "description", max_chars=MAX_DESCRIPTION_CHARS) or "",
-                               text_arg(row, "command", empty_ok=False, max_chars=MAX_COMMAND_CHARS) or "",
-                               required))
-    return items
+def parse_definition(args: dict[str, Any]) -> tuple[str, tuple[CheckItem, ...], Factors]:
+    """The title, items and factors of ``gate_propose``, checked as the gate file will be."""
+    from ljtui.core.gates.records import GateInvalid, check_factors, check_items, check_title
 
-
-def parse_factors(raw: Any) -> Factors:
-    """The ``factors`` argument, checked: three scores in 0–1 and two booleans."""
-    if not isinstance(raw, dict):
-        raise ToolError("argument 'factors' must be an object")
-    values: dict[str, Any] = {}
-    for name in SCORES:
-        value = raw.get(name)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-            raise ToolError(f"factor '{name}' must be a number from 0 to 1")
-        values[name] = float(value)
-    for name in FLAGS:
-        if not isinstance(raw.get(name), bool):
-            raise ToolError(f"factor '{name}' must be true or false")
-        values[name] = raw[name]
-    return Factors(**values)
+    try:
+        return check_title(args.get("title")), check_items(args.get("items")), check_factors(args.get("factors"))
+    except GateInvalid as exc:
+        raise ToolError(f"{exc}; nothing was written") from None
 
 
 async def gate_propose(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -145,8 +115,7 @@ async def gate_propose(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 
     from ljtui.core.gates.model import risk
 
-    title = text_arg(args, "title", empty_ok=False, max_chars=MAX_TITLE_CHARS) or ""
-    items, factors, gate_id = parse_items(args.get("items")), parse_factors(args.get("factors")), _gate_id(args, False)
+    (title, items, factors), gate_id = parse_definition(args), _gate_id(args, False)
 
     async def work() -> ToolResult:
         gate = await asyncio.to_thread(_service(ctx).propose, title, items, factors, gate_id)

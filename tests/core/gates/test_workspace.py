@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from ljtui.core.gates import workspace as ws
+from ljtui.core.gates.delivery import delivery_plan
 from ljtui.core.gates.workspace import StagedChange, Workspace, WorkspaceError, command_env
 from tests.conftest import git
 
@@ -121,13 +122,14 @@ def test_changes_are_what_staging_changed_against_the_current_tree(repo: Path) -
     assert added == StagedChange("src/added.py", None, b"Y = 1\n")
 
 
-def test_a_change_on_both_sides_and_an_executable_bit_are_noted(repo: Path) -> None:
+def test_a_change_on_both_sides_is_held_back_and_an_executable_bit_is_noted(repo: Path) -> None:
     space = Workspace.create(repo, RUN)
     (space.tree / "app.py").write_text("staged\n", encoding="utf-8")
     (repo / "app.py").write_text("user\n", encoding="utf-8")
     os.chmod(space.tree / "src" / "mod.py", 0o755)
     app, mod = space.changes()
-    assert (app.before, app.after) == (b"user\n", b"staged\n") and "also changed in your tree" in app.note
+    assert (app.before, app.after) == (b"user\n", b"staged\n") and "also changed in your tree" in app.reason
+    assert "never overwritten" in app.reason and delivery_plan([app]).files == ()
     assert mod.path == "src/mod.py" and mod.before == mod.after and "executable bit" in mod.reason
 
 
