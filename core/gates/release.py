@@ -90,10 +90,13 @@ async def _allowed(service: GateService, run: GateRun) -> tuple[bool, str]:
     except Exception as exc:  # GATE-9: the guard's own failure is recorded, warned, and never a pass
         error = f"{type(exc).__name__}: {exc}"
         service._guard_failed(error)
-        view = await asyncio.to_thread(service.view)
-        if view is not None and (await service.ask(failsafe_request(view, error))).choice != YES:
+        try:
+            view = await asyncio.to_thread(service.view)
+        except Exception:  # the gate itself may be what broke: ask without its view
+            view = None
+        if (await service.ask(failsafe_request(view, error, run.gate_id))).choice != YES:
             return False, f"delivery not made: the gate guard failed ({error}) and the user did not confirm"
-        return view is not None, f"delivered although the gate guard failed ({error}), on the user's word"
+        return True, f"delivered although the gate guard failed ({error}), on the user's word"
     if not found:
         return True, ""
     gate = await asyncio.to_thread(service.gate, run.gate_id)
@@ -141,7 +144,7 @@ async def _hand_over(service: GateService, review: ReviewService, run: GateRun, 
         return Delivery(False, "the delivery was opened in the Diff pane but not applied; the staged work is kept",
                         plan.files)
     if not skipped:
-        await asyncio.to_thread(service.discard, run.gate_id)
+        await asyncio.to_thread(lambda: service.discard(run.gate_id, delivered=True))
     return Delivery(True, f"delivered {len(plan.files)} file(s) of gate {run.gate_id}"
                     + (f" ({warning})" if warning else ""), plan.files)
 

@@ -132,15 +132,20 @@ def breaker_request(view: GateView) -> ApprovalRequest:
     return _deliver_or_keep(BREAKER, f"Gate {view.id} keeps refusing delivery", lines, view.id)
 
 
-def failsafe_request(view: GateView, error: str) -> ApprovalRequest:
-    """The guard itself failed (GATE-9): not passed, delivered only on the user's explicit word."""
-    lines = [f"The guard of gate {view.id} (L{view.level}) failed with: {error}",
+def failsafe_request(view: GateView | None, error: str, gate_id: str = "") -> ApprovalRequest:
+    """The guard itself failed (GATE-9): not passed, delivered only on the user's explicit word.
+
+    ``view`` is ``None`` when the gate itself cannot be read (then ``gate_id`` names it).
+    """
+    gate_id = view.id if view is not None else gate_id
+    level = f" (L{view.level})" if view is not None else ""
+    lines = [f"The guard of gate {gate_id}{level} failed with: {error}",
              "The gate has NOT passed: nothing could be checked.",
              "Deliver only with your explicit confirmation; the run is recorded with a warning."]
-    blocking = _blocking_lines(view)
+    blocking = _blocking_lines(view) if view is not None else []
     if blocking:
         lines += ["", *blocking]
-    return _deliver_or_keep(FAILSAFE, f"The guard of gate {view.id} failed", lines, view.id)
+    return _deliver_or_keep(FAILSAFE, f"The guard of gate {gate_id} failed", lines, gate_id)
 
 
 BLOCKING = {"pending": "missing", "failed": "failed", "stale": "stale"}

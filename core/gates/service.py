@@ -210,7 +210,7 @@ class GateService:
         gate = await asyncio.to_thread(self.gate, gate_id)
         self._refuse_untrusted(gate)
         view = await asyncio.to_thread(self.view, gate_id)
-        decision = await self.ask(confirm_request(view))
+        decision = await self.ask(confirm_request(view, self.root))
         if decision.choice != YES:
             return False
         await asyncio.to_thread(self.confirmations.confirm, self.root, gate, self.clock.now())
@@ -366,8 +366,9 @@ class GateService:
         self.current = gate_id
         self.publish()
 
-    def discard(self, gate_id: str | None = None) -> str:
-        """Throw away the staged work of the run of ``gate_id`` (default: the run in progress)."""
+    def discard(self, gate_id: str | None = None, *, delivered: bool = False) -> str:
+        """Throw away the staged work of the run of ``gate_id`` (default: the run in progress); ``delivered``:
+        it is in the user's tree now, so only the staging tree goes."""
         from ljtui.core.gates.workspace import Workspace
 
         with self._lock:
@@ -390,7 +391,8 @@ class GateService:
                 pass
             if self.run is run or (self.run and self.run.run_id == run.run_id):
                 self.run, self._workspace = None, None
-        self.sink.emit(Notice(f"Discarded the staged work of gate {run.gate_id} (run {run.run_id})."))
+        if not delivered:
+            self.sink.emit(Notice(f"Discarded the staged work of gate {run.gate_id} (run {run.run_id})."))
         self.publish()
         return run.run_id
 

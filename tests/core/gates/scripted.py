@@ -67,7 +67,7 @@ def make_engine(repo: Path, turns: list[dict[str, Any]], answers: dict[str, list
     config.provider.script = str(script)
     config.agent.allow_tools = ["edit_file", "write_file", "bash"]
     sink = ListSink()
-    approver = ScriptedApprover(dict(answers or {}))
+    approver = ScriptedApprover({kind: list(queue) for kind, queue in (answers or {}).items()})
     return Engine(config, sink, repo_root=repo, approver=approver), sink, approver
 
 

@@ -56,7 +56,8 @@ async def test_until_delivery_the_users_tree_is_byte_identical(git_repo: Path) -
     tree = engine.gates.staging_root()
     assert tree is not None and (tree / "app.py").read_text() == FRIENDLY + "y\n"
     assert (tree / "app.py.bak").exists()
-    assert git(repo, "status", "--porcelain") == ""
+    assert git(repo, "status", "--porcelain", "--untracked-files=all").splitlines() == [
+        f"?? .agent/gates/{GATE}.md"]
 
 
 async def test_a_model_cannot_confirm_or_start_its_own_gate_headless(git_repo: Path) -> None:
@@ -123,14 +124,15 @@ async def test_only_the_starter_may_finish(git_repo: Path) -> None:
     verifier = [call("gate_finish", outcome="fail"), {"text": "tried"}]
     engine, sink, _ = make_engine(repo, turns, USER_SAYS_YES, agents={"verifier": verifier})
     await engine.run_turn("x")
-    assert tool_results(sink, "gate_finish") == []  # the verifier has no such tool
+    [tried] = tool_results(sink, "gate_finish")  # the verifier has no such tool
+    assert not tried.ok and tried.agent.startswith("verifier-") and "unknown tool 'gate_finish'" in tried.output
     assert engine.gates.run is not None and engine.gates.run.outcome == ""
 
 
 async def test_two_refused_deliveries_open_the_breaker_and_the_user_decides(git_repo: Path) -> None:
     repo = with_tests(git_repo)
     engine, sink, approver = make_engine(repo, [*START, EDIT, call("gate_deliver"), call("gate_deliver"),
-                                                {"text": "blocked"}], {**USER_SAYS_YES, "gate_breaker": ["d"]})
+                                                {"text": "blocked"}], {**USER_SAYS_YES, "gate_breaker": ["yes"]})
     await engine.run_turn("x")
     first, second = tool_results(sink, "gate_deliver")
     assert not first.ok and second.ok
