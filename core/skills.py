@@ -49,10 +49,11 @@ MAX_SCANNED_ENTRIES = 1024
 """A skills folder is listed up to this many entries; the rest are not looked at."""
 TOOL_NAMES = ("read_file", "list_files", "grep_files", "get_outline", "find_symbol", "write_file", "edit_file",
               "create_directory", "bash", "web_search", "web_fetch", "save_memory", "update_task_plan",
-              "complete_task")
+              "complete_task", "gate_status", "gate_propose", "gate_confirm", "gate_start", "gate_check",
+              "gate_verify", "gate_finish", "gate_deliver")
 """The agent's tools: a skill may not take one of these names."""
 SLASH_COMMANDS = ("help", "clear", "apply", "undo", "export", "open", "chat", "edit", "theme", "model", "compact",
-                  "memory", "resume", "plan", "skills", "trust", "stats")
+                  "memory", "resume", "plan", "skills", "trust", "stats", "gates")
 """The slash commands: ``/NAME`` must keep meaning the command, so no skill takes one of these names."""
 BUILTIN_NAMES = frozenset(TOOL_NAMES) | frozenset(SLASH_COMMANDS)
 """Every name a skill may not shadow."""

@@ -185,7 +185,7 @@ def test_malformed_huge_and_wrong_typed_lines_are_skipped_and_counted(tmp_path: 
               "status": "done"}),
         b"[" * 100_000 + b"\n",
         b"\n",
-        line({"kind": "gate_finished", "run_id": "r1"}),
+        line({"kind": "review_exported", "run_id": "r1"}),
         line(finished()),
     ]))
     read = read_run_log(tmp_path)

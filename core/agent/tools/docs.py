@@ -37,6 +37,7 @@ def notes() -> dict[str, str]:
     from ljtui.core.agent.shell import HEAD_CHARS, TAIL_CHARS
     from ljtui.core.agent.web import MAX_SEARCH_RESULTS
     from ljtui.core.agent.web_http import MAX_BODY_BYTES, MAX_REDIRECTS
+    from ljtui.core.gates.records import MAX_ITEMS
     from ljtui.core.outline import MAX_MATCHES, MAX_OUTLINE_SYMBOLS
     from ljtui.core.planner.grep import GREP_MAX_HITS
     from ljtui.core.planner.tools import LIST_MAX_ENTRIES, READ_MAX_CHARS
@@ -67,6 +68,25 @@ def notes() -> dict[str, str]:
                      "whole call; no cookies, proxies or keys from the environment.",
         "save_memory": f"Does not ask (it writes only `.agent/memory.md`). At most {MAX_ENTRY_CHARS:,} "
                        f"characters per entry and {MAX_MEMORY_BYTES // 1024} KB per file; `/memory` shows it.",
+        "gate_status": "Does not ask. Reads `.agent/gates/` and the open run; the same text is in the system "
+                       "prompt's tail while a gate is in focus.",
+        "gate_propose": f"Does not ask: it writes `.agent/gates/<id>.md` with `confirmed_by_user: false`. At most "
+                        f"{MAX_ITEMS} items; the engine computes R and the level from the factors and the "
+                        "gate's record.",
+        "gate_confirm": "Always asks the user: the dialog shows R, the factors and every command; headless it is "
+                        "denied unless `--yes`. The confirmation is kept in the user's state dir, bound to the "
+                        "items, factors and level.",
+        "gate_start": "Always asks the user. At L2 and above every agent's writes and commands then happen in "
+                      "`.agent/workspace/<run>/tree` until delivery.",
+        "gate_check": "Does not ask (the user confirmed the commands): the engine runs the command in the staging "
+                      f"tree with `agent.bash_timeout` and no API keys; the model gets the exit code, the "
+                      f"duration and the first {HEAD_CHARS:,} and last {TAIL_CHARS:,} characters.",
+        "gate_verify": "Does not ask. Starts a verifier agent with read-only tools and `gate_check`; its checks "
+                       "are recorded with its id.",
+        "gate_finish": "`exempt` asks the user; `pass` is refused while a required item lacks evidence, failed "
+                       "or is stale, and at L3 without a verifier's check. Only the starter may finish.",
+        "gate_deliver": "Refused until the gate passes (after two refusals the user decides); then the staged "
+                        "change opens as one EDIT plan and the apply asks the user.",
     }
 
 
