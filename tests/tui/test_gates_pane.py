@@ -129,8 +129,9 @@ async def test_keys_move_and_enter_shows_the_full_command_and_output(make_app: A
         assert "test_module_11" not in screen_text(app)  # the row is cut; the command is not shown
         await pilot.press("enter")
         await until(pilot, lambda: "AssertionError: assert [('b', 2)]" in screen_text(app), "the output")
-        flat = screen_text(app).replace("│", "").replace("\n", "")
-        assert "".join(long_command.split()) in "".join(flat.split())  # every character of the command
+        drawn = "".join(line.plain.strip().removeprefix("$ ") for line in pane(app)._text.lines)
+        assert "".join(long_command.split()) in "".join(drawn.split())  # every character of the command
+        assert "tests/test_module_11.py" in screen_text(app)
         assert "checked by chat" in screen_text(app)
         await pilot.press("enter")
         await until(pilot, lambda: "AssertionError: assert" not in screen_text(app), "the output to fold")

@@ -11,11 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
 from textual.geometry import Region
 from textual.message import Message
-
-from textual.containers import VerticalScroll
-from textual.app import ComposeResult
 
 from ljtui.tui.commands import ACTIONS, GATES
 from ljtui.tui.widgets.empty_pane import EmptyState
@@ -132,7 +131,7 @@ class GatesPane(VerticalScroll, can_focus=True):
             return
         self.expanded ^= {item_id}
         self._redraw()
-        self._show_selected()
+        self._show_selected(top=item_id in self.expanded)
 
     def action_check(self) -> None:
         """Ask for the selected item's check."""
@@ -181,7 +180,8 @@ class GatesPane(VerticalScroll, can_focus=True):
         self.query_one("#gates-lines", PlanLines).refresh(layout=layout)
         self._update_titles()
 
-    def _show_selected(self) -> None:
+    def _show_selected(self, top: bool = False) -> None:
+        """Scroll the selected row into view (``top``: to the top, so its output shows below it)."""
         lines = self.query_one("#gates-lines", PlanLines)
 
         def scroll() -> None:
@@ -189,7 +189,8 @@ class GatesPane(VerticalScroll, can_focus=True):
             if text is None or not text.item_rows:
                 return
             row = text.item_rows[self.selected]
-            self.scroll_to_region(Region(0, lines.virtual_region.y + row, 1, 1), animate=False, immediate=True)
+            self.scroll_to_region(Region(0, lines.virtual_region.y + row, 1, 1), animate=False, immediate=True,
+                                  top=top)
 
         self.call_after_refresh(scroll)
 

@@ -195,11 +195,13 @@ def item_lines(item: Any, *, width: int, styles: GateStyles, selected: bool, exp
     """One row for an item (status, required, id, description, evidence), its details when narrow, and its
     full command and output when expanded."""
     status = str(item.status)
-    mark = SELECTED_MARK if selected else " "
-    row = Text(f"{mark}{GLYPHS.get(status, UNKNOWN_GLYPH)} {status:<{STATUS_CELLS}} ", style=styles[status])
+    wide = width >= WIDE_CELLS
+    word = f"{status:<{STATUS_CELLS}}" if wide else status
+    row = Text(SELECTED_MARK if selected else " ")
+    row.append(f"{GLYPHS.get(status, UNKNOWN_GLYPH)} {word}", style=styles[status])
+    row.append(" ")
     required = "required" if item.required else "optional"
     evidence = _evidence(item)
-    wide = width >= WIDE_CELLS
     if wide:
         row.append(f"{required:<8} ", style=styles["muted"])
     row.append(f"{item.id}: ", style=styles["heading"])
@@ -207,12 +209,14 @@ def item_lines(item: Any, *, width: int, styles: GateStyles, selected: bool, exp
     if wide and evidence:
         row = _fit(row, width - len(evidence) - 1)
         row.append(" " * max(1, width - len(evidence) - row.cell_len) + evidence, style=styles["muted"])
-    lines = [_fit(row, width)]
+    row = _fit(row, width)
+    if selected:
+        row.pad_right(width - row.cell_len)
+        row.stylize(styles["selected"])
+    lines = [row]
     if not wide:
         details = [required, *(evidence.split(SEPARATOR) if evidence else ())]
         lines += _pack(details, width, styles["muted"], INDENT)
-    if selected:
-        lines[0].stylize(styles["selected"])
     if expanded:
         lines += expanded_lines(item, width, styles)
     return lines
@@ -263,8 +267,10 @@ def history_lines(history: Any, *, width: int, styles: GateStyles, now: float) -
     colours = {"pass": "passed", "fail": "failed", "rework": "stale", "exempt": "muted"}
     for entry in reversed(recent):
         outcome = str(entry.outcome)
-        line = Text(f" {OUTCOME_GLYPHS.get(outcome, UNKNOWN_GLYPH)} {outcome:<6} ", style=styles[colours.get(outcome,
-                                                                                                           "muted")])
+        line = Text(" ")
+        line.append(f"{OUTCOME_GLYPHS.get(outcome, UNKNOWN_GLYPH)} {outcome:<6}", style=styles[colours.get(outcome,
+                                                                                                          "muted")])
+        line.append(" ")
         line.append(format_age(max(0.0, now - entry.at)))
         line.append(f"{SEPARATOR}run {entry.run_id}", style=styles["muted"])
         lines.append(_fit(line, width))
