@@ -276,3 +276,16 @@ class Asked:
             self.decision = await app.approver.decide(request)
 
         app.run_worker(decide(), name="ask", group="engine", exit_on_error=False)
+
+
+async def test_updates_of_the_same_gate_keep_the_pane_s_keys_armed(git_repo: Path) -> None:
+    app = recording_app(git_repo)
+    async with app.run_test(size=SIZE) as pilot:
+        await focused(pilot, gate_view())
+        armed_since = app.main_screen.shown_at("gates")
+        await shown(pilot, gate_view(items=ITEMS[:2]))  # a check finished: same gate, new evidence
+        assert app.main_screen.shown_at("gates") == armed_since
+        await pilot.press("c")
+        await until(pilot, lambda: len(app.requested) == 1, "the check request")
+        await shown(pilot, gate_view(id="another-gate"))
+        assert app.main_screen.shown_at("gates") > armed_since

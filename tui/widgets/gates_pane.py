@@ -94,14 +94,15 @@ class GatesPane(VerticalScroll, can_focus=True):
     def show(self, view: Any) -> None:
         """Show ``view`` (``None``: no gate is active); the selection stays on the same item."""
         before = self._selected_id()
+        another_gate = (self.view.id if self.view is not None else None) != (view.id if view is not None else None)
         self.view = view
         ids = [item.id for item in view.items] if view is not None else []
         self.selected = ids.index(before) if before in ids else min(self.selected, max(0, len(ids) - 1))
         self.expanded &= set(ids)
         self.set_class(view is None, "-empty")
         screen: Any = self.screen
-        if hasattr(screen, "content_changed"):
-            screen.content_changed("gates")
+        if another_gate and hasattr(screen, "content_changed"):
+            screen.content_changed("gates")  # keys typed for the previous gate are not for this one
         self._redraw()
 
     @property
