@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from ljtui.core.events import (
-    ConfigChanged, ContextCompressed, ConversationCleared, Event, GateChanged, ModelCallRetried, ModelCallStarted, Notice,
-    SessionResumed, TokenDelta,
+    ConfigChanged, ContextCompressed, ConversationCleared, Event, ModelCallRetried, ModelCallStarted, Notice, SessionResumed, TokenDelta,
     ToolCallFinished, ToolCallStarted, ToolOutput, TurnFailed, TurnFinished, TurnStarted, UsageRecorded,
 )
-from ljtui.core.events import AGENT_PLANNER
+from ljtui.core.events import AGENT_PLANNER, GateChanged
 from ljtui.core.planner.events import (
     PlannerDeadlinePassed, PlannerFinished, PlannerPlanChecked, PlannerReplyRejected, PlannerTurnStarted,
 )

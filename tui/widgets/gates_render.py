@@ -152,7 +152,8 @@ def alert_lines(view: Any, width: int, styles: GateStyles) -> list[Text]:
     """The guard's error, the open breaker and why delivery is refused, in the warning and error colours."""
     lines: list[Text] = []
     if view.error:
-        lines += _wrap(f"✗ guard error: {view.error} — delivery only with your confirmation", width, styles["error"])
+        lines += _wrap(f"✗ guard error: {view.error} — delivery only with your confirmation", width,
+                       styles["error"])
     if view.breaker_open:
         lines += _wrap(f"⚠ breaker open: delivery refused {view.bounces}× — the decision is yours", width,
                        styles["error"])
