@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 
 PLAN = "plan"
 """Scope of the Plan pane's keys (the pane's widget id, as key routing expects)."""
+GATES = "gates"
+"""Scope of the Gates pane's keys (the pane's widget id)."""
 
 
 def _help(app: LjtuiApp, _: str) -> None:
@@ -67,6 +69,15 @@ def plan_pane(app: LjtuiApp) -> PlanPane:
 def _plan(method: str, *args: int):
     def run(app: LjtuiApp, _: str) -> None:
         getattr(plan_pane(app), method)(*args)
+    return run
+
+
+def _gates(method: str, *args: int):
+    def run(app: LjtuiApp, _: str) -> None:
+        from ljtui.tui.widgets.gates_pane import GatesPane
+
+        pane: GatesPane = app.main_screen.query_one(GatesPane)
+        getattr(pane, method)(*args)
     return run
 
 
@@ -201,6 +212,16 @@ ACTIONS = Registry((
            scope=PLAN),
     Action("plan.history", "Plan pane: show the replans of the run, or the tasks again", _plan("action_toggle_history"),
            keys="h", label="History", scope=PLAN),
+    Action("gates.next", "Gates pane: select the next check", _gates("action_select", 1), keys="j,down",
+           scope=GATES, palette=False),
+    Action("gates.prev", "Gates pane: select the previous check", _gates("action_select", -1), keys="k,up",
+           scope=GATES, palette=False),
+    Action("gates.expand", "Gates pane: show or hide the selected check's full command and output",
+           _gates("action_expand"), keys="enter", label="Output", scope=GATES, palette=False),
+    Action("gates.check", "Gates pane: run the selected check", _gates("action_check"), keys="c", label="Check",
+           scope=GATES),
+    Action("gates.recheck", "Gates pane: run the failed checks again", _gates("action_recheck_failed"), keys="r",
+           label="Re-run failed", scope=GATES),
     Action("review.open", "Open an EDIT plan file for review in the Diff pane", _open, slash="open",
            usage="/open PLAN.md", args=REQUIRED, palette=False),
     Action("chat", "Send a message to the agent (the same as typing it)", _chat, slash="chat",
@@ -224,4 +245,4 @@ ACTIONS = Registry((
 ))
 """Every action of the app."""
 
-__all__ = ["ACTIONS", "APP", "DIFF", "MAIN", "PLAN"]
+__all__ = ["ACTIONS", "APP", "DIFF", "GATES", "MAIN", "PLAN"]

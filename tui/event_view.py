@@ -8,7 +8,7 @@ from ljtui.core.events import (
     ConfigChanged, ContextCompressed, ConversationCleared, Event, ModelCallRetried, ModelCallStarted, Notice, SessionResumed, TokenDelta,
     ToolCallFinished, ToolCallStarted, ToolOutput, TurnFailed, TurnFinished, TurnStarted, UsageRecorded,
 )
-from ljtui.core.events import AGENT_PLANNER
+from ljtui.core.events import AGENT_PLANNER, GateChanged
 from ljtui.core.planner.events import (
     PlannerDeadlinePassed, PlannerFinished, PlannerPlanChecked, PlannerReplyRejected, PlannerTurnStarted,
 )
@@ -102,9 +102,20 @@ async def show_event(screen: MainScreen, event: Event, calls: dict[str, str]) ->
                             f"summarised; the last {kept} are kept word for word.")
         case SessionResumed():
             await _show_resumed(screen, event)
+        case GateChanged(gate=gate):
+            _show_gate(screen, gate)
         case _:
             if not _show_review_event(screen, event) and not _show_task_event(screen, event):
                 await _show_planner_event(screen, event)
+
+
+def _show_gate(screen: MainScreen, gate: object) -> None:
+    """The active gate (or none) in the Gates pane and the status bar."""
+    from ljtui.tui.widgets.gates_pane import GatesPane
+    from ljtui.tui.widgets.gates_render import status_segment
+
+    screen.query_one(GatesPane).show(gate)
+    screen.status.gate = status_segment(gate)
 
 
 RESUMED_ENTRIES_SHOWN = 100

@@ -1,4 +1,4 @@
-"""The status bar: provider/model, tokens, cost, git branch and a task plan's progress."""
+"""The status bar: provider/model, tokens, cost, the active gate's level, git branch and a task plan's progress."""
 
 from __future__ import annotations
 
@@ -40,6 +40,8 @@ class StatusBar(Static):
     busy: reactive[bool] = reactive(False)
     tasks: reactive[tuple[int, int] | None] = reactive(None)
     """``(finished, total)`` tasks of the task plan running, or ``None``."""
+    gate: reactive[str | None] = reactive(None)
+    """The active gate's segment (``gate L2``, ``gate L3 · blocked``), or ``None`` without one."""
 
     def render(self) -> Text:
         u = self.usage
@@ -50,6 +52,8 @@ class StatusBar(Static):
         ]
         if self.cost is not None:
             parts.append(f"${self.cost:.4f}")
+        if self.gate:
+            parts.append(self.gate)
         parts.append(f"branch {self.branch}" if self.branch else "no git")
         if self.tasks is not None:
             parts.append(f"tasks {self.tasks[0]}/{self.tasks[1]}")
