@@ -176,6 +176,7 @@ class LjtuiApp(App[int]):
             self.bridge.watch(engine)
         self.run_worker(lambda: self._load_skill_names(engine), name="skills", group="skills", thread=True,
                         exit_on_error=False)
+        self.run_worker(engine.gates.restore, name="gates", group="skills", thread=True, exit_on_error=False)
 
     def _load_skill_names(self, engine: Engine) -> None:
         """In a worker: the skills ``/NAME`` can start (a repository's own only when it is trusted)."""
@@ -202,6 +203,16 @@ class LjtuiApp(App[int]):
         """Show the saved sessions (disk work: runs in a worker thread)."""
         listing = self.engine.sessions()
         self.call_from_thread(self._show_sessions, listing)
+
+    async def gates_command(self, text: str) -> None:
+        """``/gates TEXT`` through the engine; a listing it returns is shown unfolded."""
+        shown = await self.engine.gates_command(text)
+        if shown is not None:
+            self.show_lines(*shown)
+
+    def on_gates_pane_check_requested(self, message: Any) -> None:
+        """``c`` / ``r`` in the Gates pane: the engine runs the checks and reports them as events."""
+        self.bridge.run(self.engine.check_gate(message.item_id, failed_only=message.failed_only), "gate_check")
 
     def show_lines(self, title: str, lines: list[str]) -> None:
         """Show ``lines`` unfolded under ``title`` in the Conversation pane."""

@@ -155,6 +155,10 @@ def _theme(app: LjtuiApp, args: str) -> None:
     app.choose_theme(args)
 
 
+def _gates_command(app: LjtuiApp, args: str) -> None:
+    app.bridge.run(app.gates_command(args), "gates")
+
+
 ACTIONS = Registry((
     Action("app.help", "Show keys and commands", _help, keys="f1,question_mark", label="Help", slash="help",
            usage="/help", priority=True),
@@ -212,6 +216,8 @@ ACTIONS = Registry((
            scope=PLAN),
     Action("plan.history", "Plan pane: show the replans of the run, or the tasks again", _plan("action_toggle_history"),
            keys="h", label="History", scope=PLAN),
+    Action("gates.command", "Delivery gates: list them, show one, check, deliver, discard or rework", _gates_command,
+           slash="gates", usage="/gates [ID | check [ITEM] | deliver [ID] | discard [ID] | rework ID]", args=OPTIONAL),
     Action("gates.next", "Gates pane: select the next check", _gates("action_select", 1), keys="j,down",
            scope=GATES, palette=False),
     Action("gates.prev", "Gates pane: select the previous check", _gates("action_select", -1), keys="k,up",

@@ -96,3 +96,9 @@ class GateFacade:
             await self.gates.check(item, USER, failed_only=failed_only)
         except GateRefused as exc:
             self.sink.emit(Notice(str(exc), "error"))
+
+    async def gates_command(self: Engine, text: str) -> tuple[str, list[str]] | None:
+        """``/gates TEXT``: returns ``(title, lines)`` to show, or ``None`` when the outcome came as events."""
+        from ljtui.core.gates.commands import run_gates_command
+
+        return await run_gates_command(self, text)

@@ -40,7 +40,8 @@ def _table(first: str, second: str) -> Table:
     return table
 
 
-SCOPE_WORDS = {"app": "anywhere", "main": "main screen", "diff": "Diff pane", "plan": "Plan pane"}
+SCOPE_WORDS = {"app": "anywhere", "main": "main screen", "diff": "Diff pane", "plan": "Plan pane",
+               "gates": "Gates pane"}
 
 
 def bindings_table(registry: Registry, keymap: dict[str, str]) -> Table:
