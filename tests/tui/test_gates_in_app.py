@@ -1,0 +1,69 @@
+"""Gates in the app through the real engine: /gates lists and shows, the pane's c runs the check for real."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ljtui.core.gates.confirmations import ConfirmationStore
+from ljtui.core.gates.model import CheckItem, Factors
+from ljtui.core.gates.store import GateStore
+from ljtui.tui.widgets.gates_pane import GatesPane
+from tests.tui.conftest import AppFactory, settle, until
+from tests.tui.plan_helpers import screen_text
+
+SIZE = (120, 40)
+FACTORS = Factors(0.6, 0.5, 0.6, False, False)
+
+
+def write_gate(repo: Path, command: str, *, confirmed: bool) -> str:
+    """A gate on disk, confirmed by the user (in the user's state dir) when ``confirmed``."""
+    gate = GateStore(repo).propose("Greeting works", [CheckItem("smoke", "the greeting prints", command)], FACTORS,
+                                   1.0)
+    if confirmed:
+        ConfirmationStore.for_env(os.environ).confirm(repo, gate, 1.0)
+    return gate.id
+
+
+def pane(app) -> GatesPane:
+    return app.main_screen.query_one(GatesPane)
+
+
+async def test_slash_gates_lists_then_shows_and_c_runs_the_check(git_repo: Path, make_app: AppFactory) -> None:
+    gate_id = write_gate(git_repo, "python3 -c \"print('hello')\"", confirmed=True)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for text in ("/gates", f"/gates {gate_id}"):
+            await pilot.press(*text, "enter")
+            await settle(pilot)
+        assert f"{gate_id} · L2 · R 0.53 · confirmed · 0 run(s) · Greeting" in screen_text(app)
+        await until(pilot, lambda: pane(app).view is not None and pane(app).view.id == gate_id, "the gate shown")
+        await pilot.press("f5", "c")
+        await until(pilot, lambda: pane(app).view.items[0].status == "passed", "the check to pass")
+        assert pane(app).view.items[0].exit_code == 0 and "hello" in pane(app).view.items[0].output
+
+
+async def test_an_unconfirmed_gates_command_never_runs(git_repo: Path, make_app: AppFactory) -> None:
+    gate_id = write_gate(git_repo, "touch ran.txt", confirmed=False)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press(*f"/gates {gate_id}", "enter")
+        await until(pilot, lambda: pane(app).view is not None, "the gate shown")
+        await pilot.press("f5", "c")
+        await settle(pilot)
+        assert "is not confirmed by the user" in screen_text(app)
+        assert not (git_repo / "ran.txt").exists() and pane(app).view.items[0].status == "pending"
+
+
+async def test_a_malformed_gate_file_is_named_with_its_field(git_repo: Path, make_app: AppFactory) -> None:
+    folder = git_repo / ".agent" / "gates"
+    folder.mkdir(parents=True)
+    (folder / "broken.md").write_text("---\nid: broken\ntitle: 3\n---\n", encoding="utf-8")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press(*"/gates", "enter")
+        await settle(pilot)
+        assert ".agent/gates/broken.md" in screen_text(app)
