@@ -68,6 +68,8 @@ class GateService:
         """The run in progress, if any."""
         self._workspace = None
         self._lock = threading.RLock()
+        self._unstarted: dict[str, list[Evidence]] = {}
+        """Checks run in the repository while no run of their gate was open (shown, never delivery evidence)."""
 
     @property
     def sink(self) -> GateService:
@@ -157,7 +159,7 @@ class GateService:
         except Exception as exc:  # GATE-9
             error = f"{type(exc).__name__}: {exc}"
         view = gate_view(gate, confirmed=self.confirmed(gate), run=run, content_hash=content, staged_files=staged,
-                         breaker_at=MAX_BOUNCES)
+                         breaker_at=MAX_BOUNCES, unstarted=self._unstarted.get(gate_id))
         if error and not view.error:
             import dataclasses
 
@@ -273,7 +275,9 @@ class GateService:
             evidence = await run_check(item, cwd, timeout=self.check_timeout(), content_hash=content, agent=agent,
                                        verifier=verifier, clock=self.clock, cancelled=cancelled)
             recorded.append(evidence)
-            if run is not None:
+            if run is None:
+                self._unstarted.setdefault(gate_id, []).append(evidence)
+            else:
                 with self._lock:
                     run.add(evidence)
                     if verifier:

@@ -86,12 +86,15 @@ def _independently_checked(gate: Gate, run: GateRun, content_hash: str) -> bool:
 
 
 def gate_view(gate: Gate, *, confirmed: bool, run: GateRun | None, content_hash: str,
-              staged_files: tuple[str, ...] = (), breaker_at: int = 0) -> GateView:
-    """The gate as the user sees it, with the active run's evidence when there is one."""
+              staged_files: tuple[str, ...] = (), breaker_at: int = 0,
+              unstarted: list[Evidence] | None = None) -> GateView:
+    """The gate as the user sees it, with the active run's evidence when there is one (else the checks run in
+    the repository while no run was open, ``unstarted``)."""
     items = []
+    evidence = run.evidence if run else (unstarted or [])
     for item in gate.items:
-        found = latest(run.evidence, item.id) if run else None
-        status = status_of(found, content_hash) if run else "pending"
+        found = latest(evidence, item.id)
+        status = status_of(found, content_hash)
         if status == "passed" and run and _verified(run, item.id, content_hash):
             status = "independent"
         items.append(ItemView(

@@ -39,7 +39,10 @@ async def test_slash_gates_lists_then_shows_and_c_runs_the_check(git_repo: Path,
             await settle(pilot)
         assert f"{gate_id} · L2 · R 0.53 · confirmed · 0 run(s) · Greeting" in screen_text(app)
         await until(pilot, lambda: pane(app).view is not None and pane(app).view.id == gate_id, "the gate shown")
-        await pilot.press("f5", "c")
+        await pilot.press("f5")
+        await until(pilot, lambda: app.focused is pane(app), "the Gates pane to have the focus")
+        await pilot.press("c")
+        await settle(pilot)
         await until(pilot, lambda: pane(app).view.items[0].status == "passed", "the check to pass")
         assert pane(app).view.items[0].exit_code == 0 and "hello" in pane(app).view.items[0].output
 
