@@ -84,6 +84,7 @@ def model_overrides(args: argparse.Namespace) -> dict[str, object]:
 COMMANDS: dict[str, str] = {
     "apply": "apply an EDIT plan atomically",
     "plan": "write a checked EDIT plan for a request, reading the source only",
+    "playbook": "list, show, search, promote, deprecate or draft playbooks; their stats",
     "recover": "restore files of an unfinished apply to their pre-apply bytes",
     "review": "open an EDIT plan in the Diff pane to accept, reject and apply its blocks",
     "run": "run one request through the engine with no UI",
