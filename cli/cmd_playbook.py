@@ -81,7 +81,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _json_flag(parser: argparse.ArgumentParser) -> None:
+    """``--json``, and ``--repo`` again so it works after the action too."""
     parser.add_argument("--json", action="store_true", help="print JSON instead of lines")
+    parser.add_argument("--repo", type=Path, default=argparse.SUPPRESS,
+                        help="repository to work in (default: the one holding the current directory)")
 
 
 def run(args: argparse.Namespace) -> int:
