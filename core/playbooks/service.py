@@ -73,6 +73,8 @@ class PlaybookReply:
     title: str
     lines: tuple[str, ...] = ()
     level: str = "info"
+    skills: tuple[str, ...] | None = None
+    """When a status changed: every skill ``/NAME`` can start now (active playbooks come and go)."""
 
 
 class PlaybookService:
@@ -260,7 +262,14 @@ class PlaybookService:
             done = await self.promote(target)
         else:
             done = await asyncio.to_thread(self.set_status, target, DEPRECATED if verb == "deprecate" else DRAFT)
-        return PlaybookReply(_sentence(done.message), level="info" if done.ok else "warning")
+        skills = await asyncio.to_thread(self.skill_names) if done.ok else None
+        return PlaybookReply(_sentence(done.message), level="info" if done.ok else "warning", skills=skills)
+
+    def skill_names(self) -> tuple[str, ...]:
+        """Every skill ``/NAME`` can start, active playbooks included (disk work)."""
+        from ljtui.core.skills import load_skills
+
+        return load_skills(self.store.root, self.store.env).names
 
     def _warn(self, library: Library) -> None:
         for warning in library.warnings:
@@ -288,14 +297,14 @@ class PlaybookAccess:
     def playbooks(self: Any) -> PlaybookService:
         """The session's playbook service (its events go to the session's sink, its questions to the Approver)."""
         engine: Engine = self
-        if engine._playbook_service is None:
+        if getattr(engine, "_playbook_service", None) is None:
             engine._playbook_service = PlaybookService(
                 engine.repo_root, lambda event: engine.sink.emit(event), engine.ask, engine.clock,
                 session_id=lambda: getattr(getattr(engine, "session_log", None), "id", None))
             services: dict[str, Any] | None = getattr(engine, "services", None)
             if services is not None:
                 services.setdefault(PLAYBOOKS_SERVICE, engine._playbook_service)
-        return engine._playbook_service
+        return engine._playbook_service  # type: ignore[return-value]
 
 
 PLAYBOOKS_SERVICE = "playbooks"

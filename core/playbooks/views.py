@@ -12,11 +12,12 @@ from ljtui.core.playbooks.model import ACTIVE, DEPRECATED, DRAFT, STATUSES, Play
 from ljtui.core.playbooks.search import SearchHit
 from ljtui.core.playbooks.store import REPOSITORY, Library
 
-STATUS_WIDTH = 10
+STATUS_WIDTH = 11
 """Width of the status column of a list."""
 MAX_PROVEN_SHOWN = 3
 """Playbooks named under "most proven" and "failing most" in the stats."""
 PERCENT = 100
+SHORT_TIME_CHARS = len("2026-01-01T09:30")
 SOURCE_LABELS = {REPOSITORY: "repository", "user": "yours"}
 """How a library is named to the user."""
 EMPTY_LIBRARY = ("No playbooks yet. The agent saves a draft with playbook_save after a run worth repeating; "
@@ -29,14 +30,20 @@ def record(playbook: Playbook) -> str:
     return f"{s.ok} ok · {s.fail} fail" if s.uses or s.ok or s.fail else "unused"
 
 
+def short_time(stamp: str) -> str:
+    """An ISO 8601 time to the minute, ``2026-01-01 09:30`` (left as it is when it is not that shape)."""
+    return stamp[:SHORT_TIME_CHARS].replace("T", " ") if len(stamp) > SHORT_TIME_CHARS and stamp[10:11] == "T" \
+        else stamp
+
+
 def list_lines(library: Library) -> list[str]:
-    """Two lines per playbook: status, id, record and library; then the title, indented."""
+    """Two lines per playbook: status, id and record (and "yours" for the user's own); then the title, indented."""
     if not library.playbooks:
         return [EMPTY_LIBRARY]
     lines: list[str] = []
     for playbook in library.playbooks:
-        lines.append(f"{playbook.status:<{STATUS_WIDTH}}{playbook.id}  ({record(playbook)}, "
-                     f"{SOURCE_LABELS.get(playbook.source, playbook.source)})")
+        yours = f" · {SOURCE_LABELS['user']}" if playbook.source != REPOSITORY else ""
+        lines.append(f"{playbook.status:<{STATUS_WIDTH}}{playbook.id}  {record(playbook)}{yours}")
         lines.append(f"{'':<{STATUS_WIDTH}}{playbook.title}")
     return lines
 
@@ -59,7 +66,7 @@ def show_lines(playbook: Playbook, path: str) -> list[str]:
         f"when to use: {playbook.when_to_use or '-'}",
         f"tags: {', '.join(playbook.tags) or '-'}",
         f"record: {s.uses} uses · {s.ok} ok · {s.fail} fail{last}",
-        f"created {playbook.created} · updated {playbook.updated}"
+        f"created {short_time(playbook.created)} · updated {short_time(playbook.updated)}"
         + (f" · session {playbook.source_session}" if playbook.source_session else ""),
     ]
     if playbook.status == ACTIVE:

@@ -50,7 +50,7 @@ def test_list_json_is_every_playbook_and_a_bad_file_is_a_warning_naming_file_and
     assert "ljtui playbook: repository playbook .agent/playbooks/broken.md: title: must be a string, not a number; " \
            "skipped" in proc.stderr
     text = ljtui(git_repo, "playbook", "list").stdout.splitlines()
-    assert text[:2] == ["active    dsh-host  (1 ok · 2 fail, repository)", "          为 DSH 开发并热装本地 Host 插件"]
+    assert text[:2] == ["active     dsh-host  1 ok · 2 fail", "           为 DSH 开发并热装本地 Host 插件"]
 
 
 def test_promotion_is_denied_without_a_terminal_and_done_with_yes(git_repo: Path) -> None:

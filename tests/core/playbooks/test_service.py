@@ -92,7 +92,7 @@ def test_the_command_lists_shows_and_changes_playbooks(git_repo: Path) -> None:
     write_fixture_library(repo_playbooks(git_repo))
     service = PlaybookService(git_repo, lambda event: None, DenyAll().decide)
     listed = asyncio.run(service.command("list"))
-    assert listed.title == "Playbooks (7)" and "active    dsh-host  (1 ok · 2 fail, repository)" in listed.lines
+    assert listed.title == "Playbooks (7)" and "active     dsh-host  1 ok · 2 fail" in listed.lines
     assert asyncio.run(service.command("")) == listed
     shown = asyncio.run(service.command("show dsh-host"))
     assert shown.title == "Playbook dsh-host" and "offered as the skill playbook-dsh-host" in shown.lines
