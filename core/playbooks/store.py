@@ -39,6 +39,9 @@ PLAYBOOKS_DIR = "playbooks"
 SUFFIX = ".md"
 LOCK_NAME = ".lock"
 """The library's lock file (hidden entries are never read as playbooks)."""
+GITIGNORE = ".gitignore"
+GITIGNORE_TEXT = f"{GITIGNORE}\n{LOCK_NAME}\n.*.tmp\n"
+"""What git ignores in ``.agent/playbooks``: ljtui's own lock and temp files, and this file; never a playbook."""
 PLAYBOOK_FILE_MODE = 0o644
 """Mode of a written playbook: Markdown meant to be read, diffed and shared."""
 MAX_PLAYBOOKS = 256
@@ -168,6 +171,7 @@ class PlaybookStore:
         try:
             if source == REPOSITORY:
                 fd = open_state_file(self._root(), PLAYBOOKS_DIR, LOCK_NAME, flags=os.O_RDWR | os.O_CREAT)
+                self._ignore_own_files()
             else:
                 self.user_dir.mkdir(parents=True, exist_ok=True)
                 fd = os.open(self.user_dir / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, PLAYBOOK_FILE_MODE)
@@ -179,6 +183,18 @@ class PlaybookStore:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield
+        finally:
+            os.close(fd)
+
+    def _ignore_own_files(self) -> None:
+        """A ``.gitignore`` in the repository's library for the lock and temp files (the playbooks stay shareable)."""
+        try:
+            fd = open_state_file(self._root(), PLAYBOOKS_DIR, GITIGNORE,
+                                 flags=os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode=PLAYBOOK_FILE_MODE)
+        except FileExistsError:
+            return
+        try:
+            _write_all(fd, GITIGNORE_TEXT.encode("utf-8"))
         finally:
             os.close(fd)
 

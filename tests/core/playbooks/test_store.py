@@ -11,6 +11,7 @@ from ljtui.core.playbooks.model import MAX_FILE_BYTES
 from ljtui.core.playbooks.service import PlaybookService
 from ljtui.core.playbooks.store import PlaybookStore
 from ljtui.core.trust import TrustStore
+from tests.conftest import git
 from tests.core.playbooks.helpers import repo_playbooks, write_playbook
 
 
@@ -88,11 +89,11 @@ def test_a_write_is_atomic_and_leaves_no_temporary_file(git_repo: Path) -> None:
     done = service.save("Deploy", "when deploying", sections={"SOP": ["push"]})
     assert done.ok
     folder = repo_playbooks(git_repo)
-    assert sorted(p.name for p in folder.iterdir()) == [".lock", "deploy.md"]
+    assert sorted(p.name for p in folder.iterdir()) == [".gitignore", ".lock", "deploy.md"]
     (folder / "deploy.md").chmod(0o444)
     assert service.feedback("deploy", "ok", for_model=False).ok
     assert "  ok: 1" in (folder / "deploy.md").read_text()
-    assert sorted(p.name for p in folder.iterdir()) == [".lock", "deploy.md"]
+    assert sorted(p.name for p in folder.iterdir()) == [".gitignore", ".lock", "deploy.md"]
 
 
 def test_a_playbook_folder_that_is_a_file_is_reported_when_saving(git_repo: Path) -> None:
@@ -113,3 +114,10 @@ def test_feedback_from_many_threads_loses_no_count(git_repo: Path) -> None:
         thread.join()
     [playbook] = PlaybookStore(git_repo).load(for_model=False).playbooks
     assert (playbook.stats.uses, playbook.stats.ok) == (12, 12)
+
+
+def test_git_sees_the_playbooks_and_not_the_lock_or_temp_files(git_repo: Path) -> None:
+    service = PlaybookService(git_repo, lambda event: None)
+    assert service.save("Deploy", "x", sections={"SOP": ["push"]}).ok
+    (repo_playbooks(git_repo) / ".deploy.md.1.tmp").write_text("left by a crash", encoding="utf-8")
+    assert git(git_repo, "status", "--porcelain", "-uall") == "?? .agent/playbooks/deploy.md\n"
