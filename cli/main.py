@@ -85,6 +85,7 @@ COMMANDS: dict[str, str] = {
     "apply": "apply an EDIT plan atomically",
     "gates": "delivery gates: list, show, check, deliver, discard, rework",
     "plan": "write a checked EDIT plan for a request, reading the source only",
+    "playbook": "list, show, search, promote, deprecate or draft playbooks; their stats",
     "recover": "restore files of an unfinished apply to their pre-apply bytes",
     "review": "open an EDIT plan in the Diff pane to accept, reject and apply its blocks",
     "run": "run one request through the engine with no UI",

@@ -7,7 +7,10 @@ replaces an earlier one of the same name, with a note:
 2. ``user``: ``skills/`` in the user's config dir;
 3. ``repository``: ``.agent/skills/`` in the repository, read only when the
    user trusts the repository (``ljtui trust``), reached through
-   :mod:`ljtui.core.statedir` so no symbolic link is ever followed.
+   :mod:`ljtui.core.statedir` so no symbolic link is ever followed;
+4. ``playbook``: every active playbook (:mod:`ljtui.core.playbooks.skills`),
+   as ``playbook-<id>`` with its SOP as the steps; the repository's only
+   when it is trusted.
 
 Each source holds YAML skills (``*.yaml``, ``*.yml``) and Agent Skills
 folders (``NAME/SKILL.md``); :mod:`ljtui.core.skill_files` parses them. A
@@ -49,11 +52,12 @@ MAX_SCANNED_ENTRIES = 1024
 """A skills folder is listed up to this many entries; the rest are not looked at."""
 TOOL_NAMES = ("read_file", "list_files", "grep_files", "get_outline", "find_symbol", "write_file", "edit_file",
               "create_directory", "bash", "web_search", "web_fetch", "save_memory", "update_task_plan",
-              "complete_task", "gate_status", "gate_propose", "gate_confirm", "gate_start", "gate_check",
+              "complete_task", "playbook_save", "playbook_search", "playbook_get", "playbook_promote",
+              "playbook_feedback", "gate_status", "gate_propose", "gate_confirm", "gate_start", "gate_check",
               "gate_verify", "gate_finish", "gate_deliver")
 """The agent's tools: a skill may not take one of these names."""
 SLASH_COMMANDS = ("help", "clear", "apply", "undo", "export", "open", "chat", "edit", "theme", "model", "compact",
-                  "memory", "resume", "plan", "skills", "trust", "stats", "gates")
+                  "memory", "resume", "plan", "skills", "trust", "stats", "playbook", "gates")
 """The slash commands: ``/NAME`` must keep meaning the command, so no skill takes one of these names."""
 BUILTIN_NAMES = frozenset(TOOL_NAMES) | frozenset(SLASH_COMMANDS)
 """Every name a skill may not shadow."""
@@ -162,7 +166,8 @@ def bundled_skills_dir() -> Path:
 
 
 def load_skills(root: Path | None, env: Mapping[str, str] | None = None, *,
-                bundled: Path | None = None, reserved: frozenset[str] = BUILTIN_NAMES) -> SkillSet:
+                bundled: Path | None = None, reserved: frozenset[str] = BUILTIN_NAMES,
+                playbooks: bool = True) -> SkillSet:
     """Every skill from the bundled folder, the user's config dir and the repository.
 
     Args:
@@ -170,6 +175,7 @@ def load_skills(root: Path | None, env: Mapping[str, str] | None = None, *,
         env: The environment (``XDG_CONFIG_HOME`` chooses the config dir); ``os.environ`` when None.
         bundled: The bundled skills folder (tests point it elsewhere).
         reserved: Names no skill may take: the tools and slash commands.
+        playbooks: Offer the active playbooks as skills too.
 
     Returns:
         The skills and the warnings and notes for the user. Never raises.
@@ -181,6 +187,8 @@ def load_skills(root: Path | None, env: Mapping[str, str] | None = None, *,
     ]
     if root is not None:
         sources.append((REPOSITORY, _read_repository(root, env, found, reserved)))
+    if playbooks:
+        sources.append(("playbook", _read_playbooks(root, env, found)))
     for _source, skills in sources:
         for name, skill in skills.items():
             earlier = found.skills.get(name)
@@ -189,6 +197,15 @@ def load_skills(root: Path | None, env: Mapping[str, str] | None = None, *,
                                    f"{earlier.source} one ({_shown(earlier)})")
             found.skills[name] = skill
     return found
+
+
+def _read_playbooks(root: Path | None, env: Mapping[str, str] | None, found: SkillSet) -> dict[str, Skill]:
+    """The active playbooks as skills; a malformed playbook is a warning naming its file and field."""
+    from ljtui.core.playbooks.skills import playbook_skills
+
+    skills, warnings = playbook_skills(root, env)
+    found.warnings.extend(warnings)
+    return skills
 
 
 def _shown(skill: Skill) -> str:

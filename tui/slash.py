@@ -1,12 +1,18 @@
-"""Parsing slash commands typed in the input (pure: no Textual).
+"""Parsing slash commands typed in the input (pure: no Textual), and the ``/playbook`` command.
 
-The commands themselves are actions in the registry (:mod:`ljtui.tui.commands`).
+The commands themselves are actions in the registry (:mod:`ljtui.tui.commands`);
+:func:`playbook_action` is the one for ``/playbook``, which only asks the
+engine's playbook service and shows its reply.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
+
+if TYPE_CHECKING:
+    from ljtui.tui.actions import Action
+    from ljtui.tui.app import LjtuiApp
 
 
 @dataclass(frozen=True)
@@ -50,3 +56,31 @@ def unescape_message(text: str) -> str:
     """Turn a leading ``//`` back into ``/`` for a message sent as text."""
     stripped = text.strip()
     return stripped[1:] if stripped.startswith("//") else stripped
+
+
+PLAYBOOK_SLASH = "playbook"
+PLAYBOOK_USAGE = "/playbook list | show ID | promote ID | deprecate ID | draft ID | stats | gates [ID]"
+PLAYBOOK_TITLE = "Playbooks: list, show, promote (asks first), deprecate, send back to draft; their stats"
+
+
+def playbook_command(app: LjtuiApp, args: str) -> None:
+    """``/playbook ARGS``: the engine's playbook service answers in a worker (a promotion asks in a dialog)."""
+    app.bridge.run(_playbook(app, args), PLAYBOOK_SLASH)
+
+
+async def _playbook(app: LjtuiApp, args: str) -> None:
+    reply = await app.engine.playbooks.command(args)
+    if reply.skills is not None:
+        app.skill_names = reply.skills
+    if reply.lines:
+        app.show_lines(reply.title, list(reply.lines))
+    else:
+        app.main_screen.conversation.add_notice(reply.title, reply.level)
+
+
+def playbook_action() -> Action:
+    """The ``/playbook`` action for the registry (:data:`ljtui.tui.commands.ACTIONS`)."""
+    from ljtui.tui.actions import OPTIONAL, Action
+
+    return Action("playbook", PLAYBOOK_TITLE, playbook_command, slash=PLAYBOOK_SLASH, usage=PLAYBOOK_USAGE,
+                  args=OPTIONAL)

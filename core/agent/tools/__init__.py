@@ -10,7 +10,7 @@ from ljtui.core.tools import ToolRegistry
 
 def agent_tools() -> ToolRegistry:
     """Every tool of the conversation agent, in a stable order."""
-    from ljtui.core.agent.tools import bash, code, edits, files, gates, memory, web
+    from ljtui.core.agent.tools import bash, code, edits, files, gates, memory, playbooks, web
 
     return ToolRegistry([*files.TOOLS, *code.TOOLS, *edits.TOOLS, *bash.TOOLS, *web.TOOLS, *memory.TOOLS,
-                         *gates.TOOLS])
+                         *playbooks.TOOLS, *gates.TOOLS])

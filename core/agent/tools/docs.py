@@ -13,7 +13,7 @@ INTRO = """\
 # The agent's tools
 
 The conversation agent (a plain message in the app, or `ljtui run "…"`)
-has these twelve tools. Each section is the tool's description and JSON
+has these seventeen tools. Each section is the tool's description and JSON
 input schema exactly as the model receives them, then what ljtui adds:
 whether the user is asked, and how a large result is cut. Every tool
 works inside the repository only (paths are relative to its root; `..`,
@@ -34,6 +34,7 @@ This file is generated: `python -m ljtui.core.agent.tools.docs > docs/tools.md`.
 def notes() -> dict[str, str]:
     """What ljtui adds to each tool's description: who is asked, how a large result is cut."""
     from ljtui.core.agent.memory import MAX_ENTRY_CHARS, MAX_MEMORY_BYTES
+    from ljtui.core.agent.tools.playbooks import notes as playbook_notes
     from ljtui.core.agent.shell import HEAD_CHARS, TAIL_CHARS
     from ljtui.core.agent.web import MAX_SEARCH_RESULTS
     from ljtui.core.agent.web_http import MAX_BODY_BYTES, MAX_REDIRECTS
@@ -87,6 +88,7 @@ def notes() -> dict[str, str]:
                        "or is stale, and at L3 without a verifier's check. Only the starter may finish.",
         "gate_deliver": "Refused until the gate passes (after two refusals the user decides); then the staged "
                         "change opens as one EDIT plan and the apply asks the user.",
+        **playbook_notes(),
     }
 
 
