@@ -25,6 +25,8 @@ from ljtui.core.agent.chat import ChatLoop, _TurnTally
 from ljtui.core.agent.context import SessionContext
 from ljtui.core.agent.session_replay import transcript
 from ljtui.core.gates.facade import GateFacade
+from ljtui.core.playbooks.service import PlaybookAccess
+from ljtui.core.tasks.facade import TaskFacade
 from ljtui.core.approval import ApprovalRequest, Approver, Decision, DenyAll
 from ljtui.core.config import Config, ProviderConfig
 from ljtui.core.events import (
@@ -45,7 +47,6 @@ if TYPE_CHECKING:
     from ljtui.core.planner.loop import PlannerResult
     from ljtui.core.edits.service import EditService
     from ljtui.core.review.service import ReviewService
-    from ljtui.core.tasks.runner import RunOutcome
 
 ClientFactory = Callable[[ProviderConfig], ChatClient]
 Sleep = Callable[[float], Awaitable[None]]
@@ -71,7 +72,7 @@ class TurnResult:
     cost_usd: float | None = None
 
 
-class Engine(ChatLoop, SessionContext, GateFacade):
+class Engine(ChatLoop, SessionContext, TaskFacade, GateFacade, PlaybookAccess):
     """Holds one session's conversation and runs its turns."""
 
     def __init__(
@@ -114,6 +115,7 @@ class Engine(ChatLoop, SessionContext, GateFacade):
         self.run_log: RunLog | None = RunLog(repo_root, clock=self.clock)
         """Task-plan events appended to ``.agent/events.jsonl`` (TASK-12)."""
         self._edits: EditService | None = None
+        self.playbooks  # registered among the services, for the playbook tools  # noqa: B018
 
     def _services(self) -> dict[str, object]:
         from ljtui.core.agent.memory import MemoryStore
@@ -290,22 +292,6 @@ class Engine(ChatLoop, SessionContext, GateFacade):
             return None
         self._record_usage(turn, client, result.usage, _TurnTally())
         return result
-
-    async def run_plan(self, goal: str, *, skill: str | None = None) -> RunOutcome:
-        """Run ``goal`` as a task plan: decompose (or take skill ``skill``'s steps), ask for approval, run
-        the tasks (TASK-2…9, AGENT-8)."""
-        from ljtui.core.tasks.runner import TaskRunner
-
-        return await TaskRunner(self, goal, skill=skill).run()
-
-    def skill_names(self) -> tuple[str, ...]:
-        """The skills ``/NAME`` can start (disk work: call from a thread); their warnings become notices."""
-        from ljtui.core.skills import load_skills
-
-        found = load_skills(self.repo_root)
-        for warning in found.warnings:
-            self.sink.emit(Notice(warning, "warning"))
-        return found.names
 
     async def plan_and_review(self, request: str) -> bool:
         """Run the read-only planner; a plan that passes its check opens for review.

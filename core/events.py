@@ -8,6 +8,7 @@ prints them as JSON lines (:func:`event_to_dict`).
 from __future__ import annotations
 
 import dataclasses
+import keyword
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -278,8 +279,13 @@ class ConversationCleared(Event):
 def event_to_dict(event: Event) -> dict[str, Any]:
     """The event as a JSON-ready dict with its ``kind`` first."""
     data: dict[str, Any] = {"kind": event.kind}
-    data.update(dataclasses.asdict(event))
+    data.update((_field_name(k), v) for k, v in dataclasses.asdict(event).items())
     return data
+
+
+def _field_name(name: str) -> str:
+    """A field named ``from_`` in Python (a keyword) is ``from`` in JSON."""
+    return name[:-1] if name.endswith("_") and keyword.iskeyword(name[:-1]) else name
 
 
 def _snake(name: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ljtui.tui.actions import APP, DIFF, MAIN, OPTIONAL, REQUIRED, Action, Registry
+from ljtui.tui.slash import playbook_action
 
 if TYPE_CHECKING:
     from ljtui.tui.app import LjtuiApp
@@ -216,6 +217,7 @@ ACTIONS = Registry((
            scope=PLAN),
     Action("plan.history", "Plan pane: show the replans of the run, or the tasks again", _plan("action_toggle_history"),
            keys="h", label="History", scope=PLAN),
+    playbook_action(),
     Action("gates.command", "Delivery gates: list them, show one, check, deliver, discard or rework", _gates_command,
            slash="gates", usage="/gates [ID | check [ITEM] | deliver [ID] | discard [ID] | rework ID]", args=OPTIONAL),
     Action("gates.next", "Gates pane: select the next check", _gates("action_select", 1), keys="j,down",

@@ -129,7 +129,9 @@ def gather(root: Path, secrets: SecretFiles, outline: Callable[[], str] | None =
 
 def system_prompt(facts: ProjectFacts) -> str:
     """The session's system prompt: byte-stable for the same facts."""
-    sections = [BASE_INSTRUCTIONS.format(name=facts.name),
+    from ljtui.core.playbooks.prompt import PLAYBOOK_PROMPT
+
+    sections = [BASE_INSTRUCTIONS.format(name=facts.name), PLAYBOOK_PROMPT,
                 f"# Project\n\nKind: {facts.kind}\n\nTop-level entries:\n{facts.listing}"]
     if facts.outline:
         sections.append(f"# Outline (most referenced definitions first)\n\n{facts.outline}")

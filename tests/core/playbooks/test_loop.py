@@ -1,5 +1,6 @@
 """The whole loop with the scripted model: a run saves a draft, the user promotes it, a similar request recalls it
-as a skill whose SOP is the plan, its tasks report feedback, and failures demote it."""
+as a skill whose SOP is the plan (recalled by a similar goal), the run's outcome is its feedback, and failures
+demote it."""
 
 from __future__ import annotations
 
@@ -32,8 +33,7 @@ SCRIPT = {
     "agents": {
         "task 1": [{"tool_calls": [{"name": "read_file", "input": {"path": "app.py"}}]}, {"text": "read"}],
         "task 2": [{"text": "wrapped"}],
-        "task 3": [{"tool_calls": [{"name": "playbook_feedback", "input": {"id": PID, "outcome": "ok"}}]},
-                   {"text": "tests pass"}],
+        "task 3": [{"text": "tests pass"}],
     },
 }
 
@@ -65,12 +65,14 @@ async def test_save_promote_recall_feedback_demote(git_repo: Path) -> None:
     hit = playbooks.recall("retry the flaky call in send")
     assert hit is not None and hit.playbook.id == PID
 
-    outcome = await engine.run_plan("make send retry", skill=f"playbook-{PID}")
+    outcome = await engine.run_plan("retry the flaky call in send")
+    assert Notice(f"Recalled playbook {PID} (Add retries to greet): its SOP is proposed as the task plan, to "
+                  "approve like any other.") in sink.events
     assert outcome.status == "done" and outcome.plan is not None
     assert [t.description for t in outcome.plan.tasks] == SAVE["sop"]
     assert Notice(f"Task plan from the skill 'playbook-{PID}' (playbook): when a flaky call must be retried") \
         in sink.events
-    assert playbooks.record_of(PID).ok == 1  # type: ignore[union-attr]
+    assert playbooks.record_of(PID).ok == 1  # type: ignore[union-attr]  (the run's outcome, recorded by the engine)
 
     await engine.run_turn("try it again")
     record = playbooks.record_of(PID)
