@@ -1,6 +1,9 @@
 """The command line's side of the Approver port: a prompt on a terminal, a policy otherwise.
 
-``--yes`` answers every question with its first non-safe choice. Without
+``--yes`` answers every question with its first non-safe choice, except
+offers of something the run does not need (keeping a draft playbook): those
+are asked on a terminal and declined otherwise, so ``--yes`` never leaves
+new files in the repository that nobody asked for. Without
 it, a terminal gets the question and a prompt (on stderr when that is the
 terminal, so ``--json`` output stays clean, else on stdout); with no
 terminal the safe answer is taken and the command says how to proceed.
@@ -14,6 +17,8 @@ from typing import TextIO
 
 from ljtui.core.approval import AllowAll, ApprovalRequest, Decision
 
+OFFERS = frozenset({"playbook_offer"})
+"""Request kinds ``--yes`` does not accept: extras, not steps of the run."""
 COLOURS = {"+": "\x1b[32m", "-": "\x1b[31m", "@": "\x1b[36m"}
 RESET = "\x1b[0m"
 
@@ -44,8 +49,10 @@ class CliApprover:
         self.interactive = (self.inp.isatty() and terminal is not None) if interactive is None else interactive
 
     async def decide(self, request: ApprovalRequest) -> Decision:
-        if self.yes:
+        if self.yes and request.kind not in OFFERS:
             return await AllowAll().decide(request)
+        if not self.interactive and request.kind in OFFERS:
+            return Decision(request.safe)
         if not self.interactive:
             if request.tasks is not None:  # a plan is shown even when nobody can approve it
                 for line in (request.title, *request.lines):

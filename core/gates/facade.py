@@ -42,6 +42,13 @@ class GateFacade:
             self._gates = GateService(self.repo_root, self.sink, self.ask, self.clock, env=self._env,
                                       check_timeout=lambda: self.config.agent.bash_timeout,
                                       log=self.run_log.emit if self.run_log is not None else None)
+
+            async def offer(title: str, sop: list[str], verification: list[str]) -> object:
+                from ljtui.core.playbooks.service import offer_draft
+
+                return await offer_draft(self.playbooks, title, sop, verification)
+
+            self._gates.offer_playbook = offer
         return self._gates
 
     def tool_root(self: Engine) -> tuple[Path, dict[str, object]]:

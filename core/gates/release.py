@@ -145,6 +145,8 @@ async def _hand_over(service: GateService, review: ReviewService, run: GateRun, 
                         plan.files)
     if not skipped:
         await asyncio.to_thread(lambda: service.discard(run.gate_id, delivered=True))
+    if run.outcome == "pass":
+        await _offer_playbook(service, run)
     return Delivery(True, f"delivered {len(plan.files)} file(s) of gate {run.gate_id}"
                     + (f" ({warning})" if warning else ""), plan.files)
 
@@ -156,3 +158,13 @@ def _landed(service: GateService, run: GateRun, files: tuple[str, ...]) -> bool:
         return False
     left = {c.path for c in workspace.changes() if c.before != c.after}
     return not left.intersection(files)
+
+
+async def _offer_playbook(service: GateService, run: GateRun) -> None:
+    """A passed, delivered gate run is worth repeating: offer to keep its procedure as a draft playbook."""
+    offer = service.offer_playbook
+    if offer is None:
+        return
+    gate = await asyncio.to_thread(service.gate, run.gate_id)
+    sop = [f"Make the change: {gate.title}", *(f"Check that {i.description}: `{i.command}`" for i in gate.items)]
+    await offer(gate.title, sop, [i.command for i in gate.items])

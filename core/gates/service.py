@@ -68,6 +68,8 @@ class GateService:
         """The run in progress, if any."""
         self._workspace = None
         self._lock = threading.RLock()
+        self.offer_playbook: Callable[[str, list[str], list[str]], Awaitable[object]] | None = None
+        """Offers to keep a passed run's procedure as a draft playbook (set by the engine)."""
         self._unstarted: dict[str, list[Evidence]] = {}
         """Checks run in the repository while no run of their gate was open (shown, never delivery evidence)."""
 

@@ -309,3 +309,33 @@ class PlaybookAccess:
 
 PLAYBOOKS_SERVICE = "playbooks"
 """The name tools find the session's :class:`PlaybookService` under in their context's services."""
+
+
+OFFER_KIND = "playbook_offer"
+"""The question after a run worth repeating: keep its procedure as a draft playbook?"""
+
+
+def offer_request(title: str, sop: Sequence[str], verification: Sequence[str]) -> ApprovalRequest:
+    """Ask whether to keep a finished run's procedure as a draft playbook (nothing is saved on Escape)."""
+    lines = [f"Title: {title}", "", "SOP:", *(f"  {n}. {step}" for n, step in enumerate(sop, 1))]
+    if verification:
+        lines += ["", "Verification:", *(f"  $ {command}" for command in verification)]
+    lines += ["", "It is saved as a draft: it is offered as a skill only once you promote it (/playbook promote)."]
+    return confirm(OFFER_KIND, "Keep this procedure as a draft playbook?", lines, "save a draft playbook",
+                   "no, do not keep it", subject=title)
+
+
+async def offer_draft(service: PlaybookService, title: str, sop: Sequence[str],
+                      verification: Sequence[str] = ()) -> Outcome | None:
+    """After a successful multi-task run or a passed gate: offer to save a draft; ``None`` when declined."""
+    if not sop:
+        return None
+    decision = await service.ask(offer_request(title, sop, verification))
+    if decision.choice != YES:
+        return None
+    sections = {"SOP": list(sop), "Verification": list(verification),
+                "Evidence": ["the delivery gate's checks passed and the change was delivered" if verification
+                             else "every task of the plan finished"]}
+    done = await asyncio.to_thread(service.save, title, title, sections=sections)
+    service.emit(Notice(done.message, "info" if done.ok else "warning"))
+    return done

@@ -35,6 +35,10 @@ class TaskFacade:
         outcome = await TaskRunner(self, goal, skill=skill).run()
         if skill is not None and outcome.status in ("done", "failed"):
             await asyncio.to_thread(self.playbooks.record_skill_outcome, skill, outcome.status == "done")
+        elif outcome.status == "done" and outcome.plan is not None and len(outcome.plan.tasks) > 1:
+            from ljtui.core.playbooks.service import offer_draft
+
+            await offer_draft(self.playbooks, goal, [t.description for t in outcome.plan.tasks])
         return outcome
 
     def skill_names(self: Engine) -> tuple[str, ...]:

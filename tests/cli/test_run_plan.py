@@ -54,7 +54,9 @@ def test_a_plan_runs_with_a_replan_and_prints_its_events_then_stats_reports_it(g
         assert kind in kinds, kind
     [updated] = [e for e in events if e["kind"] == "task_plan_updated"]
     assert updated["replan_count"] == 1 and updated["reason"] == "check it"
-    assert events[-1]["kind"] == "turn_finished"
+    assert [k for k in kinds if not k.startswith("approval_")][-1] == "turn_finished"
+    offer = [e for e in events if e["kind"] == "approval_decided"][-1]
+    assert "playbook_offer" in offer.values() and "no" in offer.values()  # --yes never accepts an offer
     [finished] = [e for e in events if e["kind"] == "run_finished"]
     assert (finished["status"], finished["replans"], finished["failed"]) == ("done", 1, 0)
     assert "hello, you!" in [e.get("summary") for e in events if e["kind"] == "task_finished"]

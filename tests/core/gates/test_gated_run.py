@@ -26,7 +26,7 @@ async def test_the_work_is_staged_checked_refused_then_delivered_atomically(git_
         call("gate_check", item="tests"),
         call("gate_finish", outcome="pass"),
         {"text": "Delivered."},
-    ], USER_SAYS_YES)
+    ], {**USER_SAYS_YES, "playbook_offer": ["yes"]})
     assert await engine.run_turn("make greet friendlier") is not None
     kinds = [e.kind for e in gate_events(sink)]
     assert kinds[:3] == ["gate_proposed", "gate_confirmed", "gate_started"]
@@ -41,7 +41,9 @@ async def test_the_work_is_staged_checked_refused_then_delivered_atomically(git_
     assert delivered.applied and set(delivered.files) == {"app.py", "from_bash.txt"}
     assert (repo / "app.py").read_text() == FRIENDLY
     assert (repo / "from_bash.txt").read_text() == "made-by-bash\n"
-    assert [r.kind for r in approver.asked] == ["gate_confirm", "gate_start", "apply"]
+    assert [r.kind for r in approver.asked] == ["gate_confirm", "gate_start", "apply", "playbook_offer"]
+    draft = (repo / ".agent" / "playbooks" / "friendlier-greet.md").read_text(encoding="utf-8")
+    assert 'status: "draft"' in draft and "python3 -m unittest -q" in draft
     assert engine.gates.run is None and not list((repo / ".agent" / "workspace").glob("*/tree"))
     assert "?? from_bash.txt" in git(repo, "status", "--porcelain")
 
