@@ -24,9 +24,10 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Mapping
 from ljtui.core.approval import YES, ApprovalRequest, Decision
 from ljtui.core.events import GateChanged, Notice
 from ljtui.core.gates import events as G
+from ljtui.core.gates.endings import GateRefused, RunEndings
+from ljtui.core.gates.model import GATED_LEVEL, MAX_BOUNCES, CheckItem, Evidence, Factors, Gate, risk
 from ljtui.core.gates.records import GateInvalid
-from ljtui.core.gates.model import GATED_LEVEL, MAX_BOUNCES, CheckItem, Evidence, Factors, Gate, HistoryEntry, risk
-from ljtui.core.gates.runs import GateRun, RunFileError, list_runs, new_run_id, save_run
+from ljtui.core.gates.runs import GateRun, list_runs, new_run_id, save_run
 from ljtui.core.gates.status import blockers, gate_view, prompt_section
 from ljtui.core.gates.view import GateView
 
@@ -40,11 +41,7 @@ USER = "user"
 """The agent name of checks the user runs from the Gates pane or the CLI."""
 
 
-class GateRefused(Exception):
-    """An operation the gate's state does not allow; ``str(exc)`` says why and what to do."""
-
-
-class GateService:
+class GateService(RunEndings):
     """The gates of one repository and the run in progress."""
 
     def __init__(self, root: Path, sink: EventSink, ask: Ask, clock: Clock, *,
@@ -319,97 +316,4 @@ class GateService:
             raise GateRefused("no gate run is in progress")
         return blockers(self.gate(run.gate_id), run, self.content_hash())
 
-    async def finish(self, outcome: str, agent: str) -> str:
-        """End the run: ``pass`` (refused while required evidence is missing, failed or stale), ``fail``, or
-        ``exempt`` (the user's decision, asked). Returns what the model is told."""
-        run = self.run
-        if run is None or run.delivered or run.outcome:
-            raise GateRefused("no gate run is open (gate_start begins one)")
-        if agent != run.starter:
-            raise GateRefused(f"only the agent that started gate {run.gate_id} ({run.starter}) may finish it; "
-                              "use gate_check to add evidence")
-        if outcome not in ("pass", "fail", "exempt"):
-            raise GateRefused("outcome must be pass, fail or exempt")
-        gate = await asyncio.to_thread(self.gate, run.gate_id)
-        if outcome == "pass":
-            found = await asyncio.to_thread(self.blockers_now)
-            if found:
-                raise GateRefused(f"gate {gate.id} cannot pass: " + "; ".join(found.lines(gate)))
-        if outcome == "exempt":
-            from ljtui.core.approval import confirm
-
-            asked = confirm("gate_exempt", f"Exempt gate {gate.id} this time?",
-                            [f"The agent asks to deliver without gate {gate.id}'s evidence.",
-                             "An exempt run is not counted in the gate's statistics."],
-                            "exempt it this time", "keep the gate", subject=gate.id)
-            if (await self.ask(asked)).choice != YES:
-                raise GateRefused(f"the user kept gate {gate.id}: it is not exempt")
-        await asyncio.to_thread(self._record, gate, run, outcome)
-        return f"gate {gate.id} finished: {outcome}"
-
-    def _record(self, gate: Gate, run: GateRun, outcome: str) -> None:
-        evidence = tuple(e for e in run.evidence)
-        with self._lock:
-            run.outcome = outcome
-            save_run(self.root, run)
-        self.store.record_outcome(gate.id, HistoryEntry(run.run_id, outcome, self.clock.now(), evidence))
-        self.sink.emit(G.GateFinished(gate.id, run.run_id, outcome))
-        self.publish()
-
     # -- the user's side -----------------------------------------------------------------------------------
-
-    async def rework(self, gate_id: str) -> None:
-        """Send the latest passed delivery of ``gate_id`` back (counts twice against P, GATE-12)."""
-        gate = await asyncio.to_thread(self.gate, gate_id)
-        passed = next((h for h in reversed(gate.history) if h.outcome == "pass"), None)
-        if passed is None:
-            raise GateRefused(f"gate {gate_id} has no passed run to send back")
-        await asyncio.to_thread(self.store.record_outcome, gate_id,
-                                HistoryEntry(passed.run_id, "rework", self.clock.now()))
-        self.sink.emit(G.GateFinished(gate_id, passed.run_id, "rework"))
-        self.sink.emit(Notice(f"Gate {gate_id}: run {passed.run_id} sent back for rework; it counts twice "
-                              "against the gate's pass rate."))
-        self.current = gate_id
-        self.publish()
-
-    def discard(self, gate_id: str | None = None, *, delivered: bool = False) -> str:
-        """Throw away the staged work of the run of ``gate_id`` (default: the run in progress); ``delivered``:
-        it is in the user's tree now, so only the staging tree goes."""
-        from ljtui.core.gates.workspace import Workspace
-
-        with self._lock:
-            run = self.run
-            if run is None or (gate_id and run.gate_id != gate_id):
-                runs, _ = list_runs(self.root)
-                run = next((r for r in runs if not r.delivered and (not gate_id or r.gate_id == gate_id)), None)
-            if run is None:
-                raise GateRefused(f"there is no open run{f' of gate {gate_id}' if gate_id else ''} to discard")
-            if run.staged:
-                try:
-                    Workspace.open(self.root, run.run_id).discard()
-                except Exception as exc:
-                    self.sink.emit(Notice(f"The staging tree of run {run.run_id} could not be removed: {exc}",
-                                          "warning"))
-            run.delivered = True
-            try:
-                save_run(self.root, run)
-            except (OSError, RunFileError):
-                pass
-            if self.run is run or (self.run and self.run.run_id == run.run_id):
-                self.run, self._workspace = None, None
-        if not delivered:
-            self.sink.emit(Notice(f"Discarded the staged work of gate {run.gate_id} (run {run.run_id})."))
-        self.publish()
-        return run.run_id
-
-    def _guard_failed(self, error: str) -> None:
-        """GATE-9: record the guard's own failure in the run and warn the user; it never counts as a pass."""
-        run = self.run
-        if run is not None:
-            run.error = error
-            try:
-                save_run(self.root, run)
-            except Exception:  # the warning below still reaches the user
-                pass
-        self.sink.emit(Notice(f"The delivery gate's guard failed: {error}. Delivery is not treated as passed; "
-                              "it goes ahead only if you confirm it.", "warning"))
