@@ -73,7 +73,7 @@ class GateFacade:
         secrets = SecretFiles.allowing(self.config.security.allow_secret_files)
         staged = dict(self.services)
         staged.update(reader=ReadOnlyTools(tree, secrets=secrets), outline=RepoOutline(tree, secrets),
-                      writer=AgentWriter(tree, self.clock))
+                      writer=AgentWriter(tree, self.clock), permissions=StagedPermissions(self.services["permissions"]))
         staged[COMMAND_ENV] = {k: v for k, v in command_env(tree).items()
                                if k.startswith("GIT_")}
         return staged
@@ -109,3 +109,18 @@ class GateFacade:
         from ljtui.core.gates.commands import run_gates_command
 
         return await run_gates_command(self, text)
+
+
+class StagedPermissions:
+    """The session's permissions, asking with questions that say the action happens in the staging tree."""
+
+    def __init__(self, inner: object) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._inner, name)
+
+    async def request(self, *, title: str, **asked: object) -> object:
+        """Ask as the session does (same grants and allow-lists), the title naming the staging tree."""
+        return await self._inner.request(title=f"{title.removesuffix('?')} in the staging tree?",  # type: ignore[attr-defined]
+                                         **asked)

@@ -164,3 +164,15 @@ def test_l2_factors_give_l2_and_l3_factors_give_l3() -> None:
     assert risk(Factors(**L2_FACTORS), Stats()).level == 2
     assert risk(Factors(**L3_FACTORS), Stats()).level == 3
     assert TESTS_ITEM["command"].startswith("python3")
+
+
+async def test_a_permission_asked_while_staged_says_it_is_for_the_staging_tree(git_repo: Path) -> None:
+    repo = with_tests(git_repo)
+    engine, sink, approver = make_engine(repo, [*START, EDIT, {"text": "ok"}],
+                                         {**USER_SAYS_YES, "permission": ["once"]})
+    engine.config.agent.allow_tools = []
+    engine.services["permissions"].policy = type(engine.services["permissions"].policy)()
+    await engine.run_turn("x")
+    [asked] = [r for r in approver.asked if r.kind == "permission"]
+    assert asked.title == "Edit app.py in the staging tree?"
+    assert (repo / "app.py").read_text() == ORIGINAL and (engine.gates.staging_root() / "app.py").read_text() == FRIENDLY
