@@ -58,6 +58,9 @@ CANCELLED = ("Cancelled: the running command was stopped and the message forgott
              "wrote stay written; /undo reverts them.")
 """What the user reads when they cancel a running turn."""
 
+GATE_FILES = ".agent/gates/"
+"""Changes below this folder are gates edited by hand: the Gates pane is redrawn from the file."""
+
 NO_RETRY_HINT_KINDS = frozenset({"config", "script"})
 """Failure kinds whose message already says what to do instead of retrying."""
 
@@ -198,11 +201,14 @@ class Engine(ChatLoop, SessionContext, TaskFacade, GateFacade, PlaybookAccess):
         return True
 
     async def watch(self, stop: asyncio.Event) -> None:
-        """Re-check the plan under review whenever files change on disk, until ``stop`` is set."""
+        """Re-check the plan under review (and redraw a gate edited by hand) whenever files change on disk, until
+        ``stop`` is set."""
         from ljtui.core.watch import watch_repo
 
         async for keys in watch_repo(self.repo_root, stop):
             await asyncio.to_thread(self.review.refresh, keys)
+            if self._gates is not None and any(k.startswith(GATE_FILES) for k in keys):
+                await asyncio.to_thread(self._gates.publish)  # a gate edited by hand shows as it now reads
 
     async def ask(self, request: ApprovalRequest) -> Decision:
         """Ask a human through the Approver port; an answer the request does not offer counts as its safe one."""

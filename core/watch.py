@@ -2,7 +2,7 @@
 
 :func:`watch_repo` yields, in batches, the repo-relative paths that changed
 — created, modified or deleted — leaving out ljtui's own journal so its
-writes do not echo back.
+writes do not echo back, and the staging trees of delivery gates.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ DEBOUNCE_MS = 150
 """How long changes are gathered into one batch."""
 WAKE_MS = 300
 """How often the watcher wakes, so stopping it is prompt."""
-IGNORED_PREFIXES = (".git/", ".agent/journal/")
+IGNORED_PREFIXES = (".git/", ".agent/journal/", ".agent/workspace/")
+"""ljtui's own journal, and the staging trees of gated runs (their churn is not the user's tree)."""
 
 
 async def watch_repo(root: Path, stop: asyncio.Event) -> AsyncIterator[set[str]]:

@@ -70,3 +70,19 @@ async def test_a_malformed_gate_file_is_named_with_its_field(git_repo: Path, mak
         await pilot.press(*"/gates", "enter")
         await settle(pilot)
         assert ".agent/gates/broken.md" in screen_text(app)
+
+
+async def test_a_gate_edited_by_hand_reloads_through_the_watcher(git_repo: Path, make_app: AppFactory) -> None:
+    gate_id = write_gate(git_repo, "true", confirmed=False)
+    app = make_app(watch=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press(*f"/gates {gate_id}", "enter")
+        await until(pilot, lambda: pane(app).view is not None, "the gate shown")
+        path = git_repo / ".agent" / "gates" / f"{gate_id}.md"
+        path.write_text(path.read_text(encoding="utf-8").replace("title: ", "title: Hand-edited ", 1)
+                        .replace("Greeting works", "Greeting still works"), encoding="utf-8")
+        await until(pilot, lambda: "still works" in pane(app).view.title, "the edited title to show")
+        path.write_text("---\nid: broken\n", encoding="utf-8")
+        await until(pilot, lambda: pane(app).view is None, "the malformed gate to leave the pane")
+        await until(pilot, lambda: f".agent/gates/{gate_id}.md" in screen_text(app), "the error naming the file")

@@ -176,3 +176,28 @@ async def test_a_permission_asked_while_staged_says_it_is_for_the_staging_tree(g
     [asked] = [r for r in approver.asked if r.kind == "permission"]
     assert asked.title == "Edit app.py in the staging tree?"
     assert (repo / "app.py").read_text() == ORIGINAL and (engine.gates.staging_root() / "app.py").read_text() == FRIENDLY
+
+
+async def test_exempt_is_the_users_word_delivers_with_a_warning_and_is_not_counted(git_repo: Path) -> None:
+    repo = with_tests(git_repo)
+    turns = [*START, EDIT, call("gate_finish", outcome="exempt"), {"text": "ok"}]
+    engine, sink, approver = make_engine(repo, turns, {**USER_SAYS_YES, "gate_exempt": ["yes"]})
+    await engine.run_turn("x")
+    assert "gate_exempt" in [r.kind for r in approver.asked]
+    [finish] = tool_results(sink, "gate_finish")
+    assert finish.ok and "delivered 1 file(s)" in finish.output and "exempted by the user" in finish.output
+    assert any(getattr(e, "level", "") == "warning" and "exempted" in getattr(e, "message", "") for e in sink.events)
+    assert (repo / "app.py").read_text() == FRIENDLY
+    gate = engine.gates.gate(GATE)
+    assert gate.stats.runs == 0 and [h.outcome for h in gate.history] == ["exempt"]
+
+
+async def test_a_model_asking_for_exempt_without_the_user_gets_nothing(git_repo: Path) -> None:
+    repo = with_tests(git_repo)
+    engine, sink, _ = make_engine(repo, [*START, EDIT, call("gate_finish", outcome="exempt"), {"text": "ok"}],
+                                  USER_SAYS_YES)
+    await engine.run_turn("x")
+    [finish] = tool_results(sink, "gate_finish")
+    assert not finish.ok and "not exempt" in finish.output
+    assert engine.gates.run is not None and engine.gates.run.outcome == ""
+    assert (repo / "app.py").read_text() == ORIGINAL
