@@ -69,6 +69,12 @@ def playbook_command(app: LjtuiApp, args: str) -> None:
 
 
 async def _playbook(app: LjtuiApp, args: str) -> None:
+    words = args.split()
+    if words[:1] == ["gates"] and len(words) <= 2:  # the seed's /playbook gates [ID]: the gates' own command
+        shown = await app.engine.gates_command(" ".join(words[1:]))
+        if shown is not None:
+            app.show_lines(*shown)
+        return
     reply = await app.engine.playbooks.command(args)
     if reply.skills is not None:
         app.skill_names = reply.skills

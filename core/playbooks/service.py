@@ -47,8 +47,8 @@ RECALL_MIN_SCORE = 8
 MAX_PROMPT_STEPS = 12
 """SOP steps shown in the promotion question (the rest counted)."""
 USAGE = "/playbook list | show ID | promote ID | deprecate ID | draft ID | stats | gates [ID]"
-GATES_LATER = ("/playbook gates is not available yet: delivery gates come with their own feature; "
-               "until then /playbook stats shows each playbook's record.")
+GATES_LATER = ("The delivery gates have their own commands: /gates [ID] in the app, ljtui gates list|show ID "
+               "headless.")
 
 Ask = Callable[[ApprovalRequest], Awaitable[Decision]]
 
