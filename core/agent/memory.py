@@ -24,10 +24,8 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import json
 import os
 import re
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +33,8 @@ from typing import Any, Mapping
 
 from ljtui.core.clock import Clock, SystemClock
 from ljtui.core.statedir import StateDirUnsafe, open_state_file
-from ljtui.core.trust import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, TrustStore
+from ljtui.core.trust import TrustStore
+from ljtui.core.user_records import UserRecords
 from ljtui.core.userdirs import user_state_dir
 
 MEMORY_FILE = "memory.md"
@@ -276,16 +275,26 @@ def _text(data: bytes) -> str:
 class MemoryHashes:
     """The SHA-256 of each repository's memory file as ljtui last wrote it, for this user.
 
-    The file is the user's, but it is read defensively, as the trust list is:
-    anything malformed counts as "no fingerprint" (so nothing extra is
-    loaded) and is reported in :attr:`warnings`. Writes are atomic (a
-    private temp file, fsync, rename) with mode 0600, under a lock so two
-    sessions never lose each other's entries.
+    Kept as :class:`~ljtui.core.user_records.UserRecords` in the user's state
+    dir: anything malformed counts as "no fingerprint" (so nothing extra is
+    loaded) and is reported in :attr:`warnings`; writes are atomic, under a
+    lock, so two sessions never lose each other's entries.
     """
 
     def __init__(self, path: Path) -> None:
-        self.path = path
-        self.warnings: list[str] = []
+        self.records = UserRecords(path, version=HASHES_VERSION, what="fingerprint list",
+                                   when_damaged="no memory fingerprint is known",
+                                   clean=lambda key, value: value if _valid_entry(key, value) else None,
+                                   max_bytes=MAX_HASHES_FILE_BYTES)
+
+    @property
+    def path(self) -> Path:
+        return self.records.path
+
+    @property
+    def warnings(self) -> list[str]:
+        """What the last read found wrong."""
+        return self.records.warnings
 
     @classmethod
     def for_env(cls, env: Mapping[str, str] | None = None) -> MemoryHashes:
@@ -294,63 +303,17 @@ class MemoryHashes:
 
     def get(self, key: str) -> str | None:
         """The recorded fingerprint of the repository ``key`` (its real path), if any."""
-        entry = self._load().get(key)
+        entry = self.records.load().get(key)
         return entry["sha256"] if entry else None
 
     def record(self, key: str, digest: str, now: float) -> str | None:
         """Record ``digest`` for ``key``; the problem, or ``None`` when it was written."""
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR_MODE)
-            lock = os.open(self.path.with_name(f"{self.path.name}.lock"),
-                           os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, PRIVATE_FILE_MODE)
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX)
-                entries = self._load()
+            with self.records.editing() as entries:
                 entries[key] = {"sha256": digest, "at": now}
-                self._save(entries)
-            finally:
-                os.close(lock)
         except OSError as exc:
             return f"{self.path}: {exc.strerror or exc}"
         return None
-
-    def _load(self) -> dict[str, dict[str, Any]]:
-        self.warnings = []
-        try:
-            if self.path.stat().st_size > MAX_HASHES_FILE_BYTES:
-                return self._damaged("too large")
-            data: Any = json.loads(self.path.read_bytes())
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError, RecursionError) as exc:
-            return self._damaged(type(exc).__name__)
-        entries = data.get("repositories") if isinstance(data, dict) else None
-        if not isinstance(entries, dict) or data.get("version") != HASHES_VERSION:
-            return self._damaged(f"not a version {HASHES_VERSION} fingerprint list")
-        valid = {key: {"sha256": value["sha256"], "at": value["at"]} for key, value in entries.items()
-                 if _valid_entry(key, value)}
-        if len(valid) < len(entries):
-            self.warnings.append(f"{self.path}: {len(entries) - len(valid)} malformed entries skipped")
-        return valid
-
-    def _damaged(self, why: str) -> dict[str, dict[str, Any]]:
-        self.warnings.append(f"{self.path} cannot be read ({why}); no memory fingerprint is known")
-        return {}
-
-    def _save(self, entries: dict[str, dict[str, Any]]) -> None:
-        data = {"version": HASHES_VERSION, "repositories": dict(sorted(entries.items()))}
-        fd, temp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
-        try:
-            os.fchmod(fd, PRIVATE_FILE_MODE)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(data, fh, indent=1)
-                fh.write("\n")
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(temp, self.path)
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
 
 
 def _valid_entry(key: Any, value: Any) -> bool:

@@ -9,21 +9,16 @@ command, required), level and factors. A changed command, item, factor or
 level (the level moves with the gate's record too) no longer matches, so
 the gate needs confirming again.
 
-The file is the user's, but it is read defensively, like the trust list:
-anything malformed counts as "not confirmed" and is reported in
-:attr:`ConfirmationStore.warnings`. Writes are atomic (a private temp file,
-fsync, rename) with mode 0600, under a lock so two sessions never lose each
-other's records.
+The file is kept as :class:`~ljtui.core.user_records.UserRecords` (read
+defensively, written atomically under a lock): anything malformed counts as
+"not confirmed" and is reported in :attr:`ConfirmationStore.warnings`.
 """
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
-import os
 import re
-import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +26,7 @@ from typing import Any, Iterator, Mapping
 
 from ljtui.core.gates.model import Gate, risk
 from ljtui.core.ids import is_valid_id
-from ljtui.core.trust import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, TrustStore
+from ljtui.core.user_records import Partly, UserRecords
 from ljtui.core.userdirs import user_state_dir
 
 CONFIRMATIONS_FILE = "gate-confirmations.json"
@@ -82,22 +77,29 @@ class ConfirmationStore:
     """The user's gate confirmations, for every repository."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
-        self.warnings: list[str] = []
+        self.records = UserRecords(path, version=CONFIRMATIONS_VERSION, what="confirmation list",
+                                   when_damaged="no gate counts as confirmed", clean=_gates,
+                                   max_bytes=MAX_CONFIRMATIONS_FILE_BYTES)
+
+    @property
+    def path(self) -> Path:
+        return self.records.path
+
+    @property
+    def warnings(self) -> list[str]:
+        """What the last read found wrong."""
+        return self.records.warnings
 
     @classmethod
     def for_env(cls, env: Mapping[str, str] | None = None) -> ConfirmationStore:
         """The confirmations in the user's state dir."""
         return cls(user_state_dir(env) / CONFIRMATIONS_FILE)
 
-    @staticmethod
-    def key(root: Path) -> str:
-        """How a repository is recorded: its real path (as in the trust list)."""
-        return TrustStore.key(root)
+    key = staticmethod(UserRecords.key)
 
     def get(self, root: Path, gate_id: str) -> Confirmation | None:
         """The recorded confirmation of ``gate_id`` in the repository at ``root``, if any."""
-        entry = self._load().get(self.key(root), {}).get(gate_id)
+        entry = self.records.load().get(self.key(root), {}).get(gate_id)
         return Confirmation(gate_id, entry["definition"], entry["at"]) if entry else None
 
     def is_confirmed(self, root: Path, gate: Gate) -> bool:
@@ -132,72 +134,18 @@ class ConfirmationStore:
 
     @contextmanager
     def _editing(self) -> Iterator[dict[str, dict[str, dict[str, Any]]]]:
-        """The entries under the file's lock; saved when the block ends without an error."""
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR_MODE)
-            lock = os.open(self.path.with_name(f"{self.path.name}.lock"),
-                           os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, PRIVATE_FILE_MODE)
+            with self.records.editing() as entries:
+                yield entries
         except OSError as exc:
             raise ConfirmationError(f"cannot record the confirmation in {self.path}: {exc.strerror or exc}") from None
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            entries = self._load()
-            yield entries
-            self._save(entries)
-        except OSError as exc:
-            if isinstance(exc, ConfirmationError):
-                raise
-            raise ConfirmationError(f"cannot record the confirmation in {self.path}: {exc.strerror or exc}") from None
-        finally:
-            os.close(lock)
 
-    def _load(self) -> dict[str, dict[str, dict[str, Any]]]:
-        self.warnings = []
-        try:
-            if self.path.stat().st_size > MAX_CONFIRMATIONS_FILE_BYTES:
-                return self._damaged("too large")
-            data: Any = json.loads(self.path.read_bytes())
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError, RecursionError) as exc:
-            return self._damaged(type(exc).__name__)
-        repos = data.get("repositories") if isinstance(data, dict) else None
-        if not isinstance(repos, dict) or data.get("version") != CONFIRMATIONS_VERSION:
-            return self._damaged(f"not a version {CONFIRMATIONS_VERSION} confirmation list")
-        out: dict[str, dict[str, dict[str, Any]]] = {}
-        skipped = 0
-        for key, gates in repos.items():
-            if not (isinstance(key, str) and os.path.isabs(key) and isinstance(gates, dict)):
-                skipped += 1
-                continue
-            valid = {gid: {"definition": e["definition"], "at": e["at"]} for gid, e in gates.items()
-                     if _valid_entry(gid, e)}
-            skipped += len(gates) - len(valid)
-            if valid:
-                out[key] = valid
-        if skipped:
-            self.warnings.append(f"{self.path}: {skipped} malformed entries skipped")
-        return out
 
-    def _damaged(self, why: str) -> dict[str, dict[str, dict[str, Any]]]:
-        self.warnings.append(f"{self.path} cannot be read ({why}); no gate counts as confirmed")
-        return {}
-
-    def _save(self, entries: dict[str, dict[str, dict[str, Any]]]) -> None:
-        data = {"version": CONFIRMATIONS_VERSION,
-                "repositories": {key: dict(sorted(gates.items())) for key, gates in sorted(entries.items())}}
-        fd, temp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
-        try:
-            os.fchmod(fd, PRIVATE_FILE_MODE)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(data, fh, indent=1)
-                fh.write("\n")
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(temp, self.path)
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
+def _gates(_: str, gates: Any) -> Partly | None:
+    if not isinstance(gates, dict):
+        return None
+    valid = {gid: {"definition": e["definition"], "at": e["at"]} for gid, e in gates.items() if _valid_entry(gid, e)}
+    return Partly(valid, len(gates) - len(valid))
 
 
 def _valid_entry(gate_id: Any, entry: Any) -> bool:
