@@ -32,11 +32,12 @@ from ljtui.core.approval import YES, ApprovalRequest, Decision, confirm
 from ljtui.core.events import Notice
 from ljtui.core.ports import Clock, EventSink
 from ljtui.core.review import events as R
+from ljtui.core.review.notes import cut_line, refresh_notes, size_text
 from ljtui.core.review.export import EXPORT_DIR, ExportRefused, export_target, write_export
 from ljtui.core.edits.plan import Declarations
 from ljtui.core.edits.undo import undo_preview
-from ljtui.core.review.session import ApplyRefused, Refreshed, Review, undo
-from ljtui.core.review.views import BlockView, DiffPage
+from ljtui.core.review.session import ApplyRefused, Review, undo
+from ljtui.core.review.views import DiffPage
 from ljtui.core.secret_files import SecretFiles
 
 Ask = Callable[[ApprovalRequest], Awaitable[Decision]]
@@ -53,8 +54,6 @@ CHECK_STEP_BLOCKS = 500
 """Blocks validated between two pictures while a big plan is checked."""
 DIFF_PAGE_LINES = 500
 """Lines of a diff handed out at once."""
-MAX_DIFF_LINE_CHARS = 2_000
-"""A diff line longer than this is cut, with a note saying how much."""
 APPLY_CANCELLED = "Apply cancelled: nothing was written."
 UNDO_CANCELLED = "Undo cancelled: nothing was written."
 EXPORT_CANCELLED = "Export cancelled: nothing was written."
@@ -100,7 +99,7 @@ class ReviewService:
             if size > MAX_PLAN_BYTES:
                 return self._open_failed(shown, f"cannot open {shown}: larger than {MAX_PLAN_BYTES} bytes")
             if size > BIG_PLAN_BYTES:
-                self._sink.emit(Notice(f"Reading {shown} ({_size(size)})…"))
+                self._sink.emit(Notice(f"Reading {shown} ({size_text(size)})…"))
             text = path.read_bytes().decode("utf-8")
         except FileNotFoundError:
             return self._open_failed(shown, f"cannot open {shown}: no such file")
@@ -171,7 +170,7 @@ class ReviewService:
                 cached = self._diff = (number, review.version, lines, note)
         _, version, lines, note = cached
         start = max(0, min(start, len(lines) - 1))
-        page = tuple(_cut(line) for line in lines[start:start + DIFF_PAGE_LINES])
+        page = tuple(cut_line(line) for line in lines[start:start + DIFF_PAGE_LINES])
         return DiffPage(number, version, start, page, len(lines), note, DIFF_PAGE_LINES)
 
     def _open_failed(self, origin: str, message: str) -> bool:
@@ -378,35 +377,3 @@ class ReviewService:
             self._sink.emit(R.ExportFailed(shown, getattr(exc, "strerror", None) or str(exc)))
             return
         self._sink.emit(R.ExportWritten(shown, count))
-
-
-def _size(count: int) -> str:
-    """``652 KB``, ``5.4 MB``."""
-    return f"{count / 1024:.0f} KB" if count < 1024 * 1024 else f"{count / 1024 / 1024:.1f} MB"
-
-
-def _cut(line: str) -> str:
-    """``line``, cut at :data:`MAX_DIFF_LINE_CHARS` with a note saying how much is left out."""
-    if len(line) <= MAX_DIFF_LINE_CHARS:
-        return line
-    return f"{line[:MAX_DIFF_LINE_CHARS]} … ({len(line) - MAX_DIFF_LINE_CHARS:,} more characters)"
-
-
-def refresh_notes(found: Refreshed, blocks: Sequence[BlockView]) -> tuple[str, ...]:
-    """The sentences that say which blocks went stale, or are back as reviewed."""
-    def files(numbers: tuple[int, ...]) -> str:
-        return ", ".join(sorted({b.file for b in blocks if b.number in numbers}))
-
-    def listed(numbers: tuple[int, ...]) -> str:
-        return ", ".join(str(n) for n in numbers)
-
-    accepted = {b.number for b in blocks if b.state != "rejected"}  # a rejected block is shown as rejected
-    stale = tuple(n for n in found.stale if n in accepted)
-    restored = tuple(n for n in found.restored if n in accepted)
-    notes = []
-    if stale:
-        notes.append(f"{files(stale)} changed on disk: EDIT {listed(stale)} now stale "
-                     "(press space to accept the new diff)")
-    if restored:
-        notes.append(f"{files(restored)} is back as reviewed: EDIT {listed(restored)} no longer stale")
-    return tuple(notes)

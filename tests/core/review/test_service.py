@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from ljtui.core.review.notes import MAX_DIFF_LINE_CHARS
 from ljtui.core.approval import Decision, ScriptedApprover
 from ljtui.core.events import Notice
 from ljtui.core.ports import FixedClock, ListSink
@@ -262,7 +263,7 @@ def test_a_diff_comes_in_pages_with_long_lines_cut(repo: Path, monkeypatch: pyte
     from ljtui.core.review import service as S
 
     monkeypatch.setattr(S, "DIFF_PAGE_LINES", 4)
-    long_line = "x" * (S.MAX_DIFF_LINE_CHARS + 25)
+    long_line = "x" * (MAX_DIFF_LINE_CHARS + 25)
     plan = ("### EDIT 1\n\n- file: `big.txt`\n\n```old\n```\n\n```new\n"
             + "".join(f"line {i}\n" for i in range(9)) + long_line + "\n```\n")
     svc, sink = service(repo, ScriptedApprover())
@@ -271,7 +272,7 @@ def test_a_diff_comes_in_pages_with_long_lines_cut(repo: Path, monkeypatch: pyte
     assert first.lines == ("--- /dev/null", "+++ b/big.txt", "@@ -0,0 +1,10 @@", "+line 0")
     assert (first.start, first.total, first.above, first.below) == (0, 13, 0, 9)
     last = svc.diff(1, 12)
-    assert last.lines == (f"+{'x' * (S.MAX_DIFF_LINE_CHARS - 1)} … (26 more characters)",)
+    assert last.lines == (f"+{'x' * (MAX_DIFF_LINE_CHARS - 1)} … (26 more characters)",)
     assert last.previous == 8 and last.below == 0
     assert svc.diff(99) is None
 
