@@ -150,8 +150,10 @@ async def test_bash_stays_unreaped_while_its_group_is_stopped(tmp_path: Path) ->
 async def test_the_cancel_flag_ends_the_command(tmp_path: Path) -> None:
     flag = asyncio.Event()
     pid_file = tmp_path / "child.pid"
-    task = asyncio.create_task(run_command(IGNORES_TERM, tmp_path, timeout=LONG, cancelled=flag))
-    await until(lambda: pid_file.exists() and pid_file.read_text().strip() != "", "the child to start")
+    seen: list[str] = []
+    task = asyncio.create_task(run_command(IGNORES_TERM, tmp_path, timeout=LONG, cancelled=flag,
+                                           on_output=seen.append))
+    await until(lambda: "".join(seen) == "started\n", "the command to say it started (its child set its trap)")
     flag.set()
     result = await task
     assert result.cancelled and not result.timed_out and result.output == "started\n"
