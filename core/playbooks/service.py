@@ -44,6 +44,23 @@ SKILL_PREFIX = "playbook-"
 RECALL_MIN_SCORE = 8
 """A request recalls an active playbook only when it scores at least this (a title hit and a tag or
 ``when_to_use`` hit, or better)."""
+RECALL_MIN_WORDS = 2
+"""… and shares at least this many distinct words (of :data:`MIN_SHARED_CHARS` letters or more, not
+:data:`COMMON_WORDS`) with its title, tags or ``when_to_use``: one shared verb ("add") recalls nothing."""
+MIN_SHARED_CHARS = 3
+COMMON_WORDS = frozenset({"the", "and", "for", "with", "that", "this", "from", "into", "when", "must", "should",
+                          "make", "then", "also", "all", "any", "are", "was", "not", "but", "its", "our", "your"})
+
+
+def shared_words(text: str, playbook: Playbook) -> set[str]:
+    """The meaningful words ``text`` shares with the playbook's title, tags and ``when_to_use``."""
+    from ljtui.core.playbooks.search import keywords
+
+    def meaningful(words: Iterable[str]) -> set[str]:
+        return {w for w in words if (len(w) >= MIN_SHARED_CHARS or not w.isascii()) and w not in COMMON_WORDS}
+
+    described = " ".join((playbook.title, " ".join(playbook.tags), playbook.when_to_use))
+    return meaningful(keywords(text)) & meaningful(keywords(described))
 MAX_PROMPT_STEPS = 12
 """SOP steps shown in the promotion question (the rest counted)."""
 USAGE = "/playbook list | show ID | promote ID | deprecate ID | draft ID | stats | gates [ID]"
@@ -116,7 +133,9 @@ class PlaybookService:
     def recall(self, text: str) -> SearchHit | None:
         """The active playbook a request recalls (trust respected), or None: for the engine to announce."""
         hits, _ = self.search(text, for_model=True, statuses=(ACTIVE,), limit=1)
-        return hits[0] if hits and hits[0].score >= RECALL_MIN_SCORE else None
+        if not hits or hits[0].score < RECALL_MIN_SCORE:
+            return None
+        return hits[0] if len(shared_words(text, hits[0].playbook)) >= RECALL_MIN_WORDS else None
 
     def record_of(self, playbook_id: str) -> PlaybookStats | None:
         """A playbook's record (uses, ok, fail): the same signals feed a gate's pass rate for its task family."""

@@ -115,3 +115,15 @@ def test_a_malformed_playbook_in_the_list_is_a_warning_notice(git_repo: Path) ->
     listed = asyncio.run(PlaybookService(git_repo, events.append).command("list"))
     assert listed.title == "Playbooks (1)"
     assert events == [Notice("repository playbook .agent/playbooks/bad.md: title: is missing; skipped", "warning")]
+
+
+def test_one_shared_verb_recalls_nothing_but_two_meaningful_words_do(tmp_path) -> None:
+    from ljtui.core.playbooks.model import Playbook, PlaybookStats
+    from ljtui.core.playbooks.service import shared_words
+
+    playbook = Playbook("add-longest-word", "add longest_word", "active", "project", ("words",),
+                        "add longest_word", "", "", None, PlaybookStats(), "", "repository")
+    assert shared_words("add a retry to the client", playbook) == {"add"}
+    assert shared_words("add shortest_word", playbook) == {"add", "word"}
+    assert shared_words("为 DSH 开发插件", Playbook("dsh", "为 DSH 开发…Host 插件", "active", "project", (),
+                                               "开发 DSH 插件", "", "", None, PlaybookStats(), "", "repository")) >= {"dsh"}
