@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ljtui.core.approval import YES
 from ljtui.core.events import ApprovalDecided, Event, Notice, PermissionRequested, TurnFailed, TurnFinished
-from ljtui.core.gates.events import DeliveryBlocked, GateDelivered, GateProposed, GateStarted
+from ljtui.core.gates.events import GateDelivered, GateProposed, GateStarted
 from ljtui.core.playbooks.events import PlaybookSaved, PlaybookStatusChanged
 from ljtui.core.review.events import ApplyFinished, PlanOpened, UndoFinished
 from ljtui.core.tasks.events import RunFinished, TaskPlanProposed, TaskPlanUpdated
@@ -44,15 +45,16 @@ DONE_STATUS = "done"
 """The status of an apply that wrote every accepted block."""
 SCRIPT_FAILURE = "script"
 """The failure kind of a model call the recording cannot answer."""
-REJECTED_STATUS = "rejected"
+RUN_DONE = "done"
+"""The status of a task-plan run whose every task is done."""
+RUN_REJECTED = "rejected"
 """The status of a task-plan run the user rejected."""
-FAILED_STATUS = "failed"
+RUN_FAILED = "failed"
 """The status of a task-plan run that stopped (in the demo: a goal the recording has no plan for)."""
 ACTIVE = "active"
 """The status of a promoted playbook."""
 OFFER_KIND = "playbook_offer"
 """The question that keeps a finished run's procedure as a draft playbook."""
-YES = "yes"
 GATE_ORIGIN = "gate "
 """How the origin of a gate's delivery plan begins (the gate's id follows)."""
 
@@ -95,11 +97,11 @@ def _replanned(event: Event) -> bool:
 
 
 def _run_done(event: Event) -> bool:
-    return isinstance(event, RunFinished) and event.status == DONE_STATUS
+    return isinstance(event, RunFinished) and event.status == RUN_DONE
 
 
 def _run_stopped(event: Event) -> bool:
-    return isinstance(event, RunFinished) and event.status == FAILED_STATUS
+    return isinstance(event, RunFinished) and event.status == RUN_FAILED
 
 
 def _offer_declined(event: Event) -> bool:
@@ -121,19 +123,21 @@ def _playbook_promoted(event: Event) -> bool:
 
 
 def _recalled_run_over(event: Event) -> bool:
-    return isinstance(event, RunFinished) and event.status in (DONE_STATUS, REJECTED_STATUS)
+    return isinstance(event, RunFinished) and event.status in (RUN_DONE, RUN_REJECTED)
 
 
 def _gate_proposed(event: Event) -> bool:
     return isinstance(event, GateProposed)
 
 
+def _proposed_gate(event: Event) -> dict[str, Any]:
+    """The proposed gate's id, for the words of the steps after it."""
+    assert isinstance(event, GateProposed)
+    return {"gate": event.gate}
+
+
 def _gate_started(event: Event) -> bool:
     return isinstance(event, GateStarted) and event.staged
-
-
-def _delivery_refused(event: Event) -> bool:
-    return isinstance(event, DeliveryBlocked)
 
 
 def _delivery_opened(event: Event) -> bool:
@@ -247,10 +251,9 @@ STEPS: tuple[Step, ...] = (
     Step(
         "recalled",
         _plan_proposed,
-        "a recalled playbook: the engine found {playbook} for this goal (the notice above says so) and "
-        "proposes its SOP as the task plan, with no planning call. {keys[plan.approve]} runs it, and its "
-        "outcome is recorded as the playbook's feedback (/playbook show {playbook} shows the record); "
-        "{keys[plan.reject]} rejects it.",
+        "a recalled playbook: the goal matched {playbook} (the notice above), so its SOP is the proposed "
+        "task plan, with no planning call. {keys[plan.approve]} runs it, and its outcome becomes the "
+        "playbook's record (/playbook show {playbook}); {keys[plan.reject]} rejects it.",
         again="Press {keys[plan.approve]} to run the recalled plan, or {keys[plan.reject]} to reject it.",
     ),
     Step(
@@ -264,38 +267,39 @@ STEPS: tuple[Step, ...] = (
     Step(
         "gate",
         _gate_proposed,
-        "a gate. The model proposed one: the dialog shows its check (the command it runs, the project's "
+        "a gate. The model proposed one: the dialog shows its check (the command it runs: the project's "
         "tests) and the risk R the engine computed from the model's factors, which sets its level. Only you "
         "can confirm it: press Enter, then Enter again in the next dialog to start it.",
+        learn=_proposed_gate,
     ),
     Step(
         "staged",
         _gate_started,
-        "a gated run. From now on the agent's writes and commands land in a staging copy of the project, "
-        "not in your files, until the gate passes. Allow the edits (Enter).",
-    ),
-    Step(
-        "refused",
-        _delivery_refused,
-        "a refused delivery: the model tried to deliver before any check, and the warning above names the "
-        "gate and the missing item. Your files are untouched; the edits are in the staging copy. "
-        "{keys[focus.gates]} shows the Gates pane: the item, its command and its status.",
+        "a gated run: the agent's writes and commands now land in a staging copy of the project, not in your "
+        "files, until the gate passes. The Gates pane follows the check. Allow the edits (Enter).",
     ),
     Step(
         "delivery",
         _delivery_opened,
-        "the delivery. The engine ran the check in the staging copy (the project's tests, for real: the "
-        "Gates pane shows the exit code and the output), the model finished the gate with pass, and the "
-        "staged change is one EDIT plan in the Diff pane. The apply dialog asks: Enter writes it to your files.",
+        "the delivery. The model's first try, before any check, was refused (the engine's warning names the "
+        "gate and the missing item) and your files stayed untouched. Then the engine ran the check, the "
+        "project's tests, for real in the staging copy (the Gates pane shows it passed), and the model "
+        "finished the gate with pass: the staged change is one EDIT plan in the Diff pane. Enter in the apply "
+        "dialog writes it to your files.",
         again="Type /gates deliver to open the delivery again.",
     ),
     Step(
         "delivered",
         _delivered,
-        "delivered: the change is in your files, written by the normal apply, and the gate's history records "
-        "the run (ljtui gates show). A gate that passed is worth repeating too: Enter keeps it as a draft "
-        "playbook, Escape does not. That is the demo. {keys[app.quit]} quits; the copy stays in {repo}. To use "
-        "ljtui on your own project, run it there with ANTHROPIC_API_KEY set (ljtui --help lists the other "
+        "delivered: the change is in your files, written by the normal apply (/undo reverts it). A gate that "
+        "passed is worth repeating too: Enter keeps it as a draft playbook, Escape does not.",
+    ),
+    Step(
+        "end",
+        _answered,
+        "that is the demo. The Gates pane ({keys[focus.gates]}) keeps the gate's history; in the copy, "
+        "`ljtui gates show {gate}` prints it. {keys[app.quit]} quits; the copy stays in {repo}. To use ljtui "
+        "on your own project, run it there with ANTHROPIC_API_KEY set (ljtui --help lists the other "
         "providers).",
     ),
 )
