@@ -86,3 +86,24 @@ async def test_the_recording_saves_promotes_recalls_then_delivers_a_gated_change
     tests = subprocess.run([sys.executable, "-B", "-m", "unittest"], cwd=demo.root, capture_output=True, text=True,
                            timeout=60)
     assert tests.returncode == 0 and "Ran 9 tests" in tests.stderr
+
+
+async def test_a_cancelled_delivery_is_kept_and_gates_deliver_opens_it_again(tmp_path: Path) -> None:
+    from ljtui.core.review.service import APPLY_CANCELLED
+    from ljtui.demo.steps import STEPS
+
+    demo = create_demo_repo(tmp_path)
+    assert isinstance(demo, DemoRepo)
+    engine, sink, approver = engine_on(demo)
+    approver.answers["apply"] = ["no", "yes"]
+    assert await engine.plan_and_review(REQUEST)
+    await engine.run_turn("do the tests pass?")
+    before = files(demo)
+    await engine.run_turn(GATE_MESSAGE)
+    assert files(demo) == before
+    assert any(isinstance(e, Notice) and e.message == APPLY_CANCELLED for e in sink.events)
+    [delivery] = [step for step in STEPS if step.name == "delivery"]
+    assert delivery.again == "Type /gates deliver to open the delivery again."
+    await engine.gates_command("deliver")
+    [_, delivered] = [e for e in sink.events if isinstance(e, G.GateDelivered)]
+    assert delivered.applied and b"word.strip(PUNCTUATION)" in files(demo)[COUNTING]
