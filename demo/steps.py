@@ -35,7 +35,8 @@ GATE_MESSAGE = "make top_words ignore punctuation"
 INTRO = (
     "The ljtui demo, on a copy of the small Python project {project} in a new git repository. The model is "
     "a recording replayed offline (no key, no network); everything else is real: tool calls read the copy, "
-    "the apply writes it, syntax checks run, undo restores it."
+    "the apply writes it, syntax checks run, undo restores it. The copy is trusted until the demo ends, so "
+    "that the playbook it saves may be offered to the model."
 )
 """Shown first, above the first step."""
 
