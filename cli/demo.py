@@ -1,10 +1,11 @@
 """``ljtui --demo``: the first five minutes, offline, on a copy of a bundled sample project.
 
 The copy is made here, before the app starts (the app never touches files
-itself), in a new folder under the system's temporary directory. It is kept
-when the demo ends, and its path is printed: the user may want to look at
-what the demo did (``git log``, ``git diff``, ``.agent/journal``). It is a
-few kilobytes in a folder the system cleans.
+itself), in a new folder under the system's temporary directory, and
+trusted for the session (its playbook step needs it). It is kept when the
+demo ends, no longer trusted, and its path is printed: the user may want to
+look at what the demo did (``git log``, ``git diff``, ``.agent/``). It is a
+small folder the system cleans.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def run_demo(args: argparse.Namespace, command: str | None = None) -> int:
     if refused:
         print(f"ljtui --demo: {refused}", file=sys.stderr)
         return 2
-    from ljtui.demo.repo import DemoFailure, create_demo_repo
+    from ljtui.demo.repo import DemoFailure, create_demo_repo, forget_demo_repo
 
     demo = create_demo_repo()
     if isinstance(demo, DemoFailure):
@@ -43,6 +44,7 @@ def run_demo(args: argparse.Namespace, command: str | None = None) -> int:
     try:
         app.run()
     finally:
+        forget_demo_repo(demo)
         print(kept_message(str(demo.root), str(demo.root.parent)))
     return app.return_code or 0
 

@@ -5,6 +5,11 @@ directory, so the demo never writes anywhere the user keeps work. git runs
 with the user's and the system's git configuration switched off (no hooks,
 no signing, no identity needed) and without provider keys in its
 environment.
+
+The copy is trusted while the demo runs: its playbooks become instructions
+to the model, and ljtui offers a repository's playbooks only when the user
+trusts it. Nothing in the copy needs trust but what the demo itself makes
+there, and :func:`forget_demo_repo` takes the trust back when the demo ends.
 """
 
 from __future__ import annotations
@@ -13,10 +18,13 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Mapping
 
 from ljtui.core.childenv import child_env
+from ljtui.core.trust import TrustStore
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 SAMPLE_DIR = PACKAGE_DIR / "sample-project"
@@ -70,12 +78,14 @@ class DemoFailure:
     message: str
 
 
-def create_demo_repo(parent: Path | None = None, *, git: str = "git") -> DemoRepo | DemoFailure:
-    """Copy the sample project into a new temporary folder and commit it.
+def create_demo_repo(parent: Path | None = None, *, git: str = "git",
+                     env: Mapping[str, str] | None = None) -> DemoRepo | DemoFailure:
+    """Copy the sample project into a new temporary folder, commit it and trust it.
 
     Args:
         parent: where the temporary folder is made (default: the system's temporary directory).
         git: the git executable.
+        env: the environment the user's trust list is found from (default: the process's).
 
     Returns:
         The copy, or why it could not be made (nothing is left behind then).
@@ -91,11 +101,29 @@ def create_demo_repo(parent: Path | None = None, *, git: str = "git") -> DemoRep
     except OSError as exc:
         shutil.rmtree(holder, ignore_errors=True)
         return DemoFailure(f"cannot copy the sample project to {root}: {getattr(exc, 'strerror', None) or exc}")
-    problem = _commit(root, git)
+    problem = _commit(root, git) or _trust(root, env)
     if problem is not None:
         shutil.rmtree(holder, ignore_errors=True)
         return DemoFailure(problem)
     return DemoRepo(root)
+
+
+def forget_demo_repo(demo: DemoRepo, env: Mapping[str, str] | None = None) -> None:
+    """Take back the trust the demo gave its copy (the copy itself is kept for the user to look at)."""
+    try:
+        TrustStore.for_env(env).revoke(demo.root)
+    except OSError:
+        pass  # the entry names a folder in the temporary directory, which the system cleans
+
+
+def _trust(root: Path, env: Mapping[str, str] | None) -> str | None:
+    """Record ``root`` as trusted for the demo's session; why not, or ``None``."""
+    store = TrustStore.for_env(env)
+    try:
+        store.trust(root, time.time())
+    except OSError as exc:
+        return f"cannot record in {store.path} that the demo's repository is trusted: {exc.strerror or exc}"
+    return None
 
 
 def _commit(root: Path, git: str) -> str | None:

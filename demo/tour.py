@@ -10,7 +10,9 @@ question the recording cannot answer) by repeating what to do now.
 
 Texts are ``str.format`` templates over the facts the front end supplies,
 e.g. ``{repo}`` and ``{keys[review.apply]}`` (the key the user's keymap
-binds to an action), so the words always name the real keys.
+binds to an action), so the words always name the real keys. A step may
+also learn facts from the event that begins it (``learn``), e.g. the id of
+the playbook the user just saved, for the words of the steps after it.
 
 Adding a step to the demo is adding a :class:`Step` to the list, in order
 (and the model's words for it to the recorded script).
@@ -25,6 +27,8 @@ from ljtui.core.events import Event
 
 Condition = Callable[[Event], bool]
 """Whether an event is the one a step or detour waits for."""
+Learn = Callable[[Event], Mapping[str, Any]]
+"""Facts a step takes from the event that begins it."""
 Line = tuple[str, str]
 """A notice and its level (info, warning, error)."""
 
@@ -40,6 +44,7 @@ class Step:
         again: a short reminder of what to do next, shown after a detour (empty: none).
         chat: the recording answers a message the user types at this step.
         plan: the recording answers a goal the user gives ``/plan`` at this step.
+        learn: facts taken from the event that begins the step, added before its text is filled.
     """
 
     name: str
@@ -48,15 +53,24 @@ class Step:
     again: str = ""
     chat: bool = False
     plan: bool = False
+    learn: Learn | None = None
 
 
 @dataclass(frozen=True)
 class Detour:
-    """An event off the demo's path, and what to say about it before repeating the current step's reminder."""
+    """An event off the demo's path, and what to say about it before repeating the current step's reminder.
+
+    Attributes:
+        when: the event it answers.
+        text: what to say, as a template.
+        level: the notice's level.
+        during: the names of the steps it applies at (empty: every step).
+    """
 
     when: Condition
     text: str
     level: str = "info"
+    during: tuple[str, ...] = ()
 
 
 class Tour:
@@ -102,9 +116,11 @@ class Tour:
             assert following.begins is not None
             if following.begins(event):
                 self.index += 1
+                if following.learn is not None:
+                    self._facts.update(following.learn(event))
                 return [self._say(following)]
         for detour in self.detours:
-            if detour.when(event):
+            if detour.when(event) and (not detour.during or self.current.name in detour.during):
                 said = f"{self._fill(detour.text)} {self._fill(self.current.again)}".strip()
                 return [(said, detour.level)] if said else []
         return []

@@ -11,12 +11,17 @@ from pathlib import Path
 import pytest
 
 from ljtui.cli.main import main
-from ljtui.core.events import Notice, PermissionRequested, TurnFailed, TurnFinished
+from ljtui.core.events import ApprovalDecided, Notice, PermissionRequested, TurnFailed, TurnFinished
+from ljtui.core.gates.events import DeliveryBlocked, GateDelivered, GateProposed, GateStarted
+from ljtui.core.playbooks.events import PlaybookSaved, PlaybookStatusChanged
 from ljtui.core.review.events import ApplyFinished, PlanOpened, UndoFinished
 from ljtui.core.review.service import APPLY_CANCELLED
-from ljtui.demo.repo import PACKAGE_DIR, SAMPLE_DIR, SCRIPT_PATH, DemoFailure, DemoRepo, create_demo_repo
 from ljtui.core.tasks.events import RunFinished, TaskPlanProposed, TaskPlanUpdated
-from ljtui.demo.steps import DETOURS, REQUEST, STEPS
+from ljtui.core.trust import TrustStore
+from ljtui.demo.repo import (
+    PACKAGE_DIR, SAMPLE_DIR, SCRIPT_PATH, DemoFailure, DemoRepo, create_demo_repo, forget_demo_repo,
+)
+from ljtui.demo.steps import DETOURS, PLAN_GOAL, RECORDING_ONLY, REQUEST, STEPS
 from ljtui.demo.tour import Step, Tour
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,7 +29,8 @@ FACTS = {"repo": "/tmp/demo/wordstats", "project": "wordstats", "keys": {
     "focus.diff": "F4", "pane.maximize": "F8", "review.next": "j", "review.prev": "k", "review.toggle": "space",
     "review.apply": "a", "review.undo": "u", "app.quit": "ctrl+q", "plan.next": "j", "plan.prev": "k",
     "plan.edit": "e", "plan.add": "n", "plan.delete": "d", "plan.move_down": "J", "plan.move_up": "K",
-    "plan.approve": "enter", "plan.approve_writes": "w", "plan.reject": "escape", "plan.history": "h"}}
+    "plan.approve": "enter", "plan.approve_writes": "w", "plan.reject": "escape", "plan.history": "h",
+    "focus.gates": "F5"}}
 APPLIED = ApplyFinished({"status": "done", "files": ["wordstats/counting.py"]}, 1)
 UNDONE = UndoFinished(("wordstats/counting.py",), None)
 OPENED = PlanOpened("planner", 1, ())
@@ -33,6 +39,18 @@ ANSWERED = TurnFinished(2, "That was a real run", "end_turn")
 PROPOSED = TaskPlanProposed("r1", ())
 REPLANNED = TaskPlanUpdated("r1", 1, "longest_word has no test yet", (), (), ())
 RUN_OVER = RunFinished("r1", "done", 1, 0)
+OFFER_DECLINED = ApprovalDecided("playbook_offer", "no", "add longest_word")
+SAVED = PlaybookSaved("add-longest-word", "add longest_word", ".agent/playbooks/add-longest-word.md")
+PROMOTED = PlaybookStatusChanged("add-longest-word", "draft", "active")
+RECALLED = TaskPlanProposed("r2", ())
+RECALL_STOPPED = RunFinished("r2", "failed", 0, 0)
+RECALL_REJECTED = RunFinished("r2", "rejected", 0, 0)
+GATE_PROPOSED = GateProposed("top-words-ignores-punctuation", 2, 0.51, ("tests",))
+GATE_STARTED = GateStarted("top-words-ignores-punctuation", "run1", 2, True)
+REFUSED = DeliveryBlocked("top-words-ignores-punctuation", "run1", ("tests",), (), (), 1)
+DELIVERY = PlanOpened("gate top-words-ignores-punctuation", 3, ())
+DELIVERED = GateDelivered("top-words-ignores-punctuation", "run1", ("wordstats/counting.py",), True)
+NOT_DELIVERED = GateDelivered("top-words-ignores-punctuation", "run1", ("wordstats/counting.py",), False)
 
 
 def git(repo: Path, *args: str) -> str:
@@ -99,6 +117,27 @@ def test_a_temporary_folder_that_cannot_be_made_is_a_clear_failure(tmp_path: Pat
     assert failed.message.startswith(f"cannot make a temporary folder in {blocker}: ")
 
 
+def test_the_copy_is_trusted_until_the_demo_forgets_it(tmp_path: Path) -> None:
+    demo = create_demo_repo(tmp_path)
+    assert isinstance(demo, DemoRepo)
+    store = TrustStore.for_env()
+    assert store.is_trusted(demo.root) and [e.path for e in store.entries()] == [TrustStore.key(demo.root)]
+    forget_demo_repo(demo)
+    assert not store.is_trusted(demo.root) and store.entries() == []
+    assert (demo.root / "wordstats" / "counting.py").is_file()
+
+
+def test_a_trust_list_that_cannot_be_written_is_a_clear_failure(tmp_path: Path, isolated_env: Path) -> None:
+    (isolated_env / "ljtui").write_text("a file where the config folder should be", encoding="utf-8")
+    parent = tmp_path / "demos"
+    parent.mkdir()
+    failed = create_demo_repo(parent)
+    assert isinstance(failed, DemoFailure)
+    assert failed.message.startswith(f"cannot record in {isolated_env / 'ljtui' / 'trusted-repos.json'} that the "
+                                     "demo's repository is trusted: ")
+    assert list(parent.iterdir()) == []
+
+
 def test_the_wheel_ships_every_file_of_the_sample() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
     assert "ljtui.demo" in config["packages"] and config["package-dir"]["ljtui.demo"] == "demo"
@@ -131,7 +170,7 @@ def test_the_recorded_task_plan_adds_longest_word_with_a_test_that_passes(tmp_pa
     demo = create_demo_repo(tmp_path)
     assert isinstance(demo, DemoRepo)
     assert main(["run", "--plan", "--yes", "--allow", "write,bash", "--repo", str(demo.root), "--provider",
-                 "scripted", "--script", str(SCRIPT_PATH), "add a longest_word function with a test"]) == 0
+                 "scripted", "--script", str(SCRIPT_PATH), PLAN_GOAL]) == 0
     after = unittest_run(demo.root)
     assert after.returncode == 0 and "Ran 5 tests" in after.stderr
     assert "def longest_word(text: str) -> str:" in (demo.root / "wordstats" / "counting.py").read_text()
@@ -143,39 +182,111 @@ def test_the_recorded_task_plan_adds_longest_word_with_a_test_that_passes(tmp_pa
 def test_the_steps_begin_in_order_and_only_on_their_own_events() -> None:
     tour = Tour(STEPS, DETOURS, FACTS)
     [(first, _)] = tour.start()
-    assert first.startswith("Step 1 of 9 — the request.")
+    assert first.startswith("Step 1 of 18 — the request.")
     assert tour.after(UNDONE) == [] and tour.after(APPLIED) == [] and tour.after(ASKS_BASH) == []
     assert tour.after(PlanOpened("plan.md", 1, ())) == []
     [(review, level)] = tour.after(OPENED)
-    assert level == "info" and review.startswith("Step 2 of 9 — review.")
+    assert level == "info" and review.startswith("Step 2 of 18 — review.")
     assert "(F4 returns to it, F8 enlarges it): j/k pick a block, space rejects" in review
     assert tour.after(ApplyFinished({"status": "failed"}, 1)) == []
     [(result, _)] = tour.after(APPLIED)
-    assert result.startswith("Step 3 of 9 — the result.") and "`git diff` in /tmp/demo/wordstats" in result
+    assert result.startswith("Step 3 of 18 — the result.") and "`git diff` in /tmp/demo/wordstats" in result
     assert tour.after(UndoFinished((), "app.py changed since the apply")) == []
     assert not tour.current.chat
     [(undone, _)] = tour.after(UNDONE)
-    assert undone.startswith("Step 4 of 9 — undone") and "Type a message (say, do the tests pass?)" in undone
+    assert undone.startswith("Step 4 of 18 — undone") and "Type a message (say, do the tests pass?)" in undone
     assert tour.current.chat
     assert tour.after(PermissionRequested(2, "c0", "edit_file", "app.py")) == [] and tour.after(ANSWERED) == []
     [(asks, _)] = tour.after(ASKS_BASH)
-    assert asks.startswith("Step 5 of 9 — a permission.") and "Enter allows it once, s allows bash" in asks
+    assert asks.startswith("Step 5 of 18 — a permission.") and "Enter allows it once, s allows bash" in asks
     [(done, _)] = tour.after(ANSWERED)
-    assert done.startswith("Step 6 of 9 — the agent's turn") and "type /plan add a longest_word function" in done
+    assert done.startswith("Step 6 of 18 — the agent's turn") and f"type /plan {PLAN_GOAL} and press Enter" in done
     assert tour.current.plan and not tour.current.chat
     assert tour.after(REPLANNED) == [] and tour.after(RUN_OVER) == []
     [(proposed, _)] = tour.after(PROPOSED)
-    assert proposed.startswith("Step 7 of 9 — the task plan") and "enter runs it (w: without asking before each file write), escape rejects it" in proposed
+    assert proposed.startswith("Step 7 of 18 — the task plan") and "enter runs it (w: without asking before each file write), escape rejects it" in proposed
     [(replanned, _)] = tour.after(REPLANNED)
-    assert replanned.startswith("Step 8 of 9 — a replan.") and "(h lists every replan)" in replanned
+    assert replanned.startswith("Step 8 of 18 — a replan.") and "(h lists every replan)" in replanned
+    assert tour.after(RunFinished("r1", "failed", 1, 1)) == []
     [(over, _)] = tour.after(RUN_OVER)
-    assert over.startswith("Step 9 of 9 — the run's end.") and "ctrl+q quits; the copy stays in" in over
-    assert tour.finished and tour.after(RUN_OVER) == [] and not tour.current.plan
+    assert over.startswith("Step 9 of 18 — the run's end.") and over.endswith("Press Enter to save it.")
+    [(saved, _)] = tour.after(SAVED)
+    assert saved == ("Step 10 of 18 — a draft playbook: .agent/playbooks/add-longest-word.md holds the plan's steps as "
+                     "its SOP, in plain Markdown. A draft is never offered to the model; only you can make it active. "
+                     "Type /playbook promote add-longest-word and press Enter (a dialog shows the playbook and asks).")
+    assert not tour.current.plan
+    assert tour.after(PlaybookStatusChanged("add-longest-word", "draft", "deprecated")) == []
+    [(promoted, _)] = tour.after(PROMOTED)
+    assert promoted.startswith("Step 11 of 18 — an active playbook") and "skill playbook-add-longest-word" in promoted
+    assert promoted.endswith("Type /plan add shortest_word and press Enter.") and tour.current.plan
+    [(stopped, level)] = tour.after(RECALL_STOPPED)
+    assert level == "warning" and stopped == f"{RECORDING_ONLY} Type /plan add shortest_word and press Enter."
+    [(recalled, _)] = tour.after(RECALLED)
+    assert recalled.startswith("Step 12 of 18 — a recalled playbook: the goal matched add-longest-word")
+    assert "(/playbook show add-longest-word); escape rejects it." in recalled and not tour.current.plan
+    [(gated, _)] = tour.after(RECALL_REJECTED)
+    assert gated.startswith("Step 13 of 18 — last, a delivery gate") and tour.current.chat
+    assert tour.after(GATE_STARTED) == []
+    [(gate, _)] = tour.after(GATE_PROPOSED)
+    assert gate.startswith("Step 14 of 18 — a gate.") and not tour.current.chat
+    assert tour.after(GateStarted("top-words-ignores-punctuation", "run1", 1, False)) == []
+    [(staged, _)] = tour.after(GATE_STARTED)
+    assert staged.startswith("Step 15 of 18 — a gated run") and staged.endswith("Allow the edits (Enter).")
+    assert tour.after(REFUSED) == [] and tour.after(OPENED) == []
+    [(delivery, _)] = tour.after(DELIVERY)
+    assert delivery.startswith("Step 16 of 18 — the delivery.") and "was refused" in delivery
+    assert tour.after(NOT_DELIVERED) == [] and tour.after(ANSWERED) == []
+    [(delivered, _)] = tour.after(DELIVERED)
+    assert delivered.startswith("Step 17 of 18 — delivered") and "Enter keeps it as a draft playbook" in delivered
+    assert tour.after(OFFER_DECLINED) == []
+    [(end, _)] = tour.after(ANSWERED)
+    assert end.startswith("Step 18 of 18 — that is the demo.") and "F5" in end
+    assert "`ljtui gates show top-words-ignores-punctuation` prints it. ctrl+q quits; the copy stays in" in end
+    assert tour.finished and tour.after(RUN_OVER) == [] and tour.after(ANSWERED) == []
+
+
+def test_the_recalled_plan_may_be_run_instead_of_rejected() -> None:
+    tour = Tour(STEPS, DETOURS, FACTS)
+    for event in (OPENED, APPLIED, UNDONE, ASKS_BASH, ANSWERED, PROPOSED, REPLANNED, RUN_OVER, SAVED, PROMOTED,
+                  RECALLED):
+        tour.after(event)
+    assert tour.current.name == "recalled"
+    [(gated, _)] = tour.after(RunFinished("r2", "done", 0, 0))
+    assert gated.startswith("Step 13 of 18 — last, a delivery gate")
+
+
+def test_a_declined_offer_says_that_the_playbook_steps_need_a_draft() -> None:
+    tour = Tour(STEPS, DETOURS, FACTS)
+    for event in (OPENED, APPLIED, UNDONE, ASKS_BASH, ANSWERED, PROPOSED, REPLANNED, RUN_OVER):
+        tour.after(event)
+    assert tour.after(OFFER_DECLINED) == [
+        ("Nothing was kept, so there is no playbook to promote and recall: quit (ctrl+q) and run ljtui --demo again "
+         "to see those steps.", "info")]
+    assert tour.current.name == "planned"
+
+
+def test_a_step_learns_facts_from_the_event_that_begins_it() -> None:
+    first = Step("first", None, "start.")
+    named = Step("named", lambda e: isinstance(e, PlaybookSaved), "saved {playbook}.",
+                 learn=lambda e: {"playbook": e.id})
+    later = Step("later", lambda e: isinstance(e, PlaybookStatusChanged), "promote {playbook} again?")
+    tour = Tour((first, named, later), (), {})
+    assert tour.after(SAVED) == [("Step 2 of 3 — saved add-longest-word.", "info")]
+    assert tour.after(PROMOTED) == [("Step 3 of 3 — promote add-longest-word again?", "info")]
+
+
+def test_a_detour_may_be_limited_to_some_steps() -> None:
+    from ljtui.demo.tour import Detour
+
+    first = Step("first", None, "start.", again="Do the first thing.")
+    second = Step("second", lambda e: isinstance(e, PlaybookSaved), "next.", again="Do the second thing.")
+    tour = Tour((first, second), (Detour(lambda e: isinstance(e, Notice), "Hm.", during=("second",)),), {})
+    assert tour.after(Notice("x")) == []
+    tour.after(SAVED)
+    assert tour.after(Notice("x")) == [("Hm. Do the second thing.", "info")]
 
 
 def test_a_message_where_the_recording_has_no_answer_is_answered_by_the_guide() -> None:
-    from ljtui.demo.steps import RECORDING_ONLY
-
     tour = Tour(STEPS, DETOURS, FACTS)
     tour.after(OPENED)
     [(text, level)] = tour.off_script(RECORDING_ONLY)
@@ -197,10 +308,10 @@ def test_off_the_path_the_guide_repeats_what_to_do_now() -> None:
 def test_a_step_added_to_the_tour_is_numbered_and_reached_in_its_place() -> None:
     extra = Step("applied-again", lambda e: isinstance(e, ApplyFinished), "again, {project}.")
     tour = Tour((*STEPS[:2], extra, *STEPS[2:]), DETOURS, FACTS)
-    assert tour.start()[0][0].startswith("Step 1 of 10")
+    assert tour.start()[0][0].startswith("Step 1 of 19")
     tour.after(OPENED)
-    assert tour.after(APPLIED) == [("Step 3 of 10 — again, wordstats.", "info")]
-    assert tour.after(APPLIED)[0][0].startswith("Step 4 of 10 — the result.")
+    assert tour.after(APPLIED) == [("Step 3 of 19 — again, wordstats.", "info")]
+    assert tour.after(APPLIED)[0][0].startswith("Step 4 of 19 — the result.")
 
 
 def test_a_tour_must_start_at_once_and_continue_on_events() -> None:

@@ -17,7 +17,9 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from ljtui.core.trust import TRUST_FILE
 from ljtui.demo.repo import SAMPLE_DIR
+from ljtui.demo.steps import GATE_MESSAGE, PLAN_GOAL, RECALL_GOAL
 
 LJTUI = str(Path(sys.executable).with_name("ljtui"))
 ROWS, COLUMNS = 40, 120
@@ -26,7 +28,10 @@ WAIT_SECONDS = 60.0
 READ_BYTES = 65536
 POLL_SECONDS = 0.05
 CTRL_Q = b"\x11"
+ESCAPE = b"\x1b"
 COUNTING = "wordstats/counting.py"
+PLAYBOOK_FILE = ".agent/playbooks/add-longest-word.md"
+OFFER = "Keep this procedure as a draft playbook?"
 KEPT = re.compile(r"The demo's repository is kept in (\S+) \(look around")
 
 
@@ -91,7 +96,7 @@ def test_the_installed_demo_runs_from_anywhere_with_no_key_and_keeps_its_reposit
         dialog = term.shows("Apply the accepted blocks?")
         term.press(b"a")
         term.wait_for(dialog, "apply dialog")
-        result = term.shows("Step 3 of 9")
+        result = term.shows("Step 3 of 18")
         term.press(b"\r")
         term.wait_for(lambda: (copy / COUNTING).read_bytes() != original, "apply on disk")
         assert b"return len(text.split())\n" in (copy / COUNTING).read_bytes()
@@ -99,27 +104,61 @@ def test_the_installed_demo_runs_from_anywhere_with_no_key_and_keeps_its_reposit
         dialog = term.shows("Undo the last apply?")
         term.press(b"/undo\r")  # the focus is back in the input once the applied plan left the Diff pane
         term.wait_for(dialog, "undo dialog")
-        agent_step = term.shows("Step 4 of 9")
+        agent_step = term.shows("Step 4 of 18")
         term.press(b"\r")
         term.wait_for(lambda: (copy / COUNTING).read_bytes() == original, "undo on disk")
         term.wait_for(agent_step, "the agent's step of the guide")
         asked = term.shows("python3 -m unittest -v")
         term.press(b"do the tests pass?\r")
         term.wait_for(asked, "the permission dialog for the test command")
-        ran = term.shows("Step 6 of 9")
+        ran = term.shows("Step 6 of 18")
         term.press(b"\r")
         term.wait_for(ran, "the agent's turn in the guide")
-        proposed = term.shows("Step 7 of 9")
-        term.press(b"/plan add a longest_word function with a test\r")
+        proposed = term.shows("Step 7 of 18")
+        term.press(f"/plan {PLAN_GOAL}\r".encode())
         term.wait_for(proposed, "the task plan in the Plan pane")
         for asking in ("Task 3: Edit", "Task 4: Edit", "Task 5: Run"):
             question = term.shows(asking)
             term.press(b"\r")  # approves the plan, then answers each question in turn
             term.wait_for(question, f"the question {asking!r}")
-        over = term.shows("Step 9 of 9")
-        term.press(b"\r")
-        term.wait_for(over, "last step of the guide")
+        offer = term.shows(OFFER)
+        term.press(b"\r")  # the last question; then the playbook offer opens (over step 9's words)
+        term.wait_for(offer, "the playbook offer at the run's end")
         assert b"def longest_word(" in (copy / COUNTING).read_bytes()
+        saved = term.shows("Step 10 of 18")
+        term.press(b"\r")
+        term.wait_for(saved, "the saved draft")
+        assert 'status: "draft"' in (copy / PLAYBOOK_FILE).read_text(encoding="utf-8")
+        promotion = term.shows("Make playbook add-longest-word active?")
+        term.press(b"/playbook promote add-longest-word\r")
+        term.wait_for(promotion, "the promotion dialog")
+        promoted = term.shows("Step 11 of 18")
+        term.press(b"\r")
+        term.wait_for(promoted, "the promoted playbook")
+        recalled = term.shows("Step 12 of 18")
+        term.press(f"/plan {RECALL_GOAL}\r".encode())
+        term.wait_for(recalled, "the recalled plan")
+        gated = term.shows("Step 13 of 18")
+        term.press(ESCAPE)  # rejects the recalled plan: nothing runs
+        term.wait_for(gated, "the gate step of the guide")
+        assert b"shortest_word" not in (copy / COUNTING).read_bytes()
+        before = (copy / COUNTING).read_bytes()
+        confirm = term.shows("Confirm gate top-words-ignores-punctuation (L2)?")
+        term.press(f"{GATE_MESSAGE}\r".encode())
+        term.wait_for(confirm, "the gate's confirm dialog")
+        for question in ("Start gate top-words-ignores-punctuation (L2)?", "Edit wordstats/counting.py?",
+                         "Edit tests/test_counting.py?", "Apply the accepted blocks?"):
+            asked = term.shows(question)
+            term.press(b"\r")
+            term.wait_for(asked, f"the question {question!r}")
+        assert (copy / COUNTING).read_bytes() == before  # refused, then checked: only the staging copy changed
+        offer = term.shows(OFFER)
+        term.press(b"\r")
+        term.wait_for(offer, "the playbook offer after the delivery (over step 17's words)")
+        assert b"word.strip(PUNCTUATION)" in (copy / COUNTING).read_bytes()
+        end = term.shows("Step 18 of 18")
+        term.press(ESCAPE)  # the second playbook offer: nothing kept
+        term.wait_for(end, "the last step of the guide")
         term.press(CTRL_Q)
         code = term.finish()
     finally:
@@ -132,5 +171,7 @@ def test_the_installed_demo_runs_from_anywhere_with_no_key_and_keeps_its_reposit
     assert kept is not None, shown[-2000:]
     assert Path(kept.group(1)) == copy
     assert f"Remove it with: rm -r {copy.parent}" in shown
-    assert not (home / ".config" / "ljtui").exists() or not any((home / ".config" / "ljtui").iterdir())
+    config = home / ".config" / "ljtui"
+    assert {p.name for p in config.iterdir()} == {TRUST_FILE}  # the trust the demo gave its copy, taken back
+    assert str(copy) not in (config / TRUST_FILE).read_text(encoding="utf-8")
     assert list(elsewhere.iterdir()) == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,12 +12,13 @@ import pytest
 from ljtui.core.ports import FixedClock
 from ljtui.demo.app import DemoApp, key_names
 from ljtui.demo.repo import SAMPLE_DIR, DemoRepo, create_demo_repo
-from ljtui.demo.steps import INTRO, LABEL, REQUEST, STEPS
+from ljtui.demo.steps import GATE_MESSAGE, INTRO, LABEL, PLAN_GOAL, RECALL_GOAL, REQUEST, STEPS
 from ljtui.tui.bridge import WATCH_GROUP
 from ljtui.tui.screens.dialog import ApprovalDialog
-from ljtui.tui.widgets.plan_pane import PlanPane
 from ljtui.tui.widgets.conversation import ToolCallLine, UserMessage
 from ljtui.tui.widgets.diff_pane import DiffPane
+from ljtui.tui.widgets.gates_pane import GatesPane
+from ljtui.tui.widgets.plan_pane import PlanPane
 from tests.tui.conftest import notices, settle, states, until
 from tests.tui.test_one_door import CORE_ALLOWED, core_imports, file_calls
 
@@ -26,6 +28,11 @@ COUNTING = "wordstats/counting.py"
 TESTS = "tests/test_counting.py"
 ORIGINAL = {name: (SAMPLE_DIR / name).read_bytes() for name in (COUNTING, TESTS)}
 DEMO_APP_SOURCE = Path(__file__).resolve().parents[2] / "demo" / "app.py"
+PLAYBOOK = "add-longest-word"
+"""The id of the playbook saved from the run of :data:`PLAN_GOAL`."""
+PLAYBOOK_FILE = f".agent/playbooks/{PLAYBOOK}.md"
+GATE = "top-words-ignores-punctuation"
+PUNCTUATION_FIX = b"words = (word.strip(PUNCTUATION) for word in text.lower().split())"
 
 
 @pytest.fixture
@@ -58,8 +65,28 @@ async def plan_under_review(pilot) -> None:
 def step_text(app: DemoApp, name: str) -> str:
     """The notice that opens step ``name``, as the tour writes it."""
     [number] = [n for n, step in enumerate(STEPS, start=1) if step.name == name]
-    facts = {"repo": str(app.demo.root), "project": app.demo.project, "keys": key_names(app.config.ui.keymap)}
+    facts = {"repo": str(app.demo.root), "project": app.demo.project, "keys": key_names(app.config.ui.keymap),
+             "playbook": PLAYBOOK, "playbook_path": PLAYBOOK_FILE, "gate": GATE}
     return f"Step {number} of {len(STEPS)} — {STEPS[number - 1].text.format_map(facts)}"
+
+
+async def step_begun(pilot, name: str) -> None:
+    await until(pilot, lambda: step_text(pilot.app, name) in notices(pilot.app), f"step {name!r}")
+
+
+async def dialog(pilot, kind: str, title: str | None = None) -> ApprovalDialog:
+    """Wait for the dialog of ``kind`` (and ``title``) and return it."""
+    app = pilot.app
+
+    def shown() -> bool:
+        top = app.screen
+        return (isinstance(top, ApprovalDialog) and top.request.kind == kind
+                and (title is None or top.request.title == title))
+
+    await until(pilot, shown, f"the {kind} dialog {title or ''}")
+    await settle(pilot)
+    assert isinstance(app.screen, ApprovalDialog)
+    return app.screen
 
 
 async def test_the_whole_demo_by_keys_with_the_files_checked_at_each_step(demo: DemoRepo) -> None:
@@ -117,21 +144,82 @@ async def test_the_whole_demo_by_keys_with_the_files_checked_at_each_step(demo: 
         assert notices(app)[-1] == step_text(app, "ran")
         assert on_disk(demo) == ORIGINAL
 
-        await pilot.press(*"/plan add a longest_word function with a test", "enter")
+        await pilot.press(*f"/plan {PLAN_GOAL}", "enter")
         pane = app.main_screen.query_one(PlanPane)
         await until(pilot, lambda: pane.approving, "the task plan in the Plan pane")
         assert notices(app)[-1] == step_text(app, "proposed")
         await pilot.press("enter")
         for asking in ("Task 3: Edit wordstats/counting.py?", "Task 4: Edit tests/test_counting.py?",
                        "Task 5: Run this command?"):
-            await until(pilot, lambda: isinstance(app.screen, ApprovalDialog), asking)
-            assert app.screen.request.title == asking
+            await dialog(pilot, "permission", asking)
             await pilot.press("enter")
-        await until(pilot, lambda: step_text(app, "planned") in notices(app), "the run's end")
+        await dialog(pilot, "playbook_offer")
+        assert step_text(app, "planned") in notices(app)
         assert step_text(app, "replanned") in notices(app)
         assert "replans 1/3" in str(pane.border_title)
         counting = (demo.root / COUNTING).read_bytes()
         assert b"def longest_word(text: str) -> str:" in counting and b"LongestWordTest" in (demo.root / TESTS).read_bytes()
+        assert not (demo.root / PLAYBOOK_FILE).exists()
+
+        await pilot.press("enter")
+        await step_begun(pilot, "saved")
+        draft = (demo.root / PLAYBOOK_FILE).read_text(encoding="utf-8")
+        assert 'status: "draft"' in draft and "Add a test for the new function" in draft
+        await pilot.press(*f"/playbook promote {PLAYBOOK}", "enter")
+        promotion = await dialog(pilot, "playbook_promote")
+        assert promotion.request.title == f"Make playbook {PLAYBOOK} active?"
+        await pilot.press("enter")
+        await step_begun(pilot, "promoted")
+        assert 'status: "active"' in (demo.root / PLAYBOOK_FILE).read_text(encoding="utf-8")
+
+        await pilot.press(*f"/plan {RECALL_GOAL}", "enter")
+        await until(pilot, lambda: pane.approving, "the recalled plan in the Plan pane")
+        await step_begun(pilot, "recalled")
+        assert any(n.startswith(f"Recalled playbook {PLAYBOOK} (add longest_word)") for n in notices(app))
+        await pilot.press("enter")
+        for asking in ("Task 3: Edit wordstats/counting.py?", "Task 4: Edit tests/test_counting.py?",
+                       "Task 5: Run this command?"):
+            await dialog(pilot, "permission", asking)
+            await pilot.press("enter")
+        await step_begun(pilot, "gated")
+        assert b"def shortest_word(text: str) -> str:" in (demo.root / COUNTING).read_bytes()
+        assert "uses: 1" in (demo.root / PLAYBOOK_FILE).read_text(encoding="utf-8")
+
+        await pilot.press(*GATE_MESSAGE, "enter")
+        confirm = await dialog(pilot, "gate_confirm")
+        assert step_text(app, "gate") in notices(app)
+        shown = "\n".join(confirm.request.lines)
+        assert "python3 -m unittest" in shown and "R 0.51" in shown
+        await pilot.press("enter")
+        await dialog(pilot, "gate_start")
+        await pilot.press("enter")
+        before = on_disk(demo)
+        for asking in ("Edit wordstats/counting.py?", "Edit tests/test_counting.py?"):
+            await dialog(pilot, "permission", asking)
+            await pilot.press("enter")
+        apply = await dialog(pilot, "apply")
+        assert step_text(app, "staged") in notices(app)
+        [refusal] = [n for n in notices(app) if n.startswith("Delivery refused")]
+        assert GATE in refusal and "missing  tests" in refusal
+        assert notices(app)[-1] == step_text(app, "delivery")
+        assert on_disk(demo) == before and PUNCTUATION_FIX not in before[COUNTING]
+        gates = app.main_screen.query_one(GatesPane)
+        [tests_item] = gates.view.items
+        assert (tests_item.id, tests_item.status, tests_item.exit_code) == ("tests", "passed", 0)
+        assert "Ran 7 tests" in tests_item.output and "OK" in tests_item.output
+        assert apply.request.title == "Apply the accepted blocks?"
+        await pilot.press("enter")
+        await dialog(pilot, "playbook_offer")
+        assert notices(app)[-1] == step_text(app, "delivered")
+        assert PUNCTUATION_FIX in (demo.root / COUNTING).read_bytes()
+        await pilot.press("escape")
+        await step_begun(pilot, "end")
+        assert notices(app)[-1] == step_text(app, "end") and app.tour.finished
+        assert not (demo.root / ".agent" / "playbooks" / f"{GATE}.md").exists()
+        assert [entry.outcome for entry in app.main_screen.query_one(GatesPane).view.history] == ["pass"]
+    tests = subprocess.run([sys.executable, "-B", "-m", "unittest"], cwd=demo.root, capture_output=True, text=True,
+                           timeout=60)
+    assert tests.returncode == 0 and "Ran 7 tests" in tests.stderr
 
 
 async def test_a_cancelled_dialog_writes_nothing_and_the_guide_says_what_to_do(demo: DemoRepo) -> None:
@@ -164,7 +252,7 @@ async def test_a_request_of_ones_own_is_told_that_the_model_is_a_recording(demo:
 
 
 async def test_the_guide_names_the_keys_of_the_users_keymap(demo: DemoRepo, isolated_env: Path) -> None:
-    (isolated_env / "ljtui").mkdir()
+    (isolated_env / "ljtui").mkdir(exist_ok=True)  # the demo's trust list may be there already
     (isolated_env / "ljtui" / "config.yaml").write_text("ui:\n  keymap:\n    review.apply: p\n", encoding="utf-8")
     app = demo_app(demo, watch=False)
     async with app.run_test(size=LARGE) as pilot:
