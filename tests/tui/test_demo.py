@@ -194,7 +194,7 @@ async def test_the_whole_demo_by_keys_with_the_files_checked_at_each_step(demo: 
         await dialog(pilot, "gate_start")
         await pilot.press("enter")
         before = on_disk(demo)
-        for asking in ("Edit wordstats/counting.py?", "Edit tests/test_counting.py?"):
+        for asking in ("Edit wordstats/counting.py in the staging tree?", "Edit tests/test_counting.py in the staging tree?"):
             await dialog(pilot, "permission", asking)
             await pilot.press("enter")
         apply = await dialog(pilot, "apply")
