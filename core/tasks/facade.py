@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 CHAT_FALLBACK = "; the message goes to the conversation agent."
 """Ends the notice of a routing that fell back to chat."""
+ROUTING_CANCELLED = "Cancelled while routing the message: nothing was sent to the agent."
+"""What the user reads when they cancel a message before it was routed."""
 
 
 class TaskFacade:
@@ -38,7 +40,11 @@ class TaskFacade:
         from ljtui.core.tasks.events import MessageRouted
         from ljtui.core.tasks.route import CHAT, route_message, routed_line
 
-        route = await route_message(self, text)
+        try:
+            route = await route_message(self, text)
+        except asyncio.CancelledError:
+            self.sink.emit(Notice(ROUTING_CANCELLED, "warning"))
+            raise
         self.sink.emit(MessageRouted(route.route, route.skill, route.reason or route.problem))
         if route.problem:
             self.sink.emit(Notice(route.problem[0].upper() + route.problem[1:] + CHAT_FALLBACK, "warning"))

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ljtui.core.approval import ScriptedApprover
 from ljtui.core.engine import Engine, TurnResult
-from ljtui.core.events import Notice
+from ljtui.core.events import Notice, UsageRecorded
 from ljtui.core.ports import ListSink
 from ljtui.core.tasks import events as T
+from ljtui.core.tasks.facade import ROUTING_CANCELLED
 from ljtui.core.tasks.runner import RunOutcome
+from tests.core.agent.helpers import until
 from tests.core.tasks.test_runner import THREE, make_engine
 
 
@@ -101,11 +106,23 @@ async def test_routing_chat_in_the_config_makes_no_router_call(git_repo: Path) -
 
 
 async def test_a_script_without_router_turns_routes_to_chat_and_reports_no_tokens(git_repo: Path) -> None:
-    from ljtui.core.events import UsageRecorded
-
     engine, sink = make_engine(git_repo, {"chat": [{"text": "hello"}]})
     result = await engine.handle_message("hello?")
     assert isinstance(result, TurnResult) and result.text == "hello"
     assert seen(engine) == ["router", "chat"]
     assert [e.reason for e in routed(sink)] == ["no router turns in the script"]
     assert len([e for e in sink.events if isinstance(e, UsageRecorded)]) == 1, "only the chat call used tokens"
+
+
+async def test_cancelling_while_routing_says_nothing_was_sent(git_repo: Path) -> None:
+    engine, sink = make_engine(git_repo, {"router": [route("chat", reason=" ".join(["slow"] * 200))],
+                                          "chat": [{"text": "never"}]})
+    engine.config.provider.chunk_delay = 0.05
+    work = asyncio.create_task(engine.handle_message("hello"))
+    await until(lambda: engine._client is not None and "router" in engine._client.agents_seen,  # type: ignore
+                "the routing call to start")
+    work.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await work
+    assert notices(sink) == [ROUTING_CANCELLED]
+    assert engine.history == [] and seen(engine) == ["router"]
