@@ -2,9 +2,10 @@
 
 A plain message is routed first (:mod:`ljtui.core.tasks.route`): one short
 model call sends it to the conversation agent, to a task plan, or to a
-skill's steps as the plan. A goal is run as a task plan; a goal that recalls an active playbook runs
-its SOP (the skill ``playbook-<id>``) as the plan, still approved by the
-user, and the run's outcome is recorded as the playbook's feedback.
+skill's steps as the plan. A goal is run as a task plan; a goal that
+recalls an active playbook runs its SOP (the skill ``playbook-<id>``) as the
+plan, still approved by the user, and the run's outcome is recorded as the
+playbook's feedback.
 """
 
 from __future__ import annotations
