@@ -5,6 +5,12 @@ and errors go to stderr. With ``--json`` stdout carries one JSON object per
 engine event instead (:func:`~ljtui.core.events.event_to_dict`: the same
 events the TUI renders), and stderr only the one-line error, if any.
 
+A plain request is routed like a message typed in the app: one short
+model call sends it to the agent or makes it a task plan (then it behaves as
+``--plan``: approved by ``--yes``, printed and stopped without it).
+``--chat`` sends it to the agent without that call; ``--plan`` and
+``--skill`` make it a task plan without it.
+
 ``--resume ID`` (or ``--continue``, the newest) sends the request as the
 next message of a saved session (``ljtui sessions`` lists them).
 
@@ -68,6 +74,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "the plan)")
     parser.add_argument("--skill", metavar="NAME", default=None,
                         help="with --plan implied: the skill NAME's steps are the task plan (no planning call)")
+    parser.add_argument("--chat", action="store_true",
+                        help="send the request to the agent as it is (no routing call; never a task plan)")
     add_model_flags(parser)
     add_resume_flags(parser)
     parser.set_defaults(func=run)
@@ -166,6 +174,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.request.strip():
         print(f"{PROG}: the request is empty", file=sys.stderr)
         return EXIT_USAGE
+    if args.chat and (args.plan or args.skill):
+        print(f"{PROG}: --chat cannot be combined with --plan or --skill", file=sys.stderr)
+        return EXIT_USAGE
     if args.script and not args.provider:
         args.provider = "scripted"
     unknown = [n for n in args.allow.split(",") if n.strip() and not PermissionPolicy.from_names([n])]
@@ -196,6 +207,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _run(config: Config, repo: Path, args: argparse.Namespace) -> int:
+    from ljtui.core.tasks.runner import RunOutcome
+
     text = None if args.json else TextSink(sys.stdout, sys.stderr)
     sink = JsonLinesSink(sys.stdout) if text is None else text
     failures: list[TurnFailed] = []
@@ -220,9 +233,11 @@ async def _run(config: Config, repo: Path, args: argparse.Namespace) -> int:
                 print(f"{PROG}: {errors[-1] if errors else 'the session was not resumed'}", file=sys.stderr)
             return EXIT_FAILED
         if args.plan or args.skill:
-            outcome = await engine.run_plan(args.request, skill=args.skill)
+            done = await engine.run_plan(args.request, skill=args.skill)
+        elif args.chat:
+            done = await engine.run_turn(args.request)
         else:
-            result = await engine.run_turn(args.request)
+            done = await engine.handle_message(args.request)
         delivery = await _deliver_open_gate(engine)
     finally:
         await engine.aclose()
@@ -231,16 +246,16 @@ async def _run(config: Config, repo: Path, args: argparse.Namespace) -> int:
             print(text.summary(), file=sys.stderr)
         print(f"{PROG}: {delivery.message}", file=sys.stderr)
         return EXIT_FAILED
-    if args.plan or args.skill:
+    if isinstance(done, RunOutcome):
         if text is not None:
             print(text.summary(), file=sys.stderr)
-        if outcome.status in ("done", "empty"):  # empty: the planner found nothing to do
+        if done.status in ("done", "empty"):  # empty: the planner found nothing to do
             return EXIT_OK
-        print(f"{PROG}: the task plan ended {outcome.status}", file=sys.stderr)
+        print(f"{PROG}: the task plan ended {done.status}", file=sys.stderr)
         return EXIT_FAILED
     if text is not None:
         print(text.summary(), file=sys.stderr)
-    if result is None:
+    if done is None:
         message = failures[0].message if failures else "the turn failed"
         print(f"{PROG}: {message}", file=sys.stderr)
         return EXIT_FAILED

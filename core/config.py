@@ -41,7 +41,10 @@ REPO_CONFIG = Path(".agent") / "config.yaml"
 PROVIDER_NAMES: tuple[str, ...] = ("anthropic", "openai-compatible", "scripted")
 """Every provider ljtui can talk to."""
 
-CHOICES: dict[str, tuple[str, ...]] = {"provider.name": PROVIDER_NAMES}
+ROUTING_CHOICES: tuple[str, ...] = ("model", "chat")
+"""Values of ``agent.routing``: a short model call decides, or every plain message goes to chat."""
+
+CHOICES: dict[str, tuple[str, ...]] = {"provider.name": PROVIDER_NAMES, "agent.routing": ROUTING_CHOICES}
 """Keys whose value must be one of a fixed set."""
 
 REPO = "repo"
@@ -122,6 +125,9 @@ class AgentConfig:
     """Model calls per user message (and per task of a task plan) before the loop stops (AGENT-1)."""
     max_parallel_tasks: int = opt(4, scope=REPO, minimum=1, maximum=16)
     """Tasks of an approved task plan that run at the same time at most (TASK-4)."""
+    routing: str = opt("model", scope=REPO)
+    """Where a plain message goes: ``model`` (one short model call decides chat, a task plan or a skill;
+    TASK-1) or ``chat`` (always the conversation agent, no extra call)."""
     allow_tools: list[str] = opt(factory=list)
     """Tools that write or run commands without asking, e.g. ``[edit_file]`` (AGENT-3)."""
     allow_commands: list[str] = opt(factory=list)

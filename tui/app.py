@@ -101,6 +101,8 @@ class LjtuiApp(App[int]):
         self._client_factory = client_factory
         self._engine: Engine | None = None
         self._calls: dict[str, str] = {}
+        self._plain_message = False
+        """Set while a plain message (no slash command) is being asked: it is routed, ``/chat`` is not."""
         self.skill_names: tuple[str, ...] = ()
         """Skills ``/NAME`` starts as a task plan (read after the first frame)."""
         for theme in self.theme_set.themes.values():
@@ -301,7 +303,11 @@ class LjtuiApp(App[int]):
             return
         prompt.clear()
         if command is None:
-            self.ask(unescape_message(text), mode=CHAT)
+            self._plain_message = True  # asked as chat; the engine routes it (chat, a task plan or a skill)
+            try:
+                self.ask(unescape_message(text), mode=CHAT)
+            finally:
+                self._plain_message = False
             return
         action = ACTIONS.slash(command.name)
         if action is None:  # a skill: its steps become the task plan, approved as any other
@@ -316,7 +322,8 @@ class LjtuiApp(App[int]):
 
     def ask(self, text: str, *, mode: str = CHAT, skill: str | None = None) -> None:
         """Send a message to the agent (``chat``), a request to the read-only EDIT planner (``edit``), or a
-        goal to split into a task plan (``plan``)."""
+        goal to split into a task plan (``plan``). A plain message typed in the prompt is asked as ``chat``
+        and routed by the engine (to the agent, a task plan or a skill's plan); ``/chat`` is not routed."""
         prompt = self.main_screen.query_one(PromptInput)
         if self.bridge.busy:
             self.main_screen.conversation.add_notice(
@@ -329,7 +336,8 @@ class LjtuiApp(App[int]):
         if mode == PLAN:
             self.bridge.run(engine.run_plan(text, skill=skill), mode)
             return
-        work = {EDIT: engine.plan_and_review}.get(mode, engine.run_turn)
+        chat = engine.handle_message if self._plain_message else engine.run_turn
+        work = {EDIT: engine.plan_and_review}.get(mode, chat)
         self.bridge.run(work(text), mode)
 
     async def on_engine_event_posted(self, message: EngineEventPosted) -> None:

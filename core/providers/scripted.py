@@ -19,6 +19,11 @@ request's ``agent``; an agent without its own list plays ``turns``), so
 agents running concurrently replay deterministically. Text streams word by
 word; tool calls are returned for the engine to execute for real. Only the
 model's words are recorded in the script.
+
+A routing call (agent ``router``, :mod:`ljtui.core.tasks.route`) of a script
+with no ``router`` turns is answered with :data:`DEFAULT_ROUTE`, which sends
+the message to chat and reports no token use, so a script written for chat
+replays unchanged; a script that tests routing gives ``router`` its own turns.
 """
 
 from __future__ import annotations
@@ -38,6 +43,11 @@ from ljtui.core.providers.base import (
 
 CHARS_PER_TOKEN = 4
 """Rough characters per token, for the usage a script reports."""
+
+ROUTER_AGENT = "router"
+"""The routing call's agent (:data:`ljtui.core.tasks.route.ROUTER_AGENT`)."""
+DEFAULT_ROUTE = '{"route": "chat", "skill": null, "reason": "no router turns in the script"}'
+"""The answer to a routing call when the script has no ``router`` turns."""
 
 _CHUNK = re.compile(r"\S+\s*|\s+")
 
@@ -156,9 +166,16 @@ class ScriptedClient:
     played: int = field(default=0, init=False)
     played_by: dict[str, int] = field(default_factory=dict, init=False)
     """Turns played so far by each agent that has its own list."""
+    agents_seen: list[str] = field(default_factory=list, init=False)
+    """The ``agent`` of every call made, in order."""
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[Delta]:
+        self.agents_seen.append(request.agent)
         own = self.script.agents.get(request.agent)
+        if own is None and request.agent == ROUTER_AGENT:
+            yield TextDelta(DEFAULT_ROUTE)
+            yield StreamEnd("end_turn")
+            return
         if own is not None:
             index = self.played_by.get(request.agent, 0)
             if index >= len(own):

@@ -109,6 +109,16 @@ class RunFinished(Event):
     failed: int
 
 
+@dataclass(frozen=True)
+class MessageRouted(Event):
+    """A plain message was routed (TASK-1): ``route`` is ``chat`` or ``plan``, ``skill`` the skill whose
+    steps are the plan (or ``None``), ``reason`` the router's short reason or why it fell back to chat."""
+
+    route: str
+    skill: str | None
+    reason: str
+
+
 def plan_updated(run_id: str, result: ReplanResult, reason: str) -> TaskPlanUpdated:
     """The event for an applied replan ``result`` called with ``reason``."""
     diff = result.diff

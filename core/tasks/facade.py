@@ -1,8 +1,11 @@
-"""The engine's task plans and skills (TASK-2…9, PB-6), as part of the engine (``self`` is the Engine).
+"""The engine's task plans and skills (TASK-1…9, PB-6), as part of the engine (``self`` is the Engine).
 
-A goal is run as a task plan; a goal that recalls an active playbook runs
-its SOP (the skill ``playbook-<id>``) as the plan, still approved by the
-user, and the run's outcome is recorded as the playbook's feedback.
+A plain message is routed first (:mod:`ljtui.core.tasks.route`): one short
+model call sends it to the conversation agent, to a task plan, or to a
+skill's steps as the plan. A goal is run as a task plan; a goal that
+recalls an active playbook runs its SOP (the skill ``playbook-<id>``) as the
+plan, still approved by the user, and the run's outcome is recorded as the
+playbook's feedback.
 """
 
 from __future__ import annotations
@@ -13,12 +16,43 @@ from typing import TYPE_CHECKING
 from ljtui.core.events import Notice
 
 if TYPE_CHECKING:
-    from ljtui.core.engine import Engine
+    from ljtui.core.engine import Engine, TurnResult
     from ljtui.core.tasks.runner import RunOutcome
+
+CHAT_FALLBACK = "; the message goes to the conversation agent."
+"""Ends the notice of a routing that fell back to chat."""
+ROUTING_CANCELLED = "Cancelled while routing the message: nothing was sent to the agent."
+"""What the user reads when they cancel a message before it was routed."""
 
 
 class TaskFacade:
     """Task-plan operations of the engine."""
+
+    async def handle_message(self: Engine, text: str) -> TurnResult | RunOutcome | None:
+        """A plain message (TASK-1, AGENT-8): routed, then run as a chat turn or a task plan.
+
+        The routing is reported as ``message_routed``; a message routed to a
+        plan (or a skill) is also announced by a notice, and one whose routing
+        failed goes to chat with a notice saying why.
+
+        Returns:
+            The chat turn's result (``None`` when it failed) or the task plan's outcome.
+        """
+        from ljtui.core.tasks.events import MessageRouted
+        from ljtui.core.tasks.route import CHAT, route_message, routed_line
+
+        try:
+            route = await route_message(self, text)
+        except asyncio.CancelledError:
+            self.sink.emit(Notice(ROUTING_CANCELLED, "warning"))
+            raise
+        self.sink.emit(MessageRouted(route.route, route.skill, route.reason or route.problem))
+        if route.problem:
+            self.sink.emit(Notice(route.problem[0].upper() + route.problem[1:] + CHAT_FALLBACK, "warning"))
+        if route.route == CHAT:
+            return await self.run_turn(text)
+        self.sink.emit(Notice(routed_line(route)))
+        return await self.run_plan(text, skill=route.skill)
 
     async def run_plan(self: Engine, goal: str, *, skill: str | None = None) -> RunOutcome:
         """Run ``goal`` as a task plan: decompose (or take skill ``skill``'s steps), ask for approval, run

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from ljtui.core.tasks.plan import Task, TaskPlan, TaskStatus
 from ljtui.core.tasks.validate import MAX_TASKS, MIN_TASKS
@@ -37,6 +38,23 @@ call `update_task_plan` with the revised list of the tasks still to do."""
 
 MAX_RESULT_CHARS = 1500
 """Characters of a completed task's summary passed on to the tasks after it."""
+MAX_FILES_LISTED = 30
+"""Files of one completed task named to the tasks after it (the rest are counted)."""
+
+
+@dataclass
+class RunResults:
+    """What the done tasks of a run leave for the tasks after them.
+
+    Attributes:
+        summaries: Each done task's last words, by task id.
+        files: The files each task's agent wrote, by task id.
+        record: The run's record in its workspace (``.agent/workspace/<run-id>/tasks.json``), or empty.
+    """
+
+    summaries: dict[int, str] = field(default_factory=dict)
+    files: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    record: str = ""
 
 
 def decompose_system(hints: Collection[str]) -> str:
@@ -44,18 +62,31 @@ def decompose_system(hints: Collection[str]) -> str:
     return DECOMPOSE_SYSTEM.replace("{hints}", ", ".join(sorted(hints)))
 
 
-def task_message(plan: TaskPlan, task: Task, results: dict[int, str]) -> str:
-    """The first user message of ``task``'s agent: the goal, the plan, its task, and what done tasks said."""
+def task_message(plan: TaskPlan, task: Task, results: RunResults | Mapping[int, str]) -> str:
+    """The first user message of ``task``'s agent: the goal, the plan, its task, what done tasks said and
+    which files they wrote, and where the run's record is."""
+    found = results if isinstance(results, RunResults) else RunResults(dict(results))
     lines = [f"Goal: {plan.goal}", "", "The plan:"]
     lines += [f"  {t.id}. [{t.status.value}] {t.description}" for t in plan.tasks]
     lines += ["", f"Your task: {task.id}. {task.description}"]
     if task.tool_hint:
         lines.append(f"Suggested tool: {task.tool_hint}")
-    done = [(t.id, results[t.id]) for t in plan.tasks if t.status is TaskStatus.DONE and t.id in results]
+    done = [t.id for t in plan.tasks if t.status is TaskStatus.DONE and t.id in found.summaries]
     if done:
         lines += ["", "What the finished tasks reported:"]
-        lines += [f"  task {tid}: {text[:MAX_RESULT_CHARS]}" for tid, text in done]
+        for tid in done:
+            lines.append(f"  task {tid}: {found.summaries[tid][:MAX_RESULT_CHARS]}")
+            if found.files.get(tid):
+                lines.append(f"    files it wrote: {_files(found.files[tid])}")
+    if found.record:
+        lines += ["", f"The run's record (each task's status, summary and files): {found.record}"]
     return "\n".join(lines)
+
+
+def _files(paths: Sequence[str]) -> str:
+    shown = ", ".join(paths[:MAX_FILES_LISTED])
+    more = len(paths) - MAX_FILES_LISTED
+    return shown + (f" and {more} more" if more > 0 else "")
 
 
 def replanner_message(plan: TaskPlan, task: Task, error: str) -> str:

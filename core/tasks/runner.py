@@ -23,13 +23,16 @@ tools, the Approver port and the event sink):
    times, then the run stops.
 
 Every step is an event on the engine's sink and a line of ``.agent/events.jsonl``.
+Once the plan is approved, the run's record is kept in its workspace,
+``.agent/workspace/<run-id>/tasks.json`` (:mod:`ljtui.core.tasks.workspace`),
+and each task's agent is told the files the tasks before it wrote.
 """
 
 from __future__ import annotations
 
 import asyncio
 import secrets as random_ids
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -42,13 +45,15 @@ from ljtui.core.tasks.decisions import DecisionError, apply_decision, parse_deci
 from ljtui.core.tasks.decompose import DecompositionKind, parse_decomposition
 from ljtui.core.tasks.events import (
     ReplannerDecided, RunFinished, TaskFinished, TaskPlanApproved, TaskPlanFallback, TaskPlanProposed,
-    TaskPlanRejected, TaskStarted, hints_stripped, plan_updated,
+    TaskPlanRejected, TaskPlanUpdated, TaskStarted, hints_stripped, plan_updated,
 )
+from ljtui.core.tasks.prompts import RunResults
 from ljtui.core.tasks.plan import Task, TaskPlan, TaskStatus, blocked, progress, ready, task_to_dict, with_status
 from ljtui.core.tasks.replan import ReplanResult, apply_replan
 from ljtui.core.tasks.sanitise import sanitise
 from ljtui.core.tasks.task_agent import TaskEnd, run_task_agent
 from ljtui.core.tasks.validate import validate_tasks
+from ljtui.core.tasks.workspace import TapSink, WrittenFiles, run_record, save_record, tasks_file_shown
 
 if TYPE_CHECKING:
     from ljtui.core.engine import Engine
@@ -62,7 +67,14 @@ REPLANNER_AGENT = "replanner"
 DECOMPOSE_MAX_TOKENS = 2048
 """Longest decomposition or replanner reply asked for."""
 SUMMARY_CHARS = 300
-"""A task's final words kept in its ``task_finished`` event."""
+"""A task's final words kept in its ``task_finished`` event (and in the run's record)."""
+RUN_ID_BYTES = 4
+"""A run id is this many random bytes in hex: 8 digits, never a gate run's 12, so the gates' listings
+skip a task run's workspace folder."""
+RUNNING = "running"
+"""The record's status while the run goes on (then the run's ending)."""
+RECORDED_EVENTS = (TaskStarted, TaskFinished, TaskPlanUpdated, RunFinished)
+"""Events after which the run's record is written again (it is first written at approval)."""
 
 
 @dataclass(frozen=True)
@@ -82,9 +94,10 @@ class TaskRunner:
     goal: str
     skill: str | None = None
     """A skill whose steps are the plan (no decomposition call); ``None``: the model proposes the tasks."""
-    run_id: str = field(default_factory=lambda: random_ids.token_hex(4))
+    run_id: str = field(default_factory=lambda: random_ids.token_hex(RUN_ID_BYTES))
     plan: TaskPlan | None = None
-    results: dict[int, str] = field(default_factory=dict)
+    results: RunResults = field(default_factory=RunResults)
+    """What done tasks said and wrote, passed on to the tasks after them."""
     _turn: int = 0
     _hints: frozenset[str] = frozenset()
     _running: dict[int, asyncio.Task[TaskEnd]] = field(default_factory=dict)
@@ -93,6 +106,10 @@ class TaskRunner:
     _replan_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _log: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(1, "ljtui-runlog"))
     _skills: Any = None
+    _files: WrittenFiles = field(default_factory=WrittenFiles)
+    _summaries: dict[int, str] = field(default_factory=dict)
+    _record_problem: str = ""
+    _last_record: Future[None] | None = None
 
     async def run(self) -> RunOutcome:
         """Decompose, ask, execute; the outcome (a cancelled run raises ``CancelledError`` after reporting)."""
@@ -100,6 +117,7 @@ class TaskRunner:
         engine.turns += 1
         self._turn = engine.turns
         engine.sink.emit(TurnStarted(self._turn, self.goal))
+        tap = engine.sink = TapSink(engine.sink, self._files.see)
         try:
             outcome = await self._run()
         except asyncio.CancelledError:
@@ -111,8 +129,12 @@ class TaskRunner:
             engine.sink.emit(Notice(f"The task plan stopped: {exc.message}", "error"))
             outcome = self._finish("failed")
         finally:
+            if engine.sink is tap:
+                engine.sink = tap.inner
             self._allow_writes(False)
             await asyncio.to_thread(self._log.shutdown, True)
+            if self._record_problem:
+                engine.sink.emit(Notice(self._record_problem, "warning"))
         engine.sink.emit(TurnFinished(self._turn, f"task plan {outcome.status}", "end_turn"))
         return outcome
 
@@ -129,6 +151,7 @@ class TaskRunner:
         if plan is None:
             return self._finish("rejected")
         self.plan = plan
+        self._record(RUNNING)
         return await self._execute()
 
     # --- planning and approval ---------------------------------------------------
@@ -218,6 +241,7 @@ class TaskRunner:
         stopped = False
         while True:
             assert self.plan is not None
+            await self._record_written()  # a task starting reads a record with every ended task in it
             if not self._waiting_to_replan and not stopped:
                 for task in ready(self.plan):
                     if len(self._running) >= limit:
@@ -267,7 +291,9 @@ class TaskRunner:
             return
         self.plan = with_status(self.plan, task_id, end.status)
         if end.status is TaskStatus.DONE:
-            self.results[task_id] = end.summary
+            self.results.summaries[task_id] = end.summary
+        self.results.files[task_id] = self._files.of(task_id)
+        self._summaries[task_id] = end.summary[:SUMMARY_CHARS]
         self._emit(TaskFinished(self.run_id, task_id, task.description, end.status, end.summary[:SUMMARY_CHARS]))
 
     async def _stop_running(self) -> None:
@@ -353,3 +379,27 @@ class TaskRunner:
         log = self.engine.run_log
         if log is not None:
             self._log.submit(log.emit, event)
+        if isinstance(event, RECORDED_EVENTS) and self.plan is not None:
+            self._record(event.status if isinstance(event, RunFinished) else RUNNING)
+
+    def _record(self, status: str) -> None:
+        """Write the run's record in its workspace, in order, off this thread (the first failure is kept)."""
+        assert self.plan is not None
+        record = run_record(self.run_id, status, self.plan, dict(self._summaries), self._files)
+        self.results.record = tasks_file_shown(self.run_id)
+        self._last_record = self._log.submit(self._save_record, record)
+
+    async def _record_written(self) -> None:
+        """Wait until the last record written so far is on disk."""
+        if self._last_record is not None:
+            await asyncio.wrap_future(self._last_record)
+
+    def _save_record(self, record: dict[str, Any]) -> None:
+        from ljtui.core.statedir import StateDirUnsafe
+
+        try:
+            save_record(self.engine.repo_root, self.run_id, record)
+        except (OSError, StateDirUnsafe) as exc:
+            if not self._record_problem:
+                self._record_problem = (f"The run's record {tasks_file_shown(self.run_id)} could not be written: "
+                                        f"{getattr(exc, 'message', None) or exc}")

@@ -19,7 +19,10 @@ from tests.fakes.fixtures import FAKE_KEY
 from tests.fakes.server import FakeSSEServer
 
 SCRIPT = SCRIPTS / "hello.yaml"
-FAST_CONFIG = "provider:\n  timeout: 1\n  max_retries: 2\n  retry_delay: 0.01\n  retry_max_delay: 0.01\n"
+FAST_CONFIG = ("provider:\n  timeout: 1\n  max_retries: 2\n  retry_delay: 0.01\n  retry_max_delay: 0.01\n"
+               "agent:\n  routing: chat\n")
+"""Test-speed timeouts and retries; plain requests go to chat without a routing call (these tests replay
+the model's answers in order)."""
 
 
 @pytest.fixture
@@ -47,7 +50,8 @@ def test_scripted_json_mode_prints_one_event_per_line(tmp_path: Path, capsys: py
                  "--repo", str(tmp_path)]) == 0
     out, err = capsys.readouterr()
     events = json_events(out)
-    assert [e["kind"] for e in events[:2]] == ["turn_started", "model_call_started"]
+    assert [e["kind"] for e in events[:3]] == ["message_routed", "turn_started", "model_call_started"]
+    assert events[0]["route"] == "chat"
     assert [e["kind"] for e in events[-2:]] == ["usage_recorded", "turn_finished"]
     assert "".join(e["text"] for e in events if e["kind"] == "token_delta") == events[-1]["text"]
     assert err == ""

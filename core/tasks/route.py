@@ -1,0 +1,185 @@
+"""Where a plain message goes (TASK-1, AGENT-8): the conversation agent, a task plan, or a skill's plan.
+
+One short model call (agent ``router``, no tools, :data:`ROUTER_MAX_TOKENS`,
+quiet) reads the message and the skills' names and descriptions and answers
+with a fixed JSON shape::
+
+    {"route": "chat" | "plan", "skill": "<name>" | null, "reason": "..."}
+
+The reply is read like any model output (:func:`~ljtui.core.tasks.jsonreply.find_object`)
+and checked by :func:`parse_route`, which never raises: an unusable reply, or
+a skill that does not exist, routes to chat with a sentence saying why, so the
+message is never lost. ``agent.routing: chat`` skips the call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ljtui.core.providers.base import ChatRequest, Message
+from ljtui.core.tasks.jsonreply import find_object
+from ljtui.core.tasks.validate import clean_text
+
+if TYPE_CHECKING:
+    from ljtui.core.engine import Engine
+
+ROUTER_AGENT = "router"
+"""The ``agent`` of the routing call (the scripted provider replays this agent's own turns)."""
+ROUTER_MAX_TOKENS = 256
+"""Longest routing reply asked for: one small JSON object."""
+SKILL_LISTING_CHARS = 4000
+"""Most characters of skill names and descriptions the router is shown."""
+MAX_REASON_CHARS = 200
+"""A router's reason is cut to this many characters."""
+MAX_SKILL_NAME_CHARS = 80
+"""A skill name longer than this is not looked up (it is shown cut in the notice)."""
+
+CHAT, PLAN = "chat", "plan"
+"""The two routes."""
+ROUTES = (CHAT, PLAN)
+ROUTING_MODEL, ROUTING_CHAT = "model", "chat"
+"""Values of ``agent.routing``: ask the model, or send every plain message to chat."""
+ROUTE_KEY = "route"
+
+ROUTER_SYSTEM = """You route one message a user typed to a coding agent working in their repository.
+Reply with one JSON object and nothing else:
+
+{"route": "chat" | "plan", "skill": "<skill name>" | null, "reason": "<one short sentence>"}
+
+- "chat": a question, a discussion, or a change one agent can make in a few steps. Most messages are chat;
+  when in doubt, chat.
+- "plan": a bigger job with several distinct steps (read, change several parts, verify) that is worth
+  splitting into a task plan the user approves before anything runs.
+- "skill": the name of one skill below whose description fits the request; null when none fits.
+  A named skill's steps become the task plan.
+
+Skills:
+{skills}"""
+"""System prompt of the routing call; ``{skills}`` is filled in."""
+
+NO_SKILLS = "(none)"
+
+
+@dataclass(frozen=True)
+class Route:
+    """Where a message goes.
+
+    Attributes:
+        route: ``chat`` or ``plan``.
+        skill: The skill whose steps are the plan, or ``None``.
+        reason: The router's short reason (or why routing fell back to chat).
+        problem: A sentence for the user when the router's answer was not used as given; empty otherwise.
+    """
+
+    route: str
+    skill: str | None = None
+    reason: str = ""
+    problem: str = ""
+
+
+def router_system(skill_listing: str) -> str:
+    """The routing prompt listing the skills (``name: description`` lines)."""
+    return ROUTER_SYSTEM.replace("{skills}", skill_listing.strip() or NO_SKILLS)
+
+
+def router_request(text: str, skill_listing: str) -> ChatRequest:
+    """The routing call for message ``text``: no tools, a small reply."""
+    return ChatRequest(router_system(skill_listing), (Message.user(text),), (), ROUTER_MAX_TOKENS,
+                       agent=ROUTER_AGENT)
+
+
+def parse_route(text: str, known_skills: Collection[str]) -> Route:
+    """Read the router's reply; never raises.
+
+    Args:
+        text: The raw reply.
+        known_skills: The skills that exist.
+
+    Returns:
+        The route. An unusable reply, or a skill that does not exist, routes
+        to chat with ``problem`` saying why; a named skill that exists routes
+        to a plan whatever ``route`` said.
+    """
+    found = find_object(text, ROUTE_KEY)
+    if found.value is None:
+        return _chat(f"the router's answer could not be read ({found.error}: {found.detail})")
+    value = found.value
+    route = value.get(ROUTE_KEY)
+    raw_reason = value.get("reason", "")
+    reason = clean_text(raw_reason, MAX_REASON_CHARS)[0] if isinstance(raw_reason, str) else ""
+    if route not in ROUTES:
+        shown = clean_text(str(route), MAX_SKILL_NAME_CHARS)[0]
+        return _chat(f"the router's answer could not be read (\"route\" is {shown!r}, not chat or plan)")
+    skill = value.get("skill")
+    if skill is None or skill == "":
+        return Route(route, None, reason)
+    if not isinstance(skill, str):
+        return _chat(f"the router's answer could not be read (\"skill\" is a {type(skill).__name__})", reason)
+    name = skill.strip().removeprefix("/")
+    if name not in known_skills:
+        shown = clean_text(name, MAX_SKILL_NAME_CHARS)[0]
+        return _chat(f"the router named the skill {shown!r}, which does not exist", reason)
+    return Route(PLAN, name, reason)
+
+
+def _chat(problem: str, reason: str = "") -> Route:
+    return Route(CHAT, None, reason, problem)
+
+
+def routed_line(route: Route) -> str:
+    """The one line the Conversation shows for a message routed to a plan (empty for chat)."""
+    if route.route == CHAT:
+        return ""
+    target = f"the skill {route.skill!r}" if route.skill else "a task plan"
+    return f"Routed to {target}" + (f": {route.reason}" if route.reason else ".")
+
+
+async def route_message(engine: Engine, text: str) -> Route:
+    """Decide where ``text`` goes: one quiet model call, or chat when ``agent.routing`` is ``chat``.
+
+    The call is retried like any model call; its token use is recorded when
+    it has any (a scripted default answer has none). A failed call routes to
+    chat with ``problem`` saying why, so the message is never lost;
+    cancelling raises ``CancelledError``.
+    """
+    import asyncio
+
+    from ljtui.core.skills import load_skills
+
+    if engine.config.agent.routing == ROUTING_CHAT:
+        return Route(CHAT, None, "agent.routing is chat")
+    skills = await asyncio.to_thread(load_skills, engine.repo_root)
+    request = router_request(text, skills.prompt_listing(SKILL_LISTING_CHARS))
+    reply = await _call(engine, request)
+    if isinstance(reply, Route):
+        return reply
+    return parse_route(reply, skills.names)
+
+
+async def _call(engine: Engine, request: ChatRequest) -> str | Route:
+    """The router's redacted reply, or the chat route saying why the call failed."""
+    from ljtui.core.agent.chat import _TurnTally
+    from ljtui.core.events import ModelCallRetried, Usage
+    from ljtui.core.providers.base import ProviderError
+    from ljtui.core.providers.retry import RetryPolicy, retry_call
+    from ljtui.core.secrets import redact
+
+    turn = engine.turns + 1  # the turn the message becomes, chat or plan
+    policy = RetryPolicy.from_config(engine.config.provider)
+
+    def announce(retry: int, exc: ProviderError, delay: float) -> None:
+        engine.sink.emit(ModelCallRetried(turn, retry, policy.max_retries, exc.kind, exc.message, delay))
+
+    try:
+        client = engine._get_client()
+        text, _, usage, _ = await retry_call(lambda: engine._stream(turn, client, request, quiet=True), policy,
+                                             on_retry=announce, sleep=engine._sleep)
+    except ProviderError as exc:
+        return _chat(f"the routing call failed ({exc.message})")
+    except ValueError as exc:  # a provider that cannot be built from the configuration
+        return _chat(f"the routing call failed ({exc})")
+    if usage != Usage():
+        engine._record_usage(turn, client, usage, _TurnTally())
+    return redact(text, engine._secrets)
