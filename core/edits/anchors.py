@@ -25,7 +25,9 @@ says so in the :class:`Replacement` so the result can tell the user:
   ``old`` without its last line break may match the file's last line(s);
   ``new`` then loses its last line break too, so the file still ends
   without one (``at_end``). There is one end of a file, so this match is
-  unique by construction.
+  unique by construction — unless ``old`` also occurs earlier in another
+  line-break style (a file that mixes styles), which makes it ambiguous:
+  then nothing matches.
 """
 
 from __future__ import annotations
@@ -176,6 +178,9 @@ def _replace_at_end(data: bytes, old: str, new: str, style: bytes | None) -> Rep
     """``old`` (whole lines) matched against the final line(s) of a file without a final line break."""
     if not old.endswith(("\n", "\r")) or not data or data.endswith((LF, CR)):
         return None
+    line_start = starts_at_line(old)
+    if any(_replace(data, encode_for(old, each), b"", line_start, None).count for each in (LF, CRLF)):
+        return None  # the lines also occur, in another line-break style, before the end: ambiguous
     stem = _without_final_break(old)
     for each in dict.fromkeys((None, style)):
         tail = encode_for(stem, each)

@@ -157,3 +157,9 @@ def test_plans_written_with_either_line_ending_apply_to_an_lf_file(tmp_path, old
     (tmp_path / "f.txt").write_bytes(b"x\ny\n")
     report = validate(tmp_path, block(1, "f.txt", old, old.replace("x", "z")))
     assert report.changes["f.txt"].after == b"z\ny\n"
+
+
+def test_the_end_of_a_mixed_style_file_is_not_matched_when_the_lines_also_occur_earlier() -> None:
+    found = replace_once(b"\r\na\na", "a\r\n", "")
+    assert found.result is None and not found.at_end
+    assert replace_once(b"x\r\ny", "y\n", "z\n").at_end  # no earlier occurrence: the end still matches
