@@ -84,8 +84,8 @@ class DemoApp(LjtuiApp):
     def ask(self, text: str, *, mode: str = tui_app.CHAT, skill: str | None = None) -> None:
         """Send a message when the recording has an answer for it; otherwise say what to do now."""
         step = self.tour.current
-        if text == REQUEST or (step.chat and mode == tui_app.CHAT) or (step.plan and mode == tui_app.PLAN
-                                                                        and skill is None):
+        if text == REQUEST or (step.chat and mode in (tui_app.CHAT, tui_app.MESSAGE)) or (
+                step.plan and mode == tui_app.PLAN and skill is None):
             super().ask(text, mode=mode)
             return
         for notice, level in self.tour.off_script(RECORDING_ONLY):

@@ -32,7 +32,9 @@ if TYPE_CHECKING:
 PLAN_APPROVAL_ACTIONS = frozenset({"plan.approve", "plan.approve_writes", "plan.reject", "plan.next", "plan.prev",
                                    "plan.edit", "plan.add", "plan.delete", "plan.move_down", "plan.move_up"})
 """The Plan pane's keys that only mean something while a proposed plan waits (``h`` always works)."""
-CHAT, EDIT, PLAN = "chat", "edit", "plan"
+CHAT, EDIT, PLAN, MESSAGE = "chat", "edit", "plan", "message"
+"""How text is asked: ``/chat`` (the agent), ``/edit`` (the EDIT planner), ``/plan`` (a task plan), or a plain
+message, which the engine routes to one of the agent, a task plan or a skill's plan."""
 """Where a typed request goes: the agent with its tools, the read-only EDIT planner, or a task plan."""
 
 NO_MODEL_LABEL = "no model"
@@ -101,8 +103,6 @@ class LjtuiApp(App[int]):
         self._client_factory = client_factory
         self._engine: Engine | None = None
         self._calls: dict[str, str] = {}
-        self._plain_message = False
-        """Set while a plain message (no slash command) is being asked: it is routed, ``/chat`` is not."""
         self.skill_names: tuple[str, ...] = ()
         """Skills ``/NAME`` starts as a task plan (read after the first frame)."""
         for theme in self.theme_set.themes.values():
@@ -303,11 +303,7 @@ class LjtuiApp(App[int]):
             return
         prompt.clear()
         if command is None:
-            self._plain_message = True  # asked as chat; the engine routes it (chat, a task plan or a skill)
-            try:
-                self.ask(unescape_message(text), mode=CHAT)
-            finally:
-                self._plain_message = False
+            self.ask(unescape_message(text), mode=MESSAGE)
             return
         action = ACTIONS.slash(command.name)
         if action is None:  # a skill: its steps become the task plan, approved as any other
@@ -322,22 +318,20 @@ class LjtuiApp(App[int]):
 
     def ask(self, text: str, *, mode: str = CHAT, skill: str | None = None) -> None:
         """Send a message to the agent (``chat``), a request to the read-only EDIT planner (``edit``), or a
-        goal to split into a task plan (``plan``). A plain message typed in the prompt is asked as ``chat``
-        and routed by the engine (to the agent, a task plan or a skill's plan); ``/chat`` is not routed."""
+        goal to split into a task plan (``plan``), or a plain message the engine routes (``message``)."""
         prompt = self.main_screen.query_one(PromptInput)
         if self.bridge.busy:
             self.main_screen.conversation.add_notice(
                 "Still working on the previous request; wait for it to finish.", "warning"
             )
-            prompt.value = f"/{mode} {text}" if mode in (EDIT, PLAN) else text
+            prompt.value = f"/{mode} {text}" if mode in (EDIT, PLAN, CHAT) else text
             return
         self.main_screen.conversation.add_user(text)
         engine = self.engine
         if mode == PLAN:
             self.bridge.run(engine.run_plan(text, skill=skill), mode)
             return
-        chat = engine.handle_message if self._plain_message else engine.run_turn
-        work = {EDIT: engine.plan_and_review}.get(mode, chat)
+        work = {EDIT: engine.plan_and_review, MESSAGE: engine.handle_message}.get(mode, engine.run_turn)
         self.bridge.run(work(text), mode)
 
     async def on_engine_event_posted(self, message: EngineEventPosted) -> None:

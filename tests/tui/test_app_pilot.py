@@ -209,7 +209,7 @@ async def test_message_while_busy_is_kept(make_app: AppFactory, tmp_path: Path) 
         await pilot.press("enter")
         await pilot.pause()
         assert notices(app)[-1] == "Still working on the previous request; wait for it to finish."
-        assert app.main_screen.query_one(PromptInput).value == "second"
+        assert app.main_screen.query_one(PromptInput).value == "/chat second"  # sent again, it is still /chat
         await pilot.press("escape")  # cancels the slow reply
         await until(pilot, lambda: not app.bridge.busy, "the reply to be cancelled")
 
