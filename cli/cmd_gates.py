@@ -107,14 +107,14 @@ async def _run(root: Path, args: argparse.Namespace) -> int:
 
 
 def _list(gates: Any, as_json: bool) -> int:
-    from ljtui.core.gates.model import risk
+    from ljtui.core.gates.model import gate_risk
 
     rows, bad = [], []
     for found in gates.store.list():
         if isinstance(found, Exception):
             bad.append(str(found))
             continue
-        r = risk(found.factors, found.stats)
+        r = gate_risk(found)
         rows.append({"id": found.id, "title": found.title, "level": r.level, "R": round(r.r, 4),
                      "confirmed_by_user": gates.confirmed(found), "runs": found.stats.runs})
     for problem in bad:
@@ -135,6 +135,7 @@ def show_data(view: Any, gate: Any) -> dict[str, Any]:
         "id": view.id, "title": view.title, "level": view.level, "R": round(view.risk.r, 4),
         "D": round(view.risk.d, 4), "P": round(view.risk.p, 4), "factors": dataclasses.asdict(view.factors),
         "confirmed_by_user": view.confirmed, "stats": dataclasses.asdict(view.stats),
+        "playbook": dataclasses.asdict(gate.playbook) if gate.playbook else None,
         "items": [dataclasses.asdict(i) for i in view.items], "run_id": view.run_id, "blocked": list(view.blocked),
         "history": [{"run_id": h.run_id, "outcome": h.outcome, "at": h.at,
                      "evidence": [dataclasses.asdict(e) for e in h.evidence]} for h in gate.history],
@@ -158,6 +159,8 @@ def _show(gates: Any, gate_id: str, as_json: bool) -> int:
         print(f"  {item.id}: $ {item.command}")
     print(f"history: {view.stats.runs} run(s), {view.stats.passed} passed, {view.stats.failed} failed, "
           f"{view.stats.reworks} rework(s)")
+    if gate.playbook:
+        print(f"P also counts playbook {gate.playbook.id}: {gate.playbook.ok} ok, {gate.playbook.fail} fail")
     for entry in gate.history:
         codes = ", ".join(f"{e.item} {e.exit_code}" for e in entry.evidence)
         print(f"  {entry.run_id}  {entry.outcome}  {_when(entry.at)}{f'  ({codes})' if codes else ''}")

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from ljtui.core.gates.model import Gate, risk
+from ljtui.core.gates.model import Gate, gate_risk
 from ljtui.core.ids import is_valid_id
 from ljtui.core.user_records import Partly, UserRecords
 from ljtui.core.userdirs import user_state_dir
@@ -43,7 +43,7 @@ def canonical_definition(gate: Gate) -> dict[str, Any]:
     return {
         "items": [{"id": i.id, "description": i.description, "command": i.command, "required": i.required}
                   for i in gate.items],
-        "level": risk(factors, gate.stats).level,
+        "level": gate_risk(gate).level,
         "factors": {"change_surface": factors.change_surface, "chain_length": factors.chain_length,
                     "cognitive_density": factors.cognitive_density,
                     "objectively_verifiable": factors.objectively_verifiable, "irreversible": factors.irreversible},

@@ -17,6 +17,7 @@ from ljtui.core.events import Notice
 
 if TYPE_CHECKING:
     from ljtui.core.engine import Engine
+    from ljtui.core.gates.model import PlaybookPrior
     from ljtui.core.gates.release import Delivery
     from ljtui.core.gates.service import GateService
     from ljtui.core.gates.view import GateView
@@ -29,6 +30,8 @@ class GateFacade:
     """Gate operations of the engine."""
 
     _gates: GateService | None = None
+    playbook_in_use: str | None = None
+    """The playbook whose SOP the running task plan follows (set by ``run_plan``)."""
     _env = None
     """The environment the user's state dir is found from (``None``: the process's)."""
     _staged: tuple[Path, dict[str, object]] | None = None
@@ -49,7 +52,16 @@ class GateFacade:
                 return await offer_draft(self.playbooks, title, sop, verification)
 
             self._gates.offer_playbook = offer
+            self._gates.family_playbook = self._family_prior
         return self._gates
+
+    def _family_prior(self: Engine) -> PlaybookPrior | None:
+        """The record of the playbook whose SOP the running task plan follows (disk work: from a thread)."""
+        from ljtui.core.gates.model import PlaybookPrior
+
+        playbook_id = self.playbook_in_use
+        record = self.playbooks.record_of(playbook_id) if playbook_id else None
+        return PlaybookPrior(playbook_id, record.ok, record.fail) if record is not None and playbook_id else None
 
     def tool_root(self: Engine) -> tuple[Path, dict[str, object]]:
         """Where tool calls work now, and the services they reach there."""

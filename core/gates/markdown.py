@@ -46,7 +46,7 @@ from typing import Any
 
 import yaml
 
-from ljtui.core.gates.model import Evidence, Gate, HistoryEntry, Stats, risk
+from ljtui.core.gates.model import Evidence, Gate, HistoryEntry, PlaybookPrior, Stats, gate_risk
 from ljtui.core.gates.records import (
     MAX_RUN_ID_CHARS,
     GateInvalid,
@@ -63,9 +63,10 @@ from ljtui.core.gates.records import (
     check_title,
     iso_time,
 )
+from ljtui.core.ids import is_valid_id
 from ljtui.core.skill_files import SkillFileError, load_plain_yaml, split_front_matter
 
-KNOWN_KEYS = ("id", "title", "level", "confirmed_by_user", "factors", "stats", "created", "updated")
+KNOWN_KEYS = ("id", "title", "level", "confirmed_by_user", "factors", "stats", "created", "updated", "playbook")
 """Front matter keys ljtui reads; others are kept as they are (``Gate.extra``)."""
 CHECKLIST = "Checklist"
 HISTORY = "History"
@@ -106,11 +107,13 @@ def _unpad(content: str) -> str:
 def render_gate(gate: Gate) -> str:
     """The file's text for ``gate`` (the level written is the one the formula gives)."""
     front: dict[str, Any] = {
-        "id": gate.id, "title": gate.title, "level": risk(gate.factors, gate.stats).level,
+        "id": gate.id, "title": gate.title, "level": gate_risk(gate).level,
         "confirmed_by_user": gate.confirmed_by_user,
         "factors": {name: getattr(gate.factors, name) for name in gate.factors.__dataclass_fields__},
         "stats": {name: getattr(gate.stats, name) for name in gate.stats.__dataclass_fields__},
         "created": iso_time(gate.created), "updated": iso_time(gate.updated),
+        **({"playbook": {"id": gate.playbook.id, "ok": gate.playbook.ok, "fail": gate.playbook.fail}}
+           if gate.playbook else {}),
         **{key: value for key, value in gate.extra.items() if key not in KNOWN_KEYS},
     }
     header = yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=YAML_WIDTH)
@@ -165,11 +168,23 @@ def parse_gate(text: str, file_id: str) -> ParsedGate:
     factors = check_factors(data["factors"])
     stats = check_stats(data["stats"]) if "stats" in data else Stats()
     notes, checklist, history = _sections(body, header.count("\n") + 2)
-    gate = Gate(gate_id, check_title(data["title"]), _checklist(checklist), factors, risk(factors, stats).level,
+    gate = Gate(gate_id, check_title(data["title"]), _checklist(checklist), factors, 0,
                 check_bool(data.get("confirmed_by_user", False), "confirmed_by_user"), stats, _history(history),
                 _time(data, "created"), _time(data, "updated"), notes,
-                {str(k): v for k, v in data.items() if k not in KNOWN_KEYS})
+                {str(k): v for k, v in data.items() if k not in KNOWN_KEYS}, _playbook(data.get("playbook")))
+    gate = replace(gate, level=gate_risk(gate).level)
     return ParsedGate(gate, _level_warnings(data, gate))
+
+
+def _playbook(value: Any) -> PlaybookPrior | None:
+    """The ``playbook`` front matter: ``{id, ok, fail}``, the record of the family's playbook, or nothing."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or set(value) != {"id", "ok", "fail"}:
+        raise GateInvalid("playbook", "must be a mapping of exactly id, ok and fail")
+    if not is_valid_id(value["id"]):
+        raise GateInvalid("playbook.id", f"{str(value['id'])[:40]!r} is not a playbook id")
+    return PlaybookPrior(value["id"], check_count(value["ok"], "playbook.ok"), check_count(value["fail"], "playbook.fail"))
 
 
 def _time(data: dict[str, Any], key: str) -> float:
@@ -177,7 +192,7 @@ def _time(data: dict[str, Any], key: str) -> float:
 
 
 def _level_warnings(data: dict[str, Any], gate: Gate) -> tuple[str, ...]:
-    computed = risk(gate.factors, gate.stats)
+    computed = gate_risk(gate)
     if "level" not in data:
         return (f"level: missing; the risk formula gives L{computed.level} (R = {computed.r:.2f})",)
     written = check_count(data["level"], "level")

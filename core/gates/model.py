@@ -131,6 +131,19 @@ class Risk:
 
 
 @dataclass(frozen=True)
+class PlaybookPrior:
+    """The record of the playbook a gate's task family follows (seed 002: the same ok/fail signals).
+
+    Taken when the gate is proposed (a snapshot, so the level the user confirmed does not move with
+    another file); its ok and fail count in P beside the gate's own runs.
+    """
+
+    id: str
+    ok: int = 0
+    fail: int = 0
+
+
+@dataclass(frozen=True)
 class Gate:
     """A gate as stored in ``.agent/gates/<id>.md``.
 
@@ -150,6 +163,7 @@ class Gate:
     updated: float = 0.0
     notes: str = ""
     extra: dict[str, object] = field(default_factory=dict)
+    playbook: PlaybookPrior | None = None
 
 
 def clamp01(value: float) -> float:
@@ -188,3 +202,16 @@ def risk(factors: Factors, stats: Stats) -> Risk:
     p = pass_rate(stats)
     r = round(0.5 * d + 0.5 * (1 - p), ROUND_DIGITS)
     return Risk(d, p, r, level_of(r))
+
+
+def family_stats(stats: Stats, playbook: PlaybookPrior | None) -> Stats:
+    """The gate's record with its playbook's: each ok a passed run, each fail a failed one."""
+    if playbook is None:
+        return stats
+    return Stats(stats.runs + playbook.ok + playbook.fail, stats.passed + playbook.ok, stats.failed + playbook.fail,
+                 stats.reworks)
+
+
+def gate_risk(gate: Gate) -> Risk:
+    """The gate's risk: its factors, and P from its own runs and its playbook's record."""
+    return risk(gate.factors, family_stats(gate.stats, gate.playbook))

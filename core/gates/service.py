@@ -25,7 +25,9 @@ from ljtui.core.approval import YES, ApprovalRequest, Decision
 from ljtui.core.events import GateChanged, Notice
 from ljtui.core.gates import events as G
 from ljtui.core.gates.endings import GateRefused, RunEndings
-from ljtui.core.gates.model import GATED_LEVEL, MAX_BOUNCES, CheckItem, Evidence, Factors, Gate, risk
+from ljtui.core.gates.model import (
+    GATED_LEVEL, MAX_BOUNCES, CheckItem, Evidence, Factors, Gate, PlaybookPrior, gate_risk,
+)
 from ljtui.core.gates.records import GateInvalid
 from ljtui.core.gates.runs import GateRun, list_runs, new_run_id, save_run
 from ljtui.core.gates.status import blockers, gate_view, prompt_section
@@ -65,6 +67,9 @@ class GateService(RunEndings):
         """The run in progress, if any."""
         self._workspace = None
         self._lock = threading.RLock()
+        self.family_playbook: Callable[[], PlaybookPrior | None] | None = None
+        """The record of the playbook the running task plan follows, if any (set by the engine): a gate proposed
+        meanwhile counts it in P."""
         self.offer_playbook: Callable[[str, list[str], list[str]], Awaitable[object]] | None = None
         """Offers to keep a passed run's procedure as a draft playbook (set by the engine)."""
         self._unstarted: dict[str, list[Evidence]] = {}
@@ -195,11 +200,12 @@ class GateService(RunEndings):
                     self.gate(gate_id)
                     gate = self.store.update_definition(gate_id, title, items, factors, self.clock.now())
                 else:
-                    gate = self.store.propose(title, items, factors, self.clock.now())
+                    family = self.family_playbook() if self.family_playbook is not None else None
+                    gate = self.store.propose(title, items, factors, self.clock.now(), playbook=family)
             except GateInvalid as exc:
                 raise GateRefused(f"the gate was not written: {exc}") from None
             self.current = gate.id
-        found = risk(gate.factors, gate.stats)
+        found = gate_risk(gate)
         self.sink.emit(G.GateProposed(gate.id, found.level, round(found.r, 4), tuple(i.id for i in gate.items)))
         self.publish()
         return gate

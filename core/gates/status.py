@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ljtui.core.gates.model import VERIFIER_LEVEL, Evidence, Gate, ItemStatus, risk
+from ljtui.core.gates.model import VERIFIER_LEVEL, Evidence, Gate, ItemStatus, gate_risk
 from ljtui.core.gates.runs import GateRun
 from ljtui.core.gates.view import GateView, ItemView
 
@@ -105,7 +105,7 @@ def gate_view(gate: Gate, *, confirmed: bool, run: GateRun | None, content_hash:
     if run is not None and run.outcome != "exempt" and not run.delivered:
         blocked = blockers(gate, run, content_hash).lines(gate)
     return GateView(
-        gate.id, gate.title, risk(gate.factors, gate.stats).level, risk(gate.factors, gate.stats), gate.factors,
+        gate.id, gate.title, gate_risk(gate).level, gate_risk(gate), gate.factors,
         gate.stats, confirmed, run is not None and not run.delivered, run.run_id if run else "", tuple(items),
         gate.history[-HISTORY_SHOWN:], staged_files, blocked, run.bounces if run else 0,
         bool(run and breaker_at and run.bounces >= breaker_at), run.error if run else "")

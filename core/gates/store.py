@@ -31,7 +31,7 @@ from typing import Iterable, Iterator
 from ljtui.core.clock import Clock, SystemClock
 from ljtui.core.edits.durable import NEW_FILE_BASE_MODE, fsync_dir
 from ljtui.core.gates.markdown import ParsedGate, parse_gate, render_gate
-from ljtui.core.gates.model import Factors, Gate, HistoryEntry, Stats, risk
+from ljtui.core.gates.model import Factors, Gate, HistoryEntry, PlaybookPrior, Stats, gate_risk
 from ljtui.core.gates.records import (
     GateFileError,
     GateInvalid,
@@ -180,14 +180,16 @@ class GateStore:
         with self._locked():
             return self._save_locked(gate)
 
-    def propose(self, title: str, items: Iterable[object], factors: Factors | object, now: float) -> Gate:
+    def propose(self, title: str, items: Iterable[object], factors: Factors | object, now: float, *,
+                playbook: PlaybookPrior | None = None) -> Gate:
         """Write a new gate for ``title``; its id is built from the title and unique in the repository.
 
         ``items`` are :class:`~ljtui.core.gates.model.CheckItem` values or
         ``{id, description, command, required}`` mappings, ``factors`` a
         :class:`~ljtui.core.gates.model.Factors` or its mapping: both are
         checked like any untrusted input. The level comes from the risk
-        formula; ``confirmed_by_user`` is always written false.
+        formula; ``confirmed_by_user`` is always written false. ``playbook``:
+        the record of the playbook the task family follows, counted in P.
 
         Raises:
             GateInvalid: A field is not acceptable (the error names it).
@@ -197,8 +199,7 @@ class GateStore:
         with self._locked():
             gate_id = unique_id(title_id(title, ID_PREFIX), set(self.ids()))
             check_gate_id(gate_id)
-            gate = Gate(gate_id, title, checked, factors, risk(factors, Stats()).level, False, Stats(), (),
-                        now, now)
+            gate = Gate(gate_id, title, checked, factors, 0, False, Stats(), (), now, now, playbook=playbook)
             return self._save_locked(gate)
 
     def update_definition(self, gate_id: str, title: str, items: Iterable[object], factors: Factors | object,
@@ -282,7 +283,7 @@ class GateStore:
     def _save_locked(self, gate: Gate) -> Gate:
         """Render, read back (a file ljtui cannot read is never written), trim history to fit, write."""
         check_gate_id(gate.id)
-        gate = replace(gate, level=risk(gate.factors, gate.stats).level,
+        gate = replace(gate, level=gate_risk(gate).level,
                        history=tuple(check_entry(e) for e in gate.history[-MAX_HISTORY_RUNS:]))
         text = render_gate(gate)
         while len(text.encode("utf-8")) > MAX_GATE_FILE_BYTES:

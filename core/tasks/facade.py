@@ -66,7 +66,11 @@ class TaskFacade:
                 skill = SKILL_PREFIX + hit.playbook.id
                 self.sink.emit(Notice(f"Recalled playbook {hit.playbook.id} ({hit.playbook.title}): its SOP is "
                                       "proposed as the task plan, to approve like any other."))
-        outcome = await TaskRunner(self, goal, skill=skill).run()
+        self.playbook_in_use = skill.removeprefix(SKILL_PREFIX) if skill and skill.startswith(SKILL_PREFIX) else None
+        try:
+            outcome = await TaskRunner(self, goal, skill=skill).run()
+        finally:
+            self.playbook_in_use = None
         if skill is not None and outcome.status in ("done", "failed"):
             await asyncio.to_thread(self.playbooks.record_skill_outcome, skill, outcome.status == "done")
         elif outcome.status == "done" and outcome.plan is not None and len(outcome.plan.tasks) > 1:

@@ -113,13 +113,13 @@ def parse_definition(args: dict[str, Any]) -> tuple[str, tuple[CheckItem, ...], 
 async def gate_propose(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     import asyncio
 
-    from ljtui.core.gates.model import risk
+    from ljtui.core.gates.model import gate_risk
 
     (title, items, factors), gate_id = parse_definition(args), _gate_id(args, False)
 
     async def work() -> ToolResult:
         gate = await asyncio.to_thread(_service(ctx).propose, title, items, factors, gate_id)
-        found = risk(gate.factors, gate.stats)
+        found = gate_risk(gate)
         return ToolResult(True, f"gate {gate.id} written: L{found.level}, R {found.r:.2f} (D {found.d:.2f}, "
                                 f"P {found.p:.2f}); not confirmed: call gate_confirm to ask the user.",
                           f"{gate.id} L{found.level}")
