@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
@@ -177,6 +178,10 @@ class LjtuiApp(App[int]):
         self.run_worker(lambda: self._load_skill_names(engine), name="skills", group="skills", thread=True,
                         exit_on_error=False)
         self.run_worker(engine.gates.restore, name="gates", group="skills", thread=True, exit_on_error=False)
+        if not self.is_headless:
+            # What start-up built lives as long as the app: kept out of the collector's full passes,
+            # which otherwise walk all of it and stall the event loop (keys wait) while a reply streams.
+            gc.freeze()
 
     def _load_skill_names(self, engine: Engine) -> None:
         """In a worker: the skills ``/NAME`` can start (a repository's own only when it is trusted)."""

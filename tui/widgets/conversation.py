@@ -46,10 +46,13 @@ ReplyMarkdown {
 def _reply_class() -> type[Markdown]:
     from textual.widgets import Markdown
 
+    from ljtui.tui.widgets.reply_paragraph import ReplyParagraph
+
     class ReplyMarkdown(Markdown):
-        """The model's reply, streamed as Markdown."""
+        """The model's reply, streamed as Markdown; long paragraphs draw only their lines on screen."""
 
         DEFAULT_CSS = REPLY_CSS
+        BLOCKS = {**Markdown.BLOCKS, "paragraph_open": ReplyParagraph}
 
     return ReplyMarkdown
 
