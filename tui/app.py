@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
@@ -19,6 +18,7 @@ from ljtui.core.startup import prepare
 from ljtui.tui.actions import APP, MAIN, NONE, REQUIRED
 from ljtui.tui.approver import DialogApprover
 from ljtui.tui.bridge import Bridge
+from ljtui.tui.collector import StartupCollector
 from ljtui.tui.commands import ACTIONS
 from ljtui.tui.messages import EngineEventPosted
 from ljtui.tui.screens.main import MainScreen, StartupInfo
@@ -94,6 +94,7 @@ class LjtuiApp(App[int]):
         super().__init__()
         self.bridge = Bridge(self)
         self.approver = DialogApprover(self)
+        self._collector = StartupCollector()
         self._watch = watch
         self._review_path = review_path
         self._recover = recover
@@ -159,6 +160,14 @@ class LjtuiApp(App[int]):
         assert isinstance(screen, MainScreen)
         return screen
 
+    async def run_async(self, *args: Any, **kwargs: Any) -> int | None:
+        """Run the app; the cyclic collector waits for the first frame (:mod:`ljtui.tui.collector`)."""
+        self._collector.pause()
+        try:
+            return await super().run_async(*args, **kwargs)
+        finally:
+            self._collector.resume()
+
     def on_mount(self) -> None:
         self.call_after_refresh(self._start_engine_work)
 
@@ -178,10 +187,7 @@ class LjtuiApp(App[int]):
         self.run_worker(lambda: self._load_skill_names(engine), name="skills", group="skills", thread=True,
                         exit_on_error=False)
         self.run_worker(engine.gates.restore, name="gates", group="skills", thread=True, exit_on_error=False)
-        if not self.is_headless:
-            # What start-up built lives as long as the app: kept out of the collector's full passes,
-            # which otherwise walk all of it and stall the event loop (keys wait) while a reply streams.
-            gc.freeze()
+        self._collector.resume(freeze=not self.is_headless)
 
     def _load_skill_names(self, engine: Engine) -> None:
         """In a worker: the skills ``/NAME`` can start (a repository's own only when it is trusted)."""
