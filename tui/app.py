@@ -95,6 +95,8 @@ class LjtuiApp(App[int]):
         self.bridge = Bridge(self)
         self.approver = DialogApprover(self)
         self._collector = StartupCollector()
+        self._css_refreshed: tuple[int, str] | None = None
+        """The CSS update count and theme of the last CSS refresh."""
         self._watch = watch
         self._review_path = review_path
         self._recover = recover
@@ -122,6 +124,19 @@ class LjtuiApp(App[int]):
         """A theme by name: a direct lookup first (Textual copies its theme table on every
         call, and renders ask for the current theme once per line)."""
         return self._registered_themes.get(theme_name) or super().get_theme(theme_name)
+
+    def refresh_css(self, animate: bool = True) -> None:
+        """Refresh CSS, unless nothing it depends on changed since the last refresh.
+
+        Setting the theme at start queues a refresh, and showing the first
+        screen asks for one with the same theme before it runs; each parses
+        every stylesheet again, so the one that would change nothing is skipped.
+        """
+        key = (self._css_update_count, self.theme)
+        if key == self._css_refreshed:
+            return
+        super().refresh_css(animate)
+        self._css_refreshed = key
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return domain_variable_defaults(self.theme_set)
