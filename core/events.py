@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 import keyword
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ljtui.core.event_types import *  # noqa: F403 - the event classes, for type checkers
 
 
 @dataclass(frozen=True)
@@ -41,80 +44,9 @@ class Usage:
         )
 
 
-@dataclass(frozen=True)
-class TurnStarted(Event):
-    """The user's message was accepted and a model turn begins."""
-
-    turn: int
-    text: str
-
-
-@dataclass(frozen=True)
-class ModelCallStarted(Event):
-    """A request went to the model; the UI shows a spinner until the reply."""
-
-    turn: int
-    provider: str
-    model: str
-
-
-@dataclass(frozen=True)
-class ModelCallRetried(Event):
-    """A model call failed and will be sent again after ``delay`` seconds.
-
-    Either the request failed before streaming (429, 529, 5xx, connection) or
-    an error arrived mid-reply. Text streamed since the last
-    :class:`ModelCallStarted` belongs to the failed attempt: the UI discards
-    it. A new ``ModelCallStarted`` follows.
-    """
-
-    turn: int
-    attempt: int
-    """Which retry this is, from 1."""
-    max_retries: int
-    error: str
-    """The error kind, e.g. ``overloaded``."""
-    message: str
-    delay: float
-
-
-@dataclass(frozen=True)
-class TokenDelta(Event):
-    """A piece of the model's streamed text."""
-
-    turn: int
-    text: str
-
-
 AGENT_CHAT = "chat"
 AGENT_PLANNER = "planner"
 """Names of the agents that call tools (task agents are named ``task <id>``)."""
-
-
-@dataclass(frozen=True)
-class ToolCallStarted(Event):
-    """An agent asked for a tool; the engine is running it."""
-
-    turn: int
-    call_id: str
-    name: str
-    input: dict[str, Any] = field(default_factory=dict)
-    agent: str = AGENT_CHAT
-    """Which agent called it: ``chat``, ``planner`` or ``task <id>``."""
-
-
-@dataclass(frozen=True)
-class ToolCallFinished(Event):
-    """A tool call ended; ``summary`` is the one-line result shown folded, ``output``
-    what the model was given (cut at :data:`SHOWN_OUTPUT_CHARS`), shown unfolded."""
-
-    turn: int
-    call_id: str
-    name: str
-    ok: bool
-    summary: str
-    agent: str = AGENT_CHAT
-    output: str = ""
 
 
 SHOWN_OUTPUT_CHARS = 16_000
@@ -126,154 +58,6 @@ def shown_output(content: str) -> str:
     if len(content) <= SHOWN_OUTPUT_CHARS:
         return content
     return content[:SHOWN_OUTPUT_CHARS] + f"\n… {len(content) - SHOWN_OUTPUT_CHARS:,} more characters (the model got them)"
-
-
-@dataclass(frozen=True)
-class ToolOutput(Event):
-    """Output a running tool produced (a command's stdout/stderr as it streams)."""
-
-    turn: int
-    call_id: str
-    text: str
-    agent: str = AGENT_CHAT
-
-
-@dataclass(frozen=True)
-class PermissionRequested(Event):
-    """A tool that writes or runs a command asks to go ahead (``subject``: the path or the command)."""
-
-    turn: int
-    call_id: str
-    tool: str
-    subject: str
-    agent: str = AGENT_CHAT
-
-
-@dataclass(frozen=True)
-class PermissionDecided(Event):
-    """The answer: ``decision`` is ``allow`` or ``deny``; ``scope`` is ``once``, ``session`` or ``policy``."""
-
-    turn: int
-    call_id: str
-    tool: str
-    decision: str
-    scope: str
-    agent: str = AGENT_CHAT
-
-
-@dataclass(frozen=True)
-class ContextCompressed(Event):
-    """Older messages were summarised to keep the prompt under ``agent.compress_at_tokens``."""
-
-    tokens_before: int
-    tokens_after: int
-    kept_messages: int
-
-
-@dataclass(frozen=True)
-class UsageRecorded(Event):
-    """Token use of one model call, and the session's running total."""
-
-    turn: int
-    call: Usage
-    session: Usage
-    cost_usd: float | None = None
-    session_cost_usd: float | None = None
-    turn_usage: Usage = field(default_factory=Usage)
-    """Sum over the model calls of this turn so far."""
-    turn_cost_usd: float | None = None
-
-
-@dataclass(frozen=True)
-class TurnFinished(Event):
-    """The model ended its turn; ``text`` is the whole reply."""
-
-    turn: int
-    text: str
-    stop_reason: str
-    usage: Usage = field(default_factory=Usage)
-    """Tokens of every model call in the turn."""
-    cost_usd: float | None = None
-
-
-@dataclass(frozen=True)
-class TurnFailed(Event):
-    """The turn could not finish. The conversation so far is kept.
-
-    ``message`` is complete for the user: what failed, the status, that the
-    conversation is intact and how to retry.
-    """
-
-    turn: int
-    error: str
-    message: str
-    status: int | None = None
-    """HTTP status of the failed model call, when there was one."""
-
-
-@dataclass(frozen=True)
-class Notice(Event):
-    """Something the user should read that is neither model text nor error."""
-
-    message: str
-    level: str = "info"
-
-
-@dataclass(frozen=True)
-class ApprovalRequested(Event):
-    """The engine asked a human to decide (``request``: apply, undo, export, trust …)."""
-
-    request: str
-    title: str
-    subject: str = ""
-
-
-@dataclass(frozen=True)
-class ApprovalDecided(Event):
-    """The human's answer: ``choice`` is one of the request's choice ids."""
-
-    request: str
-    choice: str
-    subject: str = ""
-
-
-@dataclass(frozen=True)
-class ConfigChanged(Event):
-    """The configuration was read again (e.g. the repository was trusted); ``provider`` is its label."""
-
-    provider: str
-
-
-@dataclass(frozen=True)
-class TranscriptEntry:
-    """One line of a resumed conversation as it is shown again.
-
-    Attributes:
-        role: ``user``, ``assistant`` or ``tool`` (a call the model made).
-        text: What was said, or the tool's name.
-        arguments: A tool call's arguments (empty for text).
-    """
-
-    role: str
-    text: str
-    arguments: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class SessionResumed(Event):
-    """An earlier session continues: its history and token totals are back."""
-
-    session_id: str
-    messages: int
-    usage: Usage = field(default_factory=Usage)
-    transcript: tuple[TranscriptEntry, ...] = ()
-    summary: str = ""
-    """The summary of older messages compression replaced, when there is one."""
-
-
-@dataclass(frozen=True)
-class ConversationCleared(Event):
-    """The conversation history was dropped (``/clear``)."""
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
@@ -297,11 +81,28 @@ def _snake(name: str) -> str:
     return "".join(out)
 
 
-@dataclass(frozen=True)
-class GateChanged(Event):
-    """The active gate changed (proposed, confirmed, started, checked, finished, discarded).
+EVENT_TYPES_MODULE = "ljtui.core.event_types"
+"""Where the event classes are defined; they load on first use (see :func:`__getattr__`)."""
 
-    ``gate`` is a :class:`~ljtui.core.gates.view.GateView`, or ``None`` when no gate is active.
+
+def __getattr__(name: str) -> Any:
+    """The event classes (``TokenDelta``, ``Notice`` …), imported on first use.
+
+    Defining two dozen frozen dataclasses took a few milliseconds of every
+    start; the first frame needs none of them (only :class:`Usage`), so they
+    live in :mod:`ljtui.core.event_types` and load when first asked for.
     """
+    import importlib
 
-    gate: Any
+    if name.startswith("__"):  # an import machinery probe (``__path__`` …), not an event class
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    types = importlib.import_module(EVENT_TYPES_MODULE)
+    if name in types.__all__:
+        return getattr(types, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    import importlib
+
+    return sorted({*globals(), *importlib.import_module(EVENT_TYPES_MODULE).__all__})

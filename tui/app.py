@@ -18,6 +18,7 @@ from ljtui.core.startup import prepare
 from ljtui.tui.actions import APP, MAIN, NONE, REQUIRED
 from ljtui.tui.approver import DialogApprover
 from ljtui.tui.bridge import Bridge
+from ljtui.tui.collector import StartupCollector
 from ljtui.tui.commands import ACTIONS
 from ljtui.tui.messages import EngineEventPosted
 from ljtui.tui.screens.main import MainScreen, StartupInfo
@@ -95,6 +96,9 @@ class LjtuiApp(App[int]):
         super().__init__()
         self.bridge = Bridge(self)
         self.approver = DialogApprover(self)
+        self._collector = StartupCollector()
+        self._css_refreshed: tuple[int, str] | None = None
+        """The CSS update count and theme of the last CSS refresh."""
         self._watch = watch
         self._review_path = review_path
         self._recover = recover
@@ -122,6 +126,19 @@ class LjtuiApp(App[int]):
         """A theme by name: a direct lookup first (Textual copies its theme table on every
         call, and renders ask for the current theme once per line)."""
         return self._registered_themes.get(theme_name) or super().get_theme(theme_name)
+
+    def refresh_css(self, animate: bool = True) -> None:
+        """Refresh CSS, unless nothing it depends on changed since the last refresh.
+
+        Setting the theme at start queues a refresh, and showing the first
+        screen asks for one with the same theme before it runs; each parses
+        every stylesheet again, so the one that would change nothing is skipped.
+        """
+        key = (self._css_update_count, self.theme)
+        if key == self._css_refreshed:
+            return
+        super().refresh_css(animate)
+        self._css_refreshed = key
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return domain_variable_defaults(self.theme_set)
@@ -160,6 +177,14 @@ class LjtuiApp(App[int]):
         assert isinstance(screen, MainScreen)
         return screen
 
+    async def run_async(self, *args: Any, **kwargs: Any) -> int | None:
+        """Run the app; the cyclic collector waits for the first frame (:mod:`ljtui.tui.collector`)."""
+        self._collector.pause()
+        try:
+            return await super().run_async(*args, **kwargs)
+        finally:
+            self._collector.resume()
+
     def on_mount(self) -> None:
         self.call_after_refresh(self._start_engine_work)
 
@@ -179,6 +204,7 @@ class LjtuiApp(App[int]):
         self.run_worker(lambda: self._load_skill_names(engine), name="skills", group="skills", thread=True,
                         exit_on_error=False)
         self.run_worker(engine.gates.restore, name="gates", group="skills", thread=True, exit_on_error=False)
+        self._collector.resume(freeze=not self.is_headless)
 
     def _load_skill_names(self, engine: Engine) -> None:
         """In a worker: the skills ``/NAME`` can start (a repository's own only when it is trusted)."""

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import gc
 
+import pytest
+
 from textual.app import App, ComposeResult
 from textual.widgets import Markdown
 
 from ljtui.core.events import Notice
 from ljtui.tui.messages import EngineEventPosted
-from ljtui.tui.widgets.conversation import REPLY_UPDATES_PER_SECOND, Conversation, reply_parser
+from ljtui.tui.widgets.conversation import (
+    REPLY_LOOP_SHARE, REPLY_MAX_UPDATE_GAP, REPLY_UPDATES_PER_SECOND, Conversation, reply_parser, update_gap,
+)
 from tests.tui.conftest import AppFactory, until
 
 PIECES = 200
@@ -108,3 +112,11 @@ async def test_a_reply_after_a_tool_call_or_a_notice_is_set_apart_but_not_after_
         await conv.end_reply()
         first, second, third = conv.query(Markdown)
         assert [r.has_class("-set-apart") for r in (first, second, third)] == [False, True, True]
+
+
+def test_slow_updates_of_a_streamed_reply_are_spaced_to_leave_the_event_loop_free() -> None:
+    fastest = 1 / REPLY_UPDATES_PER_SECOND
+    assert update_gap(0.001) == fastest, "cheap updates: the usual rate"
+    assert update_gap(0.05) == pytest.approx(0.05 / REPLY_LOOP_SHARE), "a 50 ms update waits for its share"
+    assert update_gap(0.05) > fastest
+    assert update_gap(10.0) == REPLY_MAX_UPDATE_GAP, "however slow, the reply keeps moving"

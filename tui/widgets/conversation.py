@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from functools import cache
 from typing import TYPE_CHECKING, Callable
 
@@ -46,10 +47,13 @@ ReplyMarkdown {
 def _reply_class() -> type[Markdown]:
     from textual.widgets import Markdown
 
+    from ljtui.tui.widgets.reply_paragraph import ReplyParagraph
+
     class ReplyMarkdown(Markdown):
-        """The model's reply, streamed as Markdown."""
+        """The model's reply, streamed as Markdown; long paragraphs draw only their lines on screen."""
 
         DEFAULT_CSS = REPLY_CSS
+        BLOCKS = {**Markdown.BLOCKS, "paragraph_open": ReplyParagraph}
 
     return ReplyMarkdown
 
@@ -77,6 +81,21 @@ def new_reply() -> Markdown:
 
 REPLY_UPDATES_PER_SECOND = 15
 """How often a streamed reply is redrawn at most."""
+REPLY_LOOP_SHARE = 0.25
+"""Largest share of the event loop's time a streamed reply's updates may take (see :func:`update_gap`)."""
+REPLY_MAX_UPDATE_GAP = 0.5
+"""Longest wait between two updates of a streamed reply, in seconds, however slow they are."""
+
+
+def update_gap(cost: float) -> float:
+    """Seconds to wait before the next update of a streamed reply, after one that took ``cost`` seconds
+    from its start until the frame showing it.
+
+    At most :data:`REPLY_UPDATES_PER_SECOND` updates a second; slower ones (a long reply, a busy
+    machine) are spaced so that they take at most :data:`REPLY_LOOP_SHARE` of the time, and keys
+    typed meanwhile find the event loop free.
+    """
+    return min(REPLY_MAX_UPDATE_GAP, max(1 / REPLY_UPDATES_PER_SECOND, cost / REPLY_LOOP_SHARE))
 LIVE_OUTPUT_LINES = 10
 """Last lines of a running command's output shown under its call."""
 LIVE_OUTPUT_CHARS = 64 * 1024
@@ -171,6 +190,8 @@ class Conversation(VerticalScroll):
         self._pending: list[str] = []
         """Pieces of the reply not shown yet."""
         self._flush_timer: Timer | None = None
+        self._update_gap = 1 / REPLY_UPDATES_PER_SECOND
+        """Seconds until the next update of the reply (:func:`update_gap` of the last one)."""
 
     def on_mount(self) -> None:
         self.anchor()
@@ -206,7 +227,8 @@ class Conversation(VerticalScroll):
         """Stream a piece of the model's reply into the current Markdown.
 
         The first piece shows at once; later ones are gathered and shown at
-        most :data:`REPLY_UPDATES_PER_SECOND` times a second. Each update parses
+        most :data:`REPLY_UPDATES_PER_SECOND` times a second, less often when
+        updates are slow (:func:`update_gap`). Each update parses
         the reply's last block and lays the pane out again, so at a model's
         pace (hundreds of pieces a second) updating per piece kept the event
         loop busy and keys waited behind it.
@@ -227,7 +249,7 @@ class Conversation(VerticalScroll):
                 pass
             await self._flush_reply()
         elif self._flush_timer is None:
-            self._flush_timer = self.set_timer(1 / REPLY_UPDATES_PER_SECOND, self._flush_reply)
+            self._flush_timer = self.set_timer(self._update_gap, self._flush_reply)
 
     async def _flush_reply(self) -> None:
         """Show the pieces of the reply gathered since the last update, after that update has finished."""
@@ -239,7 +261,13 @@ class Conversation(VerticalScroll):
             if self._pending and reply is not None:
                 text = "".join(self._pending)
                 self._pending.clear()
+                started = time.perf_counter()
                 await reply.append(text)
+                self.call_after_refresh(self._updated, started)
+
+    def _updated(self, started: float) -> None:
+        """An update of the reply is on screen: space the next one by what it cost."""
+        self._update_gap = update_gap(time.perf_counter() - started)
 
     async def end_reply(self) -> None:
         """Show what is left of the current reply, if any, and close it."""

@@ -21,7 +21,6 @@ from textual.geometry import Region
 from textual.timer import Timer
 from textual.widgets import Static
 
-from ljtui.core.tasks import events as T
 from ljtui.tui.commands import ACTIONS, PLAN
 from ljtui.tui.widgets.empty_pane import EmptyState
 from ljtui.tui.widgets.plan_lines import PlanLines
@@ -30,6 +29,7 @@ from ljtui.tui.widgets.plan_rows import PlanRows, ReplanEntry, Row, task_row
 
 if TYPE_CHECKING:
     from ljtui.core.approval import ApprovalRequest
+    from ljtui.core.tasks import events as T
 
 EMPTY_TEXT = "No task plan yet. Multi-step requests show their tasks here for approval before anything runs."
 REJECTED_TEXT = "The plan was rejected; nothing ran."
@@ -246,6 +246,8 @@ class PlanPane(VerticalScroll, can_focus=True):
 
     def show_event(self, event: Any) -> None:
         """Follow one task-plan event of the run."""
+        from ljtui.core.tasks import events as T  # the first frame does not need the task model
+
         now = self._now()
         match event:
             case T.TaskPlanProposed(run_id=run_id, tasks=tasks) if not self.approving:
