@@ -87,7 +87,7 @@ class RunEndings:
         with self._lock:
             run = self.run
             if run is None or (gate_id and run.gate_id != gate_id):
-                runs, _ = list_runs(self.root)
+                runs, _ = list_runs(self.root, self.env)
                 run = next((r for r in runs if not r.delivered and (not gate_id or r.gate_id == gate_id)), None)
             if run is None:
                 raise GateRefused(f"there is no open run{f' of gate {gate_id}' if gate_id else ''} to discard")

@@ -25,6 +25,8 @@ from ljtui.core.events import Notice
 from ljtui.core.gates import events as G
 from ljtui.core.gates.model import MAX_BOUNCES
 from ljtui.core.gates.runs import GateRun, save_run
+from ljtui.core.gates.workspace import WorkspaceError
+from ljtui.core.statedir import StateDirUnsafe
 
 if TYPE_CHECKING:
     from ljtui.core.gates.service import GateService
@@ -123,8 +125,12 @@ async def _hand_over(service: GateService, review: ReviewService, run: GateRun, 
     """Open the staged change as one EDIT plan and apply it through the normal (asking) atomic apply."""
     from ljtui.core.gates.delivery import delivery_plan
 
-    workspace = await asyncio.to_thread(service.workspace)
-    plan = delivery_plan(await asyncio.to_thread(workspace.changes))
+    try:
+        workspace = await asyncio.to_thread(service.workspace)
+        plan = delivery_plan(await asyncio.to_thread(workspace.changes))
+    except (WorkspaceError, StateDirUnsafe, OSError) as exc:
+        return Delivery(False, f"the staged change of gate {run.gate_id} cannot be read ({exc}); nothing was "
+                               "delivered")
     skipped = list(plan.skipped)
     notes = [f"{path}: {why}" for path, why in (*plan.skipped, *plan.notes)]
     if not plan.files:

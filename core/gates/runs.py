@@ -14,10 +14,12 @@ import os
 import secrets
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from ljtui.core.gates.model import Evidence
 from ljtui.core.ids import is_valid_id
+from ljtui.core.user_records import UserRecords
+from ljtui.core.userdirs import user_state_dir
 from ljtui.core.statedir import (
     StateDirUnsafe, StateFileTooBig, read_state_bytes, replace_state_file, state_dir,
 )
@@ -31,6 +33,11 @@ MAX_RUN_BYTES = 16 * 1024 * 1024
 MAX_EVIDENCE = 2_000
 """Evidence records kept per run (the oldest go first)."""
 RUN_ID_HEX = 12
+OWNERS_FILE = "gate-runs.json"
+"""The runs each user started, in their state dir."""
+OWNERS_VERSION = 1
+MAX_OWNED_RUNS = 1_000
+"""Run ids kept per repository (the oldest forgotten first)."""
 OUTCOMES = ("", "pass", "fail", "exempt")
 BREAKER_DECISIONS = ("", "deliver", "keep")
 
@@ -116,16 +123,21 @@ def load_run(root: Path, run_id: str) -> GateRun:
     return _run_of(data, run_id, shown)
 
 
-def list_runs(root: Path) -> tuple[list[GateRun], list[str]]:
-    """Every run recorded in the repository, newest first, and a sentence per run file that is unusable."""
+def list_runs(root: Path, env: Mapping[str, str] | None = None) -> tuple[list[GateRun], list[str]]:
+    """Every run this user started in the repository, newest first, and a sentence per run that is unusable
+    or that the user did not start (a repository may bring its own ``.agent/workspace``)."""
     try:
         folder = state_dir(root, WORKSPACE_DIR, create=False)
         names = sorted(os.listdir(folder)) if folder.is_dir() else []
     except (OSError, StateDirUnsafe) as exc:
         return [], [f"the gate runs cannot be listed: {getattr(exc, 'message', None) or exc}"]
     runs, problems = [], []
+    owned = RunOwners.for_env(env).owned(root) if any(valid_run_id(n) for n in names) else frozenset()
     for name in names:
         if not valid_run_id(name):
+            continue
+        if name not in owned:
+            problems.append(f".agent/{WORKSPACE_DIR}/{name} was not started by you here; it is left alone")
             continue
         try:
             runs.append(load_run(root, name))
@@ -133,6 +145,37 @@ def list_runs(root: Path) -> tuple[list[GateRun], list[str]]:
             problems.append(str(exc))
     runs.sort(key=lambda r: r.started_at, reverse=True)
     return runs, problems
+
+
+class RunOwners:
+    """The gate runs this user started, per repository, kept in the user's state dir.
+
+    A repository can commit ``.agent/workspace/`` with a run and a staging
+    tree of its own: only runs recorded here are picked up again, delivered
+    or discarded.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.records = UserRecords(path, version=OWNERS_VERSION, what="gate run list",
+                                   when_damaged="no gate run counts as yours", clean=_run_ids)
+
+    @classmethod
+    def for_env(cls, env: Mapping[str, str] | None = None) -> RunOwners:
+        """The record in the user's state dir."""
+        return cls(user_state_dir(env) / OWNERS_FILE)
+
+    def owned(self, root: Path) -> frozenset[str]:
+        """Ids of the gate runs this user started in the repository at ``root``."""
+        return frozenset(self.records.load().get(UserRecords.key(root), ()))
+
+    def record(self, root: Path, run_id: str) -> None:
+        """Remember that this user started ``run_id`` at ``root`` (raises ``OSError`` when it cannot)."""
+        with self.records.editing() as repos:
+            repos[UserRecords.key(root)] = sorted({*repos.get(UserRecords.key(root), ()), run_id})[-MAX_OWNED_RUNS:]
+
+
+def _run_ids(_: str, ids: Any) -> list[str] | None:
+    return ids if isinstance(ids, list) and all(valid_run_id(i) for i in ids) else None
 
 
 def _run_of(data: Any, run_id: str, shown: str) -> GateRun:

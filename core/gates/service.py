@@ -29,7 +29,7 @@ from ljtui.core.gates.model import (
     GATED_LEVEL, MAX_BOUNCES, CheckItem, Evidence, Factors, Gate, PlaybookPrior, gate_risk,
 )
 from ljtui.core.gates.records import GateInvalid
-from ljtui.core.gates.runs import GateRun, list_runs, new_run_id, save_run
+from ljtui.core.gates.runs import GateRun, RunOwners, list_runs, new_run_id, save_run
 from ljtui.core.gates.status import blockers, gate_view, prompt_section
 from ljtui.core.gates.view import GateView
 
@@ -89,7 +89,7 @@ class GateService(RunEndings):
 
     def restore(self) -> None:
         """Pick up the newest undelivered run left by an earlier process (disk work)."""
-        runs, problems = list_runs(self.root)
+        runs, problems = list_runs(self.root, self.env)
         for problem in problems:
             self.sink.emit(Notice(f"A gate run was ignored: {problem}", "warning"))
         open_run = next((r for r in runs if not r.delivered), None)
@@ -247,6 +247,7 @@ class GateService(RunEndings):
         return run
 
     def _open_run(self, run: GateRun) -> None:
+        RunOwners.for_env(self.env).record(self.root, run.run_id)
         if run.staged:
             from ljtui.core.gates.workspace import Workspace
 

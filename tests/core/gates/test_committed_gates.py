@@ -55,3 +55,24 @@ async def test_a_committed_confirmed_by_user_true_is_not_believed(git_repo: Path
     with pytest.raises(GateRefused, match="not confirmed by the user"):
         await engine.gates.check("smoke", USER)
     assert not (git_repo / "ran.txt").exists()
+
+
+def test_a_run_the_repository_brought_is_never_picked_up(git_repo: Path) -> None:
+    import json
+
+    from ljtui.core.gates.runs import list_runs
+
+    folder = git_repo / ".agent" / "workspace" / "bbbbbbbbbbbb"
+    (folder / "tree").mkdir(parents=True)
+    (folder / "run.json").write_text(json.dumps({
+        "format": "ljtui-gate-run", "version": 1, "gate_id": "evil", "run_id": "bbbbbbbbbbbb", "started_at": 1,
+        "starter": "chat", "level": 2, "staged": True, "evidence": [], "bounces": 0, "outcome": "pass",
+        "breaker": "", "error": "", "delivered": False, "verifier": ""}), encoding="utf-8")
+    runs, problems = list_runs(git_repo)
+    assert runs == [] and problems == [".agent/workspace/bbbbbbbbbbbb was not started by you here; it is left alone"]
+    engine, sink, _ = make_engine(git_repo, [])
+    engine.gates.restore()
+    assert engine.gates.run is None and engine.gates.staging_root() is None
+    with pytest.raises(GateRefused, match="no open run"):
+        engine.gates.discard("evil")
+    assert (folder / "run.json").exists()
