@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ljtui.core.approval import ApprovalRequest, Choice
-from ljtui.core.user_records import UserRecords
+from ljtui.core.user_records import RecordsBacked, UserRecords
 from ljtui.core.userdirs import user_config_dir
 
 TRUST_FILE = "trusted-repos.json"
@@ -32,7 +32,7 @@ class TrustedRepo:
     since: float
 
 
-class TrustStore:
+class TrustStore(RecordsBacked):
     """The user's list of trusted repositories."""
 
     def __init__(self, path: Path) -> None:
@@ -40,21 +40,12 @@ class TrustStore:
                                    when_damaged="no repository is trusted", clean=_since,
                                    max_bytes=MAX_TRUST_FILE_BYTES)
 
-    @property
-    def path(self) -> Path:
-        return self.records.path
-
-    @property
-    def warnings(self) -> list[str]:
-        """What the last read found wrong."""
-        return self.records.warnings
 
     @classmethod
     def for_env(cls, env: Mapping[str, str] | None = None) -> TrustStore:
         """The store in the user's config dir."""
         return cls(user_config_dir(env) / TRUST_FILE)
 
-    key = staticmethod(UserRecords.key)
 
     def entries(self) -> list[TrustedRepo]:
         """Every trusted repository, in the order they were trusted."""

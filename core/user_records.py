@@ -137,3 +137,21 @@ class UserRecords:
         except BaseException:
             Path(temp).unlink(missing_ok=True)
             raise
+
+
+class RecordsBacked:
+    """A store kept in one :class:`UserRecords` file (``self.records``): its path, warnings and key."""
+
+    records: UserRecords
+
+    @property
+    def path(self) -> Path:
+        """Where the file lives."""
+        return self.records.path
+
+    @property
+    def warnings(self) -> list[str]:
+        """What the last read found wrong."""
+        return self.records.warnings
+
+    key = staticmethod(UserRecords.key)

@@ -34,7 +34,7 @@ from typing import Any, Mapping
 from ljtui.core.clock import Clock, SystemClock
 from ljtui.core.statedir import StateDirUnsafe, open_state_file
 from ljtui.core.trust import TrustStore
-from ljtui.core.user_records import UserRecords
+from ljtui.core.user_records import RecordsBacked, UserRecords
 from ljtui.core.userdirs import user_state_dir
 
 MEMORY_FILE = "memory.md"
@@ -272,7 +272,7 @@ def _text(data: bytes) -> str:
     return _CONTROL.sub("", text).strip("\n")
 
 
-class MemoryHashes:
+class MemoryHashes(RecordsBacked):
     """The SHA-256 of each repository's memory file as ljtui last wrote it, for this user.
 
     Kept as :class:`~ljtui.core.user_records.UserRecords` in the user's state
@@ -287,14 +287,6 @@ class MemoryHashes:
                                    clean=lambda key, value: value if _valid_entry(key, value) else None,
                                    max_bytes=MAX_HASHES_FILE_BYTES)
 
-    @property
-    def path(self) -> Path:
-        return self.records.path
-
-    @property
-    def warnings(self) -> list[str]:
-        """What the last read found wrong."""
-        return self.records.warnings
 
     @classmethod
     def for_env(cls, env: Mapping[str, str] | None = None) -> MemoryHashes:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ljtui.core.agent.session_records import SESSION_ID
-from ljtui.core.user_records import UserRecords
+from ljtui.core.user_records import RecordsBacked, UserRecords
 from ljtui.core.userdirs import user_state_dir
 
 OWNERS_FILE = "sessions.json"
@@ -25,7 +25,7 @@ MAX_SESSIONS_PER_REPO = 10_000
 """Ids kept per repository; the oldest (smallest, as ids sort by time) are forgotten first."""
 
 
-class SessionOwners:
+class SessionOwners(RecordsBacked):
     """The user's record of the sessions they created, per repository."""
 
     def __init__(self, path: Path) -> None:
@@ -33,21 +33,12 @@ class SessionOwners:
                                    when_damaged="no session counts as yours", clean=_ids,
                                    max_bytes=MAX_OWNERS_FILE_BYTES)
 
-    @property
-    def path(self) -> Path:
-        return self.records.path
-
-    @property
-    def warnings(self) -> list[str]:
-        """What the last read found wrong."""
-        return self.records.warnings
 
     @classmethod
     def for_env(cls, env: Mapping[str, str] | None = None) -> SessionOwners:
         """The record in the user's state dir."""
         return cls(user_state_dir(env) / OWNERS_FILE)
 
-    key = staticmethod(UserRecords.key)
 
     def owned(self, root: Path) -> frozenset[str]:
         """Ids of the sessions this user created in the repository at ``root``."""

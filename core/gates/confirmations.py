@@ -26,7 +26,7 @@ from typing import Any, Iterator, Mapping
 
 from ljtui.core.gates.model import Gate, gate_risk
 from ljtui.core.ids import is_valid_id
-from ljtui.core.user_records import Partly, UserRecords
+from ljtui.core.user_records import Partly, RecordsBacked, UserRecords
 from ljtui.core.userdirs import user_state_dir
 
 CONFIRMATIONS_FILE = "gate-confirmations.json"
@@ -73,7 +73,7 @@ class ConfirmationError(OSError):
         self.message = message
 
 
-class ConfirmationStore:
+class ConfirmationStore(RecordsBacked):
     """The user's gate confirmations, for every repository."""
 
     def __init__(self, path: Path) -> None:
@@ -81,21 +81,12 @@ class ConfirmationStore:
                                    when_damaged="no gate counts as confirmed", clean=_gates,
                                    max_bytes=MAX_CONFIRMATIONS_FILE_BYTES)
 
-    @property
-    def path(self) -> Path:
-        return self.records.path
-
-    @property
-    def warnings(self) -> list[str]:
-        """What the last read found wrong."""
-        return self.records.warnings
 
     @classmethod
     def for_env(cls, env: Mapping[str, str] | None = None) -> ConfirmationStore:
         """The confirmations in the user's state dir."""
         return cls(user_state_dir(env) / CONFIRMATIONS_FILE)
 
-    key = staticmethod(UserRecords.key)
 
     def get(self, root: Path, gate_id: str) -> Confirmation | None:
         """The recorded confirmation of ``gate_id`` in the repository at ``root``, if any."""

@@ -18,7 +18,7 @@ from typing import Any, Mapping
 
 from ljtui.core.gates.model import Evidence
 from ljtui.core.ids import is_valid_id
-from ljtui.core.user_records import UserRecords
+from ljtui.core.user_records import RecordsBacked, UserRecords
 from ljtui.core.userdirs import user_state_dir
 from ljtui.core.statedir import (
     StateDirUnsafe, StateFileTooBig, read_state_bytes, replace_state_file, state_dir,
@@ -147,7 +147,7 @@ def list_runs(root: Path, env: Mapping[str, str] | None = None) -> tuple[list[Ga
     return runs, problems
 
 
-class RunOwners:
+class RunOwners(RecordsBacked):
     """The gate runs this user started, per repository, kept in the user's state dir.
 
     A repository can commit ``.agent/workspace/`` with a run and a staging
