@@ -53,7 +53,7 @@ from ljtui.core.tasks.replan import ReplanResult, apply_replan
 from ljtui.core.tasks.sanitise import sanitise
 from ljtui.core.tasks.task_agent import TaskEnd, run_task_agent
 from ljtui.core.tasks.validate import validate_tasks
-from ljtui.core.tasks.workspace import TapSink, WrittenFiles, run_record, save_record, tasks_file_shown
+from ljtui.core.tasks.workspace import TapSink, WrittenFiles, record_problem, run_record, tasks_file_shown
 
 if TYPE_CHECKING:
     from ljtui.core.engine import Engine
@@ -395,11 +395,6 @@ class TaskRunner:
             await asyncio.wrap_future(self._last_record)
 
     def _save_record(self, record: dict[str, Any]) -> None:
-        from ljtui.core.statedir import StateDirUnsafe
-
-        try:
-            save_record(self.engine.repo_root, self.run_id, record)
-        except (OSError, StateDirUnsafe) as exc:
-            if not self._record_problem:
-                self._record_problem = (f"The run's record {tasks_file_shown(self.run_id)} could not be written: "
-                                        f"{getattr(exc, 'message', None) or exc}")
+        problem = record_problem(self.engine.repo_root, self.run_id, record)
+        if problem and not self._record_problem:
+            self._record_problem = problem

@@ -127,3 +127,15 @@ def save_record(root: Path, run_id: str, record: dict[str, Any]) -> None:
     ensure_agent_gitignore(root)
     data = (json.dumps(record, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
     replace_state_file(root, WORKSPACE_DIR, run_id, TASKS_FILE, data=data, durable=False)
+
+
+def record_problem(root: Path, run_id: str, record: dict[str, Any]) -> str | None:
+    """Write the record (:func:`save_record`); the sentence a user reads when it cannot be, else ``None``."""
+    from ljtui.core.statedir import StateDirUnsafe
+
+    try:
+        save_record(root, run_id, record)
+    except (OSError, StateDirUnsafe) as exc:
+        return (f"The run's record {tasks_file_shown(run_id)} could not be written: "
+                f"{getattr(exc, 'message', None) or exc}")
+    return None
