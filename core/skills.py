@@ -23,13 +23,12 @@ refused.
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ljtui.core.skill_files import ParsedSkill, SkillFileError, Step, parse_skill_md, parse_yaml_skill
-from ljtui.core.statedir import AGENT_DIR, StateDirUnsafe, open_state_file, state_dir
+from ljtui.core.statedir import AGENT_DIR, StateDirUnsafe, open_state_file, read_regular, state_dir
 from ljtui.core.userdirs import user_config_dir
 
 __all__ = ["Skill", "SkillSet", "Step", "load_skills", "BUILTIN_NAMES"]
@@ -232,7 +231,7 @@ def _read_plain_source(folder: Path, source: str, found: SkillSet, reserved: fro
         return {}
 
     def read(relative: str) -> bytes:
-        return _read_bounded(os.open(folder / relative, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK))
+        return read_regular(os.open(folder / relative, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK), MAX_SKILL_FILE_BYTES + 1)
 
     return _read_entries(entries, folder, folder, source, read, found, reserved)
 
@@ -267,7 +266,7 @@ def _read_repository(root: Path, env: Mapping[str, str] | None, found: SkillSet,
             kept.append((name, is_dir))
 
     def read(relative: str) -> bytes:
-        return _read_bounded(open_state_file(root, SKILLS_DIR, *relative.split("/"), flags=os.O_RDONLY))
+        return read_regular(open_state_file(root, SKILLS_DIR, *relative.split("/"), flags=os.O_RDONLY), MAX_SKILL_FILE_BYTES + 1)
 
     return _read_entries(kept, folder, Path(shown), REPOSITORY, read, found, reserved)
 
@@ -362,21 +361,3 @@ def _parse_entry(name: str, is_dir: bool, relative: str, read: Reader, found: Sk
         return None
     found.warnings.extend(f"{label}: {note}" for note in parsed.notes)
     return parsed
-
-
-def _read_bounded(fd: int) -> bytes:
-    """Up to one byte more than :data:`MAX_SKILL_FILE_BYTES` from a regular file; closes ``fd``."""
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise IsADirectoryError(0, "not a regular file")
-        chunks: list[bytes] = []
-        size = 0
-        while size <= MAX_SKILL_FILE_BYTES:
-            chunk = os.read(fd, MAX_SKILL_FILE_BYTES + 1 - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)

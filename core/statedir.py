@@ -133,6 +133,33 @@ class StateFileTooBig(Exception):
     """A state file is larger than its reader allows (a repository may commit anything)."""
 
 
+def read_at_most(fd: int, limit: int) -> bytes:
+    """Up to ``limit`` bytes from ``fd`` (fewer at its end); the caller closes it."""
+    chunks: list[bytes] = []
+    left = limit
+    while left > 0:
+        chunk = os.read(fd, left)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_regular(fd: int, limit: int) -> bytes:
+    """Up to ``limit`` bytes of the regular file open as ``fd``, which is closed.
+
+    Raises:
+        IsADirectoryError: ``fd`` is not a regular file (a folder, a FIFO, a device).
+    """
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise IsADirectoryError(0, "not a regular file")
+        return read_at_most(fd, limit)
+    finally:
+        os.close(fd)
+
+
 def read_state_bytes(root: Path, *parts: str, limit: int) -> bytes:
     """The bytes of ``<root>/.agent/<parts…>``, at most ``limit`` of them.
 
@@ -146,18 +173,12 @@ def read_state_bytes(root: Path, *parts: str, limit: int) -> bytes:
         size = os.fstat(fd).st_size
         if size > limit:
             raise StateFileTooBig(f"{'/'.join((AGENT_DIR, *parts))} is {size} bytes, over the {limit} byte bound")
-        chunks, total = [], 0
-        while total <= limit:
-            chunk = os.read(fd, limit + 1 - total)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
+        data = read_at_most(fd, limit + 1)
     finally:
         os.close(fd)
-    if total > limit:
+    if len(data) > limit:
         raise StateFileTooBig(f"{'/'.join((AGENT_DIR, *parts))} grew over the {limit} byte bound while read")
-    return b"".join(chunks)
+    return data
 
 
 def replace_state_file(root: Path, *parts: str, data: bytes, durable: bool = True) -> None:

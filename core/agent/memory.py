@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ljtui.core.clock import Clock, SystemClock
-from ljtui.core.statedir import StateDirUnsafe, open_state_file
+from ljtui.core.statedir import StateDirUnsafe, open_state_file, read_at_most
 from ljtui.core.trust import TrustStore
 from ljtui.core.user_records import RecordsBacked, UserRecords
 from ljtui.core.userdirs import user_state_dir
@@ -238,7 +238,7 @@ class MemoryStore:
         except OSError as exc:
             return _Read(None, f"it cannot be opened: {exc.strerror or exc}")
         try:
-            data = _read_at_most(fd, MAX_MEMORY_BYTES + 1)
+            data = read_at_most(fd, MAX_MEMORY_BYTES + 1)
             size = os.fstat(fd).st_size
         except OSError as exc:
             return _Read(None, f"it cannot be read: {exc.strerror or exc}")
@@ -248,18 +248,6 @@ class MemoryStore:
             return _Read(None, f"it is {max(size, len(data)):,} bytes, over the limit of {MAX_MEMORY_BYTES:,}; "
                                f"shorten it")
         return _Read(data)
-
-
-def _read_at_most(fd: int, limit: int) -> bytes:
-    chunks: list[bytes] = []
-    left = limit
-    while left > 0:
-        chunk = os.read(fd, left)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
 
 
 def _digest(data: bytes) -> str:

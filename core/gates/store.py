@@ -43,7 +43,7 @@ from ljtui.core.gates.records import (
     check_title,
 )
 from ljtui.core.ids import title_id, unique_id
-from ljtui.core.statedir import AGENT_DIR, StateDirUnsafe, open_state_file, state_dir
+from ljtui.core.statedir import AGENT_DIR, StateDirUnsafe, open_state_file, read_at_most, state_dir
 
 GATES_DIR = "gates"
 """The folder below ``.agent`` that holds one file per gate."""
@@ -54,7 +54,6 @@ MAX_GATE_FILE_BYTES = 256 * 1024
 """A gate file larger than this is refused; a write drops the oldest history to stay under it."""
 MAX_HISTORY_RUNS = 50
 """Finished runs a file keeps (the stats keep counting the older ones)."""
-READ_CHUNK = 64 * 1024
 
 
 class GateStore:
@@ -130,20 +129,12 @@ class GateStore:
             raise _unsafe(path, field, exc) from None
         except OSError as exc:
             raise GateFileError(path, "file", f"cannot be opened: {exc.strerror or exc}") from None
-        chunks: builtins.list[bytes] = []
-        left = MAX_GATE_FILE_BYTES + 1
         try:
-            while left > 0:
-                chunk = os.read(fd, min(left, READ_CHUNK))
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                left -= len(chunk)
+            return read_at_most(fd, MAX_GATE_FILE_BYTES + 1)
         except OSError as exc:
             raise GateFileError(path, "file", f"cannot be read: {exc.strerror or exc}") from None
         finally:
             os.close(fd)
-        return b"".join(chunks)
 
     def load(self, gate_id: str) -> Gate:
         """The gate ``gate_id`` (see :meth:`read` for what it raises)."""

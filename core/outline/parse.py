@@ -26,6 +26,7 @@ from pathlib import Path
 from ljtui.core.gc_pause import cyclic_gc_paused
 from ljtui.core.outline.extract_py import extract_python
 from ljtui.core.outline.extract_ts import extract_tree
+from ljtui.core.statedir import read_at_most
 from ljtui.core.outline.model import Row, encode_rows
 
 MAX_FILE_BYTES = 1024 * 1024
@@ -114,7 +115,7 @@ def read_entry(root: Path, path: str, language: str, known: Entry | None = None)
             return Entry(path, language, *stat_key(st), "", NOT_A_FILE, read_ns=now)
         if st.st_size > MAX_FILE_BYTES:
             return Entry(path, language, *stat_key(st), "", TOO_LARGE, read_ns=now)
-        data = _read_at_most(fd, MAX_FILE_BYTES + 1)
+        data = read_at_most(fd, MAX_FILE_BYTES + 1)
     except OSError:
         return Entry(path, language, 0, 0, 0, "", UNREADABLE, read_ns=now)
     finally:
@@ -160,18 +161,6 @@ def read_batch(root: str, items: list[tuple[str, str, Entry | None]]) -> Batch:
             if entry.status == OK:
                 mentions.update(entry.names.split())
         return Batch(entries, dict(mentions))
-
-
-def _read_at_most(fd: int, limit: int) -> bytes:
-    chunks: list[bytes] = []
-    total = 0
-    while total < limit:
-        chunk = os.read(fd, limit - total)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        total += len(chunk)
-    return b"".join(chunks)
 
 
 def _extract(language: str, data: bytes) -> list[Row] | None:

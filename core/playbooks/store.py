@@ -22,14 +22,13 @@ import contextlib
 import fcntl
 import os
 import secrets as random_names
-import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
 from ljtui.core.playbooks.model import MAX_FILE_BYTES, Playbook, PlaybookError, parse_playbook, render_playbook
-from ljtui.core.statedir import AGENT_DIR, StateDirUnsafe, open_state_file, state_dir
+from ljtui.core.statedir import AGENT_DIR, StateDirUnsafe, open_state_file, read_regular, state_dir
 from ljtui.core.userdirs import user_config_dir
 
 REPOSITORY, USER_LIBRARY = "repository", "user"
@@ -295,7 +294,7 @@ class PlaybookStore:
             fd = open_state_file(self._root(), PLAYBOOKS_DIR, name, flags=os.O_RDONLY)
         else:
             fd = os.open(self.user_dir / name, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
-        return _read_bounded(fd)
+        return read_regular(fd, MAX_FILE_BYTES + 1)
 
     # --- writing ---------------------------------------------------------------------------
 
@@ -349,21 +348,3 @@ def _write_all(fd: int, data: bytes) -> None:
     while view:
         view = view[os.write(fd, view):]
     os.fsync(fd)
-
-
-def _read_bounded(fd: int) -> bytes:
-    """Up to one byte more than :data:`MAX_FILE_BYTES` from a regular file; closes ``fd``."""
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise IsADirectoryError(0, "not a regular file")
-        chunks: list[bytes] = []
-        size = 0
-        while size <= MAX_FILE_BYTES:
-            chunk = os.read(fd, MAX_FILE_BYTES + 1 - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
