@@ -107,16 +107,7 @@ async def _run(root: Path, args: argparse.Namespace) -> int:
 
 
 def _list(gates: Any, as_json: bool) -> int:
-    from ljtui.core.gates.model import gate_risk
-
-    rows, bad = [], []
-    for found in gates.store.list():
-        if isinstance(found, Exception):
-            bad.append(str(found))
-            continue
-        r = gate_risk(found)
-        rows.append({"id": found.id, "title": found.title, "level": r.level, "R": round(r.r, 4),
-                     "confirmed_by_user": gates.confirmed(found), "runs": found.stats.runs})
+    rows, bad = gates.listing()
     for problem in bad:
         print(f"{PROG}: {problem}", file=sys.stderr)
     if as_json:
@@ -149,6 +140,7 @@ def _show(gates: Any, gate_id: str, as_json: bool) -> int:
         print(json.dumps(show_data(view, gate), ensure_ascii=False))
         return EXIT_OK
     from ljtui.core.gates.status import prompt_section
+    from ljtui.core.runlog import utc_iso
 
     print(prompt_section(view).removeprefix("## "))
     f = view.factors
@@ -163,14 +155,8 @@ def _show(gates: Any, gate_id: str, as_json: bool) -> int:
         print(f"P also counts playbook {gate.playbook.id}: {gate.playbook.ok} ok, {gate.playbook.fail} fail")
     for entry in gate.history:
         codes = ", ".join(f"{e.item} {e.exit_code}" for e in entry.evidence)
-        print(f"  {entry.run_id}  {entry.outcome}  {_when(entry.at)}{f'  ({codes})' if codes else ''}")
+        print(f"  {entry.run_id}  {entry.outcome}  {utc_iso(entry.at)}{f'  ({codes})' if codes else ''}")
     return EXIT_OK
-
-
-def _when(seconds: float) -> str:
-    from ljtui.core.runlog import utc_iso
-
-    return utc_iso(seconds)
 
 
 def gate_event_line(event: Any) -> str:

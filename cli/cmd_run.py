@@ -41,7 +41,7 @@ from ljtui.core.agent.permissions import PermissionPolicy
 from ljtui.core.engine import Engine
 from ljtui.core.events import (
     ContextCompressed, Notice, PermissionDecided, SessionResumed, ToolOutput,
-    Event, ModelCallRetried, ToolCallFinished, ToolCallStarted, TurnFailed, TurnFinished, Usage,
+    Event, ModelCallRetried, ToolCallFinished, ToolCallStarted, TurnFailed, Usage,
     UsageRecorded,
 )
 from ljtui.core.providers import provider_problem

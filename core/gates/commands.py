@@ -22,16 +22,11 @@ VERBS = ("check", "deliver", "discard", "rework")
 
 def list_lines(engine: Engine) -> list[str]:
     """One line per gate, the malformed ones with their error (disk work)."""
-    from ljtui.core.gates.model import gate_risk
-
-    lines = []
-    for found in engine.gates.store.list():
-        if isinstance(found, Exception):
-            lines.append(f"! {found}")
-            continue
-        r = gate_risk(found)
-        state = "confirmed" if engine.gates.confirmed(found) else "not confirmed"
-        lines.append(f"{found.id} · L{r.level} · R {r.r:.2f} · {state} · {found.stats.runs} run(s) · {found.title}")
+    rows, problems = engine.gates.listing()
+    lines = [f"{r['id']} · L{r['level']} · R {r['R']:.2f} · "
+             f"{'confirmed' if r['confirmed_by_user'] else 'not confirmed'} · {r['runs']} run(s) · {r['title']}"
+             for r in rows]
+    lines += [f"! {problem}" for problem in problems]
     return lines or ["No gates in this repository yet (.agent/gates/): the agent proposes one for risky work."]
 
 

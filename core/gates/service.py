@@ -43,6 +43,19 @@ USER = "user"
 """The agent name of checks the user runs from the Gates pane or the CLI."""
 
 
+class _LoggingSink:
+    """The engine's sink; gate events also go to the run log (``.agent/events.jsonl``)."""
+
+    def __init__(self, inner: EventSink, log: Callable[[object], object] | None) -> None:
+        self._inner = inner
+        self._log = log
+
+    def emit(self, event: object) -> None:
+        self._inner.emit(event)  # type: ignore[arg-type]
+        if self._log is not None and type(event).__module__ == G.__name__:
+            self._log(event)
+
+
 class GateService(RunEndings):
     """The gates of one repository and the run in progress."""
 
@@ -53,8 +66,8 @@ class GateService(RunEndings):
         from ljtui.core.gates.store import GateStore
 
         self.root = root
-        self._sink = sink
-        self._log = log
+        self.sink = _LoggingSink(sink, log)
+        """Where events go: the engine's sink, and the gate events also to the run log."""
         self.ask = ask
         self.clock = clock
         self.env = env
@@ -75,16 +88,6 @@ class GateService(RunEndings):
         self._unstarted: dict[str, list[Evidence]] = {}
         """Checks run in the repository while no run of their gate was open (shown, never delivery evidence)."""
 
-    @property
-    def sink(self) -> GateService:
-        """Where events go: the engine's sink, and the gate events also to the run log."""
-        return self
-
-    def emit(self, event: object) -> None:
-        self._sink.emit(event)  # type: ignore[arg-type]
-        if self._log is not None and type(event).__module__ == G.__name__:
-            self._log(event)
-
     # -- reading -------------------------------------------------------------------------------------------
 
     def restore(self) -> None:
@@ -98,6 +101,19 @@ class GateService(RunEndings):
                 self.run, self.current = open_run, open_run.gate_id
                 self._workspace = None
             self.publish()
+
+    def listing(self) -> tuple[list[dict[str, object]], list[str]]:
+        """Every gate as ``{id, title, level, R, confirmed_by_user, runs}``, and the error of each malformed file
+        (disk work)."""
+        rows, problems = [], []
+        for found in self.store.list():
+            if isinstance(found, Exception):
+                problems.append(str(found))
+                continue
+            r = gate_risk(found)
+            rows.append({"id": found.id, "title": found.title, "level": r.level, "R": round(r.r, 4),
+                         "confirmed_by_user": self.confirmed(found), "runs": found.stats.runs})
+        return rows, problems
 
     def gate(self, gate_id: str) -> Gate:
         """The stored gate ``gate_id``.
@@ -144,8 +160,9 @@ class GateService(RunEndings):
         found = self.workspace()
         return found.content_hash() if found is not None else ""
 
-    def view(self, gate_id: str | None = None) -> GateView | None:
-        """The gate ``gate_id`` (default: the one in focus) as the user sees it."""
+    def view(self, gate_id: str | None = None, *, with_staged_files: bool = True) -> GateView | None:
+        """The gate ``gate_id`` (default: the one in focus) as the user sees it; ``with_staged_files=False``
+        skips listing the staged files (comparing both trees), which the system prompt does not show."""
         gate_id = gate_id or self.current
         if gate_id is None:
             return None
@@ -156,7 +173,7 @@ class GateService(RunEndings):
         error = ""
         try:
             content = self.content_hash() if run is not None else ""
-            if run is not None and run.staged:
+            if run is not None and run.staged and with_staged_files:
                 from ljtui.core.gates.release import staged_paths
 
                 staged = staged_paths(self.workspace(), run)
@@ -181,7 +198,7 @@ class GateService(RunEndings):
     def prompt_section(self) -> str:
         """The gate status for the system prompt's tail (empty without a gate in focus)."""
         try:
-            return prompt_section(self.view())
+            return prompt_section(self.view(with_staged_files=False))
         except GateRefused as exc:
             return f"## Delivery gate\nThe gate in focus cannot be read: {exc}"
 

@@ -80,9 +80,7 @@ def blockers(gate: Gate, run: GateRun, content_hash: str) -> Blockers:
 
 
 def _independently_checked(gate: Gate, run: GateRun, content_hash: str) -> bool:
-    required = {item.id for item in gate.items if item.required}
-    return any(e.verifier and e.passed and e.content_hash == content_hash and e.item in required
-               for e in run.evidence)
+    return any(_verified(run, item.id, content_hash) for item in gate.items if item.required)
 
 
 def gate_view(gate: Gate, *, confirmed: bool, run: GateRun | None, content_hash: str,

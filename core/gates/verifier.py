@@ -11,6 +11,8 @@ from __future__ import annotations
 import secrets
 from typing import TYPE_CHECKING, Any
 
+from ljtui.core.agent.chat import _TurnTally
+from ljtui.core.gates.status import prompt_section
 from ljtui.core.providers.base import ChatRequest, Message, TextBlock, ToolUseBlock
 from ljtui.core.secrets import redact_message
 from ljtui.core.tools import ToolRegistry
@@ -39,15 +41,11 @@ async def run_verifier(engine: Engine, turn: int, gate_id: str) -> tuple[str, st
     agent = verifier_id()
     tools = ToolRegistry([t for t in (engine.tools.get(n) for n in (*READ_ONLY_TOOLS, *VERIFIER_TOOLS)) if t])
     view = await engine.gate_view()
-    from ljtui.core.gates.status import prompt_section
-
     history: list[Message] = [Message.user(f"Verify gate {gate_id}.\n\n{prompt_section(view)}")]
     said = ""
     for _ in range(engine.config.agent.max_iterations):
         request = ChatRequest(engine._system + "\n\n" + VERIFIER_SYSTEM, tuple(history), tools.specs,
                               engine.config.provider.max_tokens, agent=VERIFIER_SCRIPT_AGENT)
-        from ljtui.core.agent.chat import _TurnTally
-
         text, calls, _ = await engine._call_with_retries(turn, engine._get_client(), request, _TurnTally(),
                                                          quiet=True)
         said = text.strip() or said

@@ -8,6 +8,7 @@ is refused until the gate passes. Nothing the model says counts as evidence.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from ljtui.core.agent.tools.base import failed, text_arg
@@ -90,8 +91,6 @@ async def gate_status(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     gate_id = _gate_id(args, required=False)
 
     async def work() -> ToolResult:
-        import asyncio
-
         view = await asyncio.to_thread(_service(ctx).view, gate_id)
         if view is None:
             return ToolResult(True, "No gate is in focus. gate_propose proposes one.", "no gate")
@@ -111,8 +110,6 @@ def parse_definition(args: dict[str, Any]) -> tuple[str, tuple[CheckItem, ...], 
 
 
 async def gate_propose(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    import asyncio
-
     from ljtui.core.gates.model import gate_risk
 
     (title, items, factors), gate_id = parse_definition(args), _gate_id(args, False)
