@@ -23,6 +23,7 @@ from ljtui.tui.commands import ACTIONS
 from ljtui.tui.messages import EngineEventPosted
 from ljtui.tui.screens.main import MainScreen, StartupInfo
 from ljtui.tui.slash import UnknownSlashCommand, parse_slash, unescape_message
+from ljtui.tui.stylesheet import IncrementalStylesheet
 from ljtui.tui.themes import DEFAULT_THEME, domain_variable_defaults, themes_from
 from ljtui.tui.widgets.prompt_input import PromptInput
 
@@ -94,6 +95,7 @@ class LjtuiApp(App[int]):
         self.startup_warnings += self.theme_set.warnings
         self._initial_theme = self._resolve_theme(self.config.ui.theme)
         super().__init__()
+        self.stylesheet = IncrementalStylesheet(variables=self.get_css_variables())
         self.bridge = Bridge(self)
         self.approver = DialogApprover(self)
         self._collector = StartupCollector()

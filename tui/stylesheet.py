@@ -1,0 +1,25 @@
+"""A stylesheet that parses each CSS source once per set of variables.
+
+Textual's :meth:`Stylesheet.reparse` parses every source again in a fresh
+stylesheet and drops the parse cache with it. It runs when the theme is set
+at start and whenever a screen brings its own CSS, so each widget class's
+``DEFAULT_CSS`` added after that was parsed a second time, on the way to the
+first frame and to every first dialog.
+"""
+
+from __future__ import annotations
+
+from textual.css.stylesheet import Stylesheet
+
+
+class IncrementalStylesheet(Stylesheet):
+    """``reparse`` keeps the parse cache.
+
+    The cache is keyed by each source's text and location and is emptied by
+    :meth:`set_variables`, so a new theme still parses everything with its
+    colours, while a new source parses only itself. A source that fails to
+    parse leaves the rules as they were, as with Textual's ``reparse``.
+    """
+
+    def reparse(self) -> None:
+        self.parse()
