@@ -77,9 +77,10 @@ class DemoApp(LjtuiApp):
             notices.append((problem[0].upper() + problem[1:] + ".", "warning"))
         return StartupInfo(LABEL, self.startup.branch, notices)
 
-    def on_mount(self) -> None:
-        """After the first frame, send the demo's request (the app's own start-up work runs as well)."""
+    def main_screen_ready(self) -> None:
+        """After the first frame, send the demo's request, then start the app's own start-up work."""
         self.call_after_refresh(lambda: self.ask(REQUEST, mode="edit"))
+        super().main_screen_ready()
 
     def ask(self, text: str, *, mode: str = tui_app.CHAT, skill: str | None = None) -> None:
         """Send a message when the recording has an answer for it; otherwise say what to do now."""

@@ -37,7 +37,6 @@ PLAN_APPROVAL_ACTIONS = frozenset({"plan.approve", "plan.approve_writes", "plan.
 CHAT, EDIT, PLAN, MESSAGE = "chat", "edit", "plan", "message"
 """How text is asked: ``/chat`` (the agent), ``/edit`` (the EDIT planner), ``/plan`` (a task plan), or a plain
 message, which the engine routes to one of the agent, a task plan or a skill's plan."""
-"""Where a typed request goes: the agent with its tools, the read-only EDIT planner, or a task plan."""
 
 NO_MODEL_LABEL = "no model"
 """The status bar's provider when none is configured."""
@@ -53,8 +52,6 @@ class LjtuiApp(App[int]):
 
     CSS_PATH = "screens/main.tcss"
     TITLE = "ljtui"
-    MODES = {"main": MainScreen}
-    DEFAULT_MODE = "main"
     BINDINGS = ACTIONS.bindings(APP)
 
     def __init__(
@@ -97,7 +94,10 @@ class LjtuiApp(App[int]):
         super().__init__()
         self.stylesheet = IncrementalStylesheet(variables=self.get_css_variables())
         self.bridge = Bridge(self)
-        self.approver = DialogApprover(self)
+        self._screen_ready = asyncio.Event()
+        self.started = False
+        """Whether the start-up work began: the engine is built and its first workers run."""
+        self.approver = DialogApprover(self, self._screen_ready)
         self._collector = StartupCollector()
         self._css_refreshed: tuple[int, str] | None = None
         """The CSS update count and theme of the last CSS refresh."""
@@ -115,6 +115,16 @@ class LjtuiApp(App[int]):
             self.register_theme(theme)
         self.theme = self._initial_theme
         self._apply_keymap(self.config.ui.keymap)
+
+    def get_default_screen(self) -> MainScreen:
+        """The main screen, as the default screen rather than a mode.
+
+        A mode's screen is composed while the app holds its start-up batch, so
+        the frames it renders then are dropped, and the first one that reaches
+        the terminal holds only what changed since: the panes' borders, the
+        input and the status bar came a refresh tick (about 17 ms) later.
+        """
+        return MainScreen()
 
     def _apply_keymap(self, keymap: dict[str, str]) -> None:
         """The user's key overrides (``ui.keymap``: action id → keys); unknown ids are reported."""
@@ -187,7 +197,9 @@ class LjtuiApp(App[int]):
         finally:
             self._collector.resume()
 
-    def on_mount(self) -> None:
+    def main_screen_ready(self) -> None:
+        """The main screen is composed and its input has the focus: start the work that shows on it."""
+        self._screen_ready.set()
         self.call_after_refresh(self._start_engine_work)
 
     def _start_engine_work(self) -> None:
@@ -207,6 +219,7 @@ class LjtuiApp(App[int]):
                         exit_on_error=False)
         self.run_worker(engine.gates.restore, name="gates", group="skills", thread=True, exit_on_error=False)
         self._collector.resume(freeze=not self.is_headless)
+        self.started = True
 
     def _load_skill_names(self, engine: Engine) -> None:
         """In a worker: the skills ``/NAME`` can start (a repository's own only when it is trusted)."""
@@ -267,12 +280,16 @@ class LjtuiApp(App[int]):
         await super().on_event(event)
 
     def _key_taken(self, event: events.Key) -> bool:
-        """Drop a key typed before the dialog on top opened; route text typed in a pane to the input."""
+        """Drop a key typed before the dialog on top opened; hold one typed before the main screen was
+        ready; route text typed in a pane to the input."""
         top = self.screen_stack[-1] if self.screen_stack else None
         opened_at = getattr(top, "opened_at", None)
         if opened_at is not None:
             return event.time < opened_at
         if isinstance(top, MainScreen):
+            if not top.takes_keys:
+                top.hold_key(event)
+                return True
             from ljtui.tui.key_routing import route_key
 
             return route_key(top, event, self._pane_keys())

@@ -24,8 +24,14 @@ class DialogApprover:
     """Answers the engine's questions with :class:`~ljtui.tui.screens.dialog.ApprovalDialog`, and task
     plans in the :class:`~ljtui.tui.widgets.plan_pane.PlanPane`."""
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: App, screen_ready: asyncio.Event) -> None:
+        """
+        Args:
+            app: the app whose screens ask.
+            screen_ready: set once the main screen is composed; a question asked before waits for it.
+        """
         self.app = app
+        self._screen_ready = screen_ready
         self._one_at_a_time = asyncio.Lock()
         self._one_plan = asyncio.Lock()
 
@@ -34,6 +40,7 @@ class DialogApprover:
         from ljtui.core.approval import Decision
         from ljtui.tui.screens.dialog import ApprovalDialog
 
+        await self._screen_ready.wait()
         if request.kind == TASK_PLAN:
             return await self._decide_plan(request)
         async with self._one_at_a_time:

@@ -3,81 +3,24 @@ folder, with no key, no configuration and no network; the whole tour by keys, th
 
 from __future__ import annotations
 
-import fcntl
 import os
-import pty
 import re
-import select
 import shutil
-import struct
-import subprocess
 import sys
-import termios
-import time
 from pathlib import Path
-from typing import Callable
 
 from ljtui.core.trust import TRUST_FILE
 from ljtui.demo.repo import SAMPLE_DIR
 from ljtui.demo.steps import GATE_MESSAGE, PLAN_GOAL, RECALL_GOAL
+from tests.cli.terminal import Terminal
 
 LJTUI = str(Path(sys.executable).with_name("ljtui"))
-ROWS, COLUMNS = 40, 120
-WAIT_SECONDS = 60.0
-"""Longest wait for one screen state (the app starts in a fresh process on a loaded machine)."""
-READ_BYTES = 65536
-POLL_SECONDS = 0.05
 CTRL_Q = b"\x11"
 ESCAPE = b"\x1b"
 COUNTING = "wordstats/counting.py"
 PLAYBOOK_FILE = ".agent/playbooks/add-longest-word.md"
 OFFER = "Keep this procedure as a draft playbook?"
 KEPT = re.compile(r"The demo's repository is kept in (\S+) \(look around")
-
-
-class Terminal:
-    """A process on a pseudo-terminal, and everything it has written so far."""
-
-    def __init__(self, argv: list[str], cwd: Path, env: dict[str, str]) -> None:
-        master, slave = pty.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
-        self.proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=slave, stdout=slave, stderr=slave,
-                                     start_new_session=True)
-        os.close(slave)
-        self.master = master
-        self.output = b""
-
-    def read(self) -> None:
-        ready, _, _ = select.select([self.master], [], [], POLL_SECONDS)
-        if ready:
-            try:
-                self.output += os.read(self.master, READ_BYTES)
-            except OSError:  # the process ended and closed its side
-                pass
-
-    def wait_for(self, condition: Callable[[], bool], what: str) -> None:
-        deadline = time.monotonic() + WAIT_SECONDS
-        while not condition():
-            if time.monotonic() > deadline or self.proc.poll() is not None:
-                raise AssertionError(f"no {what}; the screen so far ends with {self.output[-2000:]!r}")
-            self.read()
-
-    def shows(self, text: str) -> Callable[[], bool]:
-        start = len(self.output)
-        return lambda: text.encode() in self.output[start:]
-
-    def press(self, keys: bytes) -> None:
-        os.write(self.master, keys)
-
-    def finish(self) -> int:
-        deadline = time.monotonic() + WAIT_SECONDS
-        while self.proc.poll() is None and time.monotonic() < deadline:
-            self.read()
-        code = self.proc.wait(timeout=WAIT_SECONDS)
-        for _ in range(3):
-            self.read()
-        os.close(self.master)
-        return code
 
 
 def test_the_installed_demo_runs_from_anywhere_with_no_key_and_keeps_its_repository(tmp_path: Path) -> None:

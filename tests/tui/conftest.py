@@ -3,8 +3,9 @@ no cursor blink, no animation, isolated config (see tests/conftest.py)."""
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import pytest
 
@@ -31,6 +32,29 @@ def make_app(git_repo: Path) -> AppFactory:
         return app
 
     return factory
+
+
+@pytest.fixture
+def snap_compare(snap_compare: Callable[..., bool]) -> Callable[..., bool]:
+    """pytest-textual-snapshot's ``snap_compare``, with ``run_before`` starting once the main screen is
+    composed and the start-up work done: Textual's auto-pilot starts as soon as the app is ready, and
+    ljtui's main screen composes right after, then builds the engine and reads the gates."""
+
+    def compare(app: Any, *args: Any, run_before: Callable[..., Any] | None = None, **kwargs: Any) -> bool:
+        if not isinstance(app, LjtuiApp):
+            return snap_compare(app, *args, run_before=run_before, **kwargs)
+
+        async def ready_first(pilot) -> None:  # type: ignore[no-untyped-def]
+            await until(pilot, lambda: app.started, "the start-up work")
+            await app.workers.wait_for_complete()
+            if run_before is not None:
+                result = run_before(pilot)
+                if inspect.isawaitable(result):
+                    await result
+
+        return snap_compare(app, *args, run_before=ready_first, **kwargs)
+
+    return compare
 
 
 WAIT_SECONDS = 20.0

@@ -246,3 +246,41 @@ async def test_slash_memory_shows_the_memory_file_and_whether_it_loads(make_app:
         [view] = app.main_screen.query(Collapsible)
         body = "\n".join(str(w.render()) for w in view.query(Static))
         assert not view.collapsed and "NOT loaded" in body and "the build is `make`" in body
+
+
+async def test_keys_typed_while_the_main_screen_is_still_composing_reach_the_input_in_order(
+        make_app: AppFactory) -> None:
+    app = make_app()
+    ready_at_first_key: list[bool] = []
+
+    async def type_at_once(pilot) -> None:
+        ready_at_first_key.append(app.main_screen.takes_keys)
+        await pilot.press(*"/chat hi")
+        await until(pilot, lambda: app.main_screen.prompt.value == "/chat hi", "the keys in the input")
+        app.exit()
+
+    await app.run_async(headless=True, auto_pilot=type_at_once, size=SIZE)
+    assert ready_at_first_key == [False]
+
+
+async def test_a_plan_sent_for_approval_while_the_main_screen_is_still_composing_waits_for_the_plan_pane(
+        make_app: AppFactory) -> None:
+    from tests.tui.plan_helpers import pane, plan_request
+
+    app = make_app()
+    answers: list[str] = []
+
+    async def ask_at_once(pilot) -> None:
+        assert not app.main_screen.takes_keys
+
+        async def decide() -> None:
+            answers.append((await app.approver.decide(plan_request())).choice)
+
+        app.run_worker(decide(), name="early plan")
+        await until(pilot, lambda: pane(app).approving and app.focused is pane(app), "the plan in the Plan pane")
+        await pilot.press("enter")
+        await until(pilot, lambda: bool(answers), "the answer")
+        app.exit()
+
+    await app.run_async(headless=True, auto_pilot=ask_at_once, size=SIZE)
+    assert answers == ["approve"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
@@ -48,6 +49,8 @@ class ScreenHost(Protocol):
 
     def startup_info(self) -> StartupInfo: ...
 
+    def main_screen_ready(self) -> None: ...
+
 
 class MainScreen(Screen):
     """One screen, four panes (UI-1)."""
@@ -64,6 +67,22 @@ class MainScreen(Screen):
         self.chosen_pane: str | None = None
         """The pane the user moved to on purpose; its single-letter keys are actions."""
         self._shown_at: dict[str, float] = {}
+        self.takes_keys = False
+        """Whether the panes are composed and the input focused (keys typed before are held)."""
+        self._held_keys: list[events.Key] = []
+
+    def hold_key(self, event: events.Key) -> None:
+        """Keep a key typed before the screen was ready; it is sent again once the input has the focus."""
+        self._held_keys.append(events.Key(event.key, event.character))
+
+    def on_screen_resume(self) -> None:
+        if not self.takes_keys:
+            self.takes_keys = True
+            for key in self._held_keys:
+                self.app.post_message(key)
+            self._held_keys.clear()
+            host: ScreenHost = self.app  # type: ignore[assignment]
+            host.main_screen_ready()
 
     def shown_at(self, pane: str) -> float:
         """When ``pane`` last started showing new content (keys pressed before are not for it)."""

@@ -1,0 +1,65 @@
+"""A process on a real pseudo-terminal, for tests that watch what ljtui writes to the screen."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import select
+import struct
+import subprocess
+import termios
+import time
+from pathlib import Path
+from typing import Callable
+
+ROWS, COLUMNS = 40, 120
+WAIT_SECONDS = 60.0
+"""Longest wait for one screen state (the app starts in a fresh process on a loaded machine)."""
+READ_BYTES = 65536
+POLL_SECONDS = 0.05
+
+
+class Terminal:
+    """A process on a pseudo-terminal, and everything it has written so far."""
+
+    def __init__(self, argv: list[str], cwd: Path, env: dict[str, str]) -> None:
+        master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
+        self.proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=slave, stdout=slave, stderr=slave,
+                                     start_new_session=True)
+        os.close(slave)
+        self.master = master
+        self.output = b""
+
+    def read(self) -> None:
+        ready, _, _ = select.select([self.master], [], [], POLL_SECONDS)
+        if ready:
+            try:
+                self.output += os.read(self.master, READ_BYTES)
+            except OSError:  # the process ended and closed its side
+                pass
+
+    def wait_for(self, condition: Callable[[], bool], what: str) -> None:
+        deadline = time.monotonic() + WAIT_SECONDS
+        while not condition():
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                raise AssertionError(f"no {what}; the screen so far ends with {self.output[-2000:]!r}")
+            self.read()
+
+    def shows(self, text: str) -> Callable[[], bool]:
+        start = len(self.output)
+        return lambda: text.encode() in self.output[start:]
+
+    def press(self, keys: bytes) -> None:
+        os.write(self.master, keys)
+
+    def finish(self) -> int:
+        deadline = time.monotonic() + WAIT_SECONDS
+        while self.proc.poll() is None and time.monotonic() < deadline:
+            self.read()
+        code = self.proc.wait(timeout=WAIT_SECONDS)
+        for _ in range(3):
+            self.read()
+        os.close(self.master)
+        return code
