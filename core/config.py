@@ -194,7 +194,8 @@ class LoadedConfig:
         origins: for each key that was set, the layer that set it last.
         ignored: repository settings left out because of their scope,
             as ``(dotted key, value)``; what ``ljtui trust`` would enable.
-        trusted: whether the repository's settings were all taken.
+        trusted: whether the repository's settings were all taken
+            (asked of the trust store only when the repository has a config file).
     """
 
     config: Config
@@ -221,7 +222,8 @@ def load_config(
         overrides: dotted keys from command-line flags, e.g.
             ``{"provider.name": "scripted"}``; ``None`` values are ignored.
         trusted: whether the repository's ``trusted``-scope settings apply;
-            ``None`` asks the user's trust store (:mod:`ljtui.core.trust`).
+            ``None`` asks the user's trust store (:mod:`ljtui.core.trust`)
+            when the repository has a config file.
     """
     env = os.environ if env is None else env
     loaded = LoadedConfig(Config())
@@ -231,14 +233,14 @@ def load_config(
         loaded.sources.append(user_file)
         _apply_tree(loaded, data, str(user_file), FROM_USER_FILE)
     if repo_root is not None:
-        if trusted is None:
-            from ljtui.core.trust import TrustStore
-
-            trusted = TrustStore.for_env(env).is_trusted(repo_root)
-        loaded.trusted = trusted
         repo_file = repo_root / REPO_CONFIG
         data = read_yaml(repo_file, loaded.warnings, inside=repo_root)
         if data is not None:
+            if trusted is None:
+                from ljtui.core.trust import TrustStore
+
+                trusted = TrustStore.for_env(env).is_trusted(repo_root)
+            loaded.trusted = trusted
             loaded.sources.append(repo_file)
             _apply_tree(loaded, data, str(repo_file), FROM_REPO_FILE)
     for var, key in ENV_KEYS.items():

@@ -16,7 +16,6 @@ from ljtui.core.config import Config, load_config
 from ljtui.core.providers import provider_label, provider_problem
 from ljtui.core.repo import current_branch
 from ljtui.core.theme_files import ThemeFiles, read_theme_files
-from ljtui.core.trust import enabled_by_trust
 from ljtui.core.userdirs import user_config_dir
 
 THEMES_DIR = "themes"
@@ -44,6 +43,11 @@ def prepare(repo_root: Path, env: Mapping[str, str], overrides: Mapping[str, Any
     """Read the configuration (every layer, trust included), themes and repository facts."""
     loaded = load_config(repo_root, env, overrides)
     cfg = loaded.config
+    untrusted: list[str] = []
+    if loaded.ignored:
+        from ljtui.core.trust import enabled_by_trust
+
+        untrusted = enabled_by_trust(loaded.ignored)
     return Startup(repo_root, cfg, list(loaded.warnings), provider_label(cfg.provider),
                    provider_problem(cfg.provider, env), current_branch(repo_root),
-                   read_theme_files(user_config_dir(env) / THEMES_DIR), enabled_by_trust(loaded.ignored))
+                   read_theme_files(user_config_dir(env) / THEMES_DIR), untrusted)

@@ -1,7 +1,9 @@
-"""Reading theme files: the bundled YAML themes, then the user's own.
+"""Theme documents: the bundled themes, then the user's own YAML files.
 
 Only the reading lives here (the UI turns each mapping into a Textual
-theme). A file that cannot be read or parsed is a warning naming it.
+theme). A file that cannot be read or parsed is a warning naming it. The
+bundled themes are Python data (:mod:`ljtui.themes`), so PyYAML is imported
+only when the user has theme files.
 """
 
 from __future__ import annotations
@@ -26,12 +28,10 @@ class ThemeFiles:
 
 def read_theme_files(user_dir: Path | None) -> ThemeFiles:
     """The bundled themes, then ``user_dir/*.yaml`` (a user theme may replace a bundled one)."""
-    found = ThemeFiles()
-    import ljtui.themes
+    from ljtui.themes import BUNDLED
 
-    bundled = sorted(Path(ljtui.themes.__file__).parent.glob("*.yaml"))
-    for path in bundled:
-        _read(found, path, f"ljtui/themes/{path.name}")
+    found = ThemeFiles([(f"ljtui/themes/{name}", {**data, "variables": dict(data["variables"])})
+                        for name, data in BUNDLED.items()])
     if user_dir is not None and user_dir.is_dir():
         for path in sorted(user_dir.glob("*.yaml")):
             _read(found, path, str(path))

@@ -1,1 +1,109 @@
-"""Bundled ljtui themes (YAML files read with importlib.resources)."""
+"""The bundled themes: Textual's theme fields plus ljtui's colour variables.
+
+They are data here rather than YAML files so that a start-up with no theme
+or config file of the user's never imports a YAML parser. A user theme is a
+YAML file with the same keys in ``~/.config/ljtui/themes/``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+BUNDLED: dict[str, dict[str, Any]] = {
+    "dark": {
+        "name": "dark",
+        "dark": True,
+        "primary": "#5fafff",
+        "secondary": "#87afd7",
+        "accent": "#ffaf5f",
+        "warning": "#ffd75f",
+        "error": "#ff5f5f",
+        "success": "#5fd787",
+        "foreground": "#e4e4e4",
+        "background": "#1c1c1c",
+        "surface": "#262626",
+        "panel": "#303030",
+        "variables": {
+            "border-blurred": "#626262",
+            "diff-added": "#5fd787",
+            "diff-added-background": "#1f3a28",
+            "diff-removed": "#ff6e6e",
+            "diff-removed-background": "#3f1f1f",
+            "gate-pass": "#5fd787",
+            "gate-fail": "#ff5f5f",
+            "gate-pending": "#bcbcbc",
+            "task-pending": "#9e9e9e",
+            "task-running": "#5fafff",
+            "task-done": "#5fd787",
+            "task-failed": "#ff5f5f",
+            "tool-call": "#9e9e9e",
+            "user-message": "#ffd787",
+            "input-cursor-background": "#5fafff",
+        },
+    },
+    "high-contrast": {
+        "name": "high-contrast",
+        "dark": True,
+        "primary": "#ffff00",
+        "secondary": "#00ffff",
+        "accent": "#ff00ff",
+        "warning": "#ffff00",
+        "error": "#ff3030",
+        "success": "#00ff00",
+        "foreground": "#ffffff",
+        "background": "#000000",
+        "surface": "#000000",
+        "panel": "#1a1a1a",
+        "luminosity_spread": 0.3,
+        "variables": {
+            "diff-added": "#00ff00",
+            "diff-added-background": "#003300",
+            "diff-removed": "#ff3030",
+            "diff-removed-background": "#330000",
+            "gate-pass": "#00ff00",
+            "gate-fail": "#ff3030",
+            "gate-pending": "#ffffff",
+            "task-pending": "#ffffff",
+            "task-running": "#00ffff",
+            "task-done": "#00ff00",
+            "task-failed": "#ff3030",
+            "tool-call": "#ffffff",
+            "user-message": "#ffff00",
+            "input-cursor-background": "#ffff00",
+            "border": "#ffffff",
+            "border-blurred": "#808080",
+        },
+    },
+    "light": {
+        "name": "light",
+        "dark": False,
+        "primary": "#005fd7",
+        "secondary": "#5f5faf",
+        "accent": "#af5f00",
+        "warning": "#875f00",
+        "error": "#c00000",
+        "success": "#007a33",
+        "foreground": "#1c1c1c",
+        "background": "#fafafa",
+        "surface": "#f0f0f0",
+        "panel": "#e4e4e4",
+        "variables": {
+            "border-blurred": "#a8a8a8",
+            "diff-added": "#006b2d",
+            "diff-added-background": "#dff5e3",
+            "diff-removed": "#b00020",
+            "diff-removed-background": "#fbe3e4",
+            "gate-pass": "#007a33",
+            "gate-fail": "#c00000",
+            "gate-pending": "#5f5f5f",
+            "task-pending": "#6c6c6c",
+            "task-running": "#005fd7",
+            "task-done": "#007a33",
+            "task-failed": "#c00000",
+            "tool-call": "#5f5f5f",
+            "user-message": "#875f00",
+            "input-cursor-background": "#005fd7",
+        },
+    },
+}
+"""Each theme by name, in the order they are listed."""

@@ -1,16 +1,20 @@
 """Model providers and the factory that picks one from the config.
 
 SDKs are imported here lazily, when a provider is first built, so that the
-app paints its first frame without paying for ``import anthropic``.
+app paints its first frame without paying for ``import anthropic``; the
+message types of :mod:`ljtui.core.providers.base` load on first use too
+(the start-up only asks :func:`provider_problem` and :func:`provider_label`).
 """
 
 from __future__ import annotations
 
 import os
-from typing import Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from ljtui.core.config import PROVIDER_NAMES, ProviderConfig
-from ljtui.core.providers.base import ChatClient, ProviderError
+
+if TYPE_CHECKING:
+    from ljtui.core.providers.base import ChatClient, ProviderError
 
 KEY_ENV: dict[str, str] = {
     "anthropic": "ANTHROPIC_API_KEY",
@@ -29,29 +33,34 @@ SETUP_HINT = (
 def check_provider_name(name: str) -> None:
     """Raise a clear error for a provider name we do not know."""
     if name not in PROVIDER_NAMES:
-        raise ProviderError(
-            "config",
-            f"unknown provider '{name}' (expected one of: {', '.join(PROVIDER_NAMES)})",
-        )
+        from ljtui.core.providers.base import ProviderError
+
+        raise ProviderError("config", _unknown_name(name))
+
+
+def _unknown_name(name: str) -> str:
+    return f"unknown provider '{name}' (expected one of: {', '.join(PROVIDER_NAMES)})"
 
 
 def provider_problem(cfg: ProviderConfig, env: Mapping[str, str] | None = None) -> str | None:
     """Why ``cfg`` cannot work, checked without importing any SDK, or None."""
     env = os.environ if env is None else env
-    try:
-        check_provider_name(cfg.name)
-        if cfg.name == "scripted":
-            from ljtui.core.providers.scripted import load_script
+    if cfg.name not in PROVIDER_NAMES:
+        return _unknown_name(cfg.name)
+    if cfg.name == "scripted":
+        if not cfg.script:
+            return "the scripted provider needs a script: --script FILE"
+        from ljtui.core.providers.base import ProviderError
+        from ljtui.core.providers.scripted import load_script
 
-            if not cfg.script:
-                return "the scripted provider needs a script: --script FILE"
+        try:
             load_script(cfg.script)
-        elif cfg.name == "anthropic" and not resolve_api_key(cfg, env):
-            return f"no model is configured: {SETUP_HINT}"
-        elif cfg.name == "openai-compatible" and not (cfg.base_url or env.get("OPENAI_BASE_URL")):
-            return "the openai-compatible provider needs a base URL: --base-url URL or OPENAI_BASE_URL"
-    except ProviderError as exc:
-        return exc.message
+        except ProviderError as exc:
+            return exc.message
+    elif cfg.name == "anthropic" and not resolve_api_key(cfg, env):
+        return f"no model is configured: {SETUP_HINT}"
+    elif cfg.name == "openai-compatible" and not (cfg.base_url or env.get("OPENAI_BASE_URL")):
+        return "the openai-compatible provider needs a base URL: --base-url URL or OPENAI_BASE_URL"
     return None
 
 
@@ -73,6 +82,8 @@ def make_client(cfg: ProviderConfig, env: Mapping[str, str] | None = None) -> Ch
     Raises:
         ProviderError: unknown provider, missing key, URL or script, bad script.
     """
+    from ljtui.core.providers.base import ProviderError
+
     env = os.environ if env is None else env
     check_provider_name(cfg.name)
     if cfg.name == "scripted":
@@ -95,6 +106,15 @@ def make_client(cfg: ProviderConfig, env: Mapping[str, str] | None = None) -> Ch
     return OpenAICompatClient(
         cfg, api_key=resolve_api_key(cfg, env), base_url=cfg.base_url or env.get("OPENAI_BASE_URL")
     )
+
+
+def __getattr__(name: str) -> Any:
+    """``ChatClient`` and ``ProviderError``, imported from :mod:`.base` when first asked for."""
+    if name in ("ChatClient", "ProviderError"):
+        from ljtui.core.providers import base
+
+        return getattr(base, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [
