@@ -88,3 +88,14 @@ class Registry:
     def slash_commands(self) -> list[Action]:
         """Actions reachable as slash commands, by name."""
         return sorted(self._by_slash.values(), key=lambda a: a.slash)
+
+    def keys_by_pane(self, keymap: dict[str, str]) -> dict[str, set[str]]:
+        """The keys bound in each pane scope after the user's ``keymap`` (action id → keys);
+        ``everywhere``: the keys of the app and the main screen, which always act."""
+        keys: dict[str, set[str]] = {}
+        for action in self.actions:
+            bound = keymap.get(action.id, action.keys)
+            if bound:
+                scope = "everywhere" if action.scope in (APP, MAIN) else action.scope
+                keys.setdefault(scope, set()).update(k.strip() for k in bound.split(","))
+        return keys

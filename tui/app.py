@@ -15,7 +15,7 @@ from textual.widgets import Input
 
 from ljtui.core.clock import Clock, SystemClock
 from ljtui.core.startup import prepare
-from ljtui.tui.actions import APP, MAIN, NONE, REQUIRED
+from ljtui.tui.actions import APP, NONE, REQUIRED
 from ljtui.tui.approver import DialogApprover
 from ljtui.tui.bridge import Bridge
 from ljtui.tui.collector import StartupCollector
@@ -24,7 +24,7 @@ from ljtui.tui.messages import EngineEventPosted
 from ljtui.tui.screens.main import MainScreen, StartupInfo
 from ljtui.tui.slash import UnknownSlashCommand, parse_slash, unescape_message
 from ljtui.tui.stylesheet import IncrementalStylesheet
-from ljtui.tui.themes import DEFAULT_THEME, domain_variable_defaults, themes_from
+from ljtui.tui.themes import domain_variable_defaults, themes_from
 from ljtui.tui.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
@@ -89,8 +89,8 @@ class LjtuiApp(App[int]):
         self.config = self.startup.config
         self.startup_warnings = list(self.startup.warnings)
         self.theme_set = themes_from(self.startup.themes)
+        self._initial_theme = self.theme_set.resolve(self.config.ui.theme)
         self.startup_warnings += self.theme_set.warnings
-        self._initial_theme = self._resolve_theme(self.config.ui.theme)
         super().__init__()
         self.stylesheet = IncrementalStylesheet(variables=self.get_css_variables())
         self.bridge = Bridge(self)
@@ -292,28 +292,8 @@ class LjtuiApp(App[int]):
                 return True
             from ljtui.tui.key_routing import route_key
 
-            return route_key(top, event, self._pane_keys())
+            return route_key(top, event, ACTIONS.keys_by_pane(self.config.ui.keymap))
         return False
-
-    def _pane_keys(self) -> dict[str, set[str]]:
-        """Keys bound in each pane, after the user's keymap."""
-        keymap = self.config.ui.keymap
-        keys: dict[str, set[str]] = {}
-        for action in ACTIONS.actions:
-            bound = keymap.get(action.id, action.keys)
-            if bound:
-                scope = "everywhere" if action.scope in (APP, MAIN) else action.scope
-                keys.setdefault(scope, set()).update(k.strip() for k in bound.split(","))
-        return keys
-
-    def _resolve_theme(self, name: str) -> str:
-        if name in self.theme_set.themes:
-            return name
-        self.startup_warnings.append(
-            f"Unknown theme '{name}' (ui.theme). Available: {', '.join(self.theme_set.themes)}. "
-            f"Using {DEFAULT_THEME}."
-        )
-        return DEFAULT_THEME
 
     def choose_theme(self, name: str) -> None:
         """Switch to theme ``name``, or list the themes when ``name`` is empty."""

@@ -29,6 +29,14 @@ class ThemeSet:
     themes: dict[str, Theme] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
+    def resolve(self, name: str) -> str:
+        """``name`` when it is one of the themes; otherwise the default theme, and a warning saying so."""
+        if name in self.themes:
+            return name
+        self.warnings.append(f"Unknown theme '{name}' (ui.theme). Available: {', '.join(self.themes)}. "
+                             f"Using {DEFAULT_THEME}.")
+        return DEFAULT_THEME
+
 
 class ThemeFileError(ValueError):
     """A theme file that cannot become a theme."""
