@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
@@ -117,13 +118,9 @@ class LjtuiApp(App[int]):
         self._apply_keymap(self.config.ui.keymap)
 
     def get_default_screen(self) -> MainScreen:
-        """The main screen, as the default screen rather than a mode.
-
-        A mode's screen is composed while the app holds its start-up batch, so
-        the frames it renders then are dropped, and the first one that reaches
-        the terminal holds only what changed since: the panes' borders, the
-        input and the status bar came a refresh tick (about 17 ms) later.
-        """
+        """The main screen, as the default screen rather than a mode: a mode's screen is composed inside
+        the app's start-up batch, whose frames Textual drops, so the first frame sent held only what changed
+        since, and the borders, input and status bar came a refresh tick (about 17 ms) later."""
         return MainScreen()
 
     def _apply_keymap(self, keymap: dict[str, str]) -> None:
@@ -292,8 +289,13 @@ class LjtuiApp(App[int]):
                 return True
             from ljtui.tui.key_routing import route_key
 
-            return route_key(top, event, ACTIONS.keys_by_pane(self.config.ui.keymap))
+            return route_key(top, event, self._pane_keys)
         return False
+
+    @cached_property
+    def _pane_keys(self) -> dict[str, set[str]]:
+        """The keys bound in each pane after the user's keymap, which is fixed for the session."""
+        return ACTIONS.keys_by_pane(self.config.ui.keymap)
 
     def choose_theme(self, name: str) -> None:
         """Switch to theme ``name``, or list the themes when ``name`` is empty."""

@@ -2,9 +2,9 @@
 
 Textual's :meth:`Stylesheet.reparse` parses every source again in a fresh
 stylesheet and drops the parse cache with it. It runs when the theme is set
-at start and whenever a screen brings its own CSS, so each widget class's
-``DEFAULT_CSS`` added after that was parsed a second time, on the way to the
-first frame and to every first dialog.
+at start (and when a screen with its own ``CSS`` is installed), so every
+source added after that, each widget class's ``DEFAULT_CSS`` on the way to
+the first frame, was parsed a second time.
 """
 
 from __future__ import annotations
