@@ -1,87 +1,96 @@
 """Dangerous shell commands: the ones ``bash`` asks about every time (AGENT-3).
 
-:func:`danger_of` reads the shell text the model sent and names the first
-dangerous thing it sees:
+The sandbox is the guard: it decides what a command may write and reach.
+This check explains the risk to the user. :func:`danger_of` names the first
+dangerous thing it finds in a command, the permission dialog shows that
+reason, and a dangerous command can only be allowed once: no session grant
+or allow-list entry covers it.
 
-* a recursive delete (``rm`` with ``-r``/``-R``/``--recursive`` in any flag
-  order, ``find … -delete``, ``find … -exec rm``, ``git clean -f``) or
-  ``git reset --hard``;
-* a push that rewrites or deletes remote history (``--force``, ``-f``,
-  ``--force-with-lease``, ``--mirror``, ``--delete``, ``+ref``, ``:ref``);
-* a download piped or substituted into a shell or interpreter
-  (``curl … | sh``, ``bash <(wget …)``, ``sh -c "$(curl …)"``);
+It reads the command the way bash does, from a real parse
+(:mod:`~ljtui.core.agent.bash_syntax`): quotes, here-documents, comments,
+brace expansion (``rm -{r,f}``, ``rm {a,/etc/passwd}``), and every nested
+script: ``$(…)``, backquotes, ``<(…)``/``>(…)``, ``bash -c``, ``eval``, a
+here-document, here-string or ``echo``/``printf`` text fed to a shell,
+``find -exec``, ``env -S``, ``xargs``, ``watch``, ``trap``, ``alias``, and
+what git runs itself (``submodule foreach``, ``rebase --exec``). It looks past assignments and
+wrappers (``env``, ``timeout``, ``nice``, ``nohup``, ``xargs`` …) and
+follows ``cd`` (a ``cd`` in a subshell, a substitution, a background job or
+a pipeline's inner command does not leak; after a ``cd`` that may have
+failed both directories are checked). It names:
+
+* a recursive delete (``rm -r`` in any spelling, ``find -delete``,
+  ``find -exec rm``, ``git clean -f``);
+* lost work or history: ``git reset --hard``, ``git checkout -f``, a
+  checkout or restore of files (``git checkout -- .``, ``git restore x``),
+  ``git stash drop``/``clear``, ``git branch -D``, ``git reflog expire``,
+  ``git gc --prune``, ``git prune``, ``git filter-branch``; a push that
+  rewrites or deletes remote history (``--force``, ``+ref``, ``--mirror``,
+  ``--delete``, ``:ref``, ``--prune``);
+* a download run as code: piped into a shell or interpreter that reads its
+  script from standard input (``curl … | sh``; not ``| python3 -m
+  json.tool``), substituted into one (``sh -c "$(curl …)"``, ``eval``,
+  ``source <(curl …)``, ``bash < <(curl …)``), or saved and then run
+  (``curl -o x.sh … && sh x.sh``, ``./x.sh``, ``source x.sh``);
 * a write outside the repository: a redirection, or a ``tee``, ``cp``,
-  ``mv``, ``install``, ``ln``, ``dd of=``, ``rm``, ``touch``, ``mkdir``,
-  ``truncate`` target that is absolute and not under the root, leaves it
-  with ``..`` (symbolic links are followed), starts with ``~`` or is named
-  by a variable — also after a ``cd``;
-* ``sudo`` and the like, ``mkfs``, ``chmod``/``chown``/``chgrp`` outside
-  the repository (``chmod -R 777 /``).
+  ``mv`` (source too), ``install`` (``-d``), ``ln``, ``dd of=``, ``rm``,
+  ``touch``, ``mkdir``, ``truncate``, ``sed -i``, ``find -fprint`` target
+  that is absolute and not under the root, leaves it with ``..`` or a
+  symbolic link (links are resolved: the only disk access here), starts
+  with ``~`` or is named by a variable; ``/dev/null``, ``/dev/stdout``,
+  ``/dev/stderr``, ``/dev/tty``, ``/dev/fd/N`` and descriptor copies such
+  as ``2>&1`` are not writes;
+* a program planted for git to run: a write into ``.git/hooks``,
+  ``.git/config`` or ``.git`` itself (``chmod +x`` included), ``git config``
+  of a key naming a program (``core.fsmonitor``, ``core.hooksPath``,
+  ``core.sshCommand``, ``core.pager``, ``diff.*.textconv``,
+  ``filter.*.clean``, ``credential.helper``, an ``!`` alias …), the same
+  with ``git -c`` or a ``GIT_SSH_COMMAND``-like variable;
+* ``sudo`` and the like, ``mkfs``, ``chmod``/``chown``/``chgrp`` outside the
+  repository (``chmod -R 777 /``);
+* a command it cannot read: a syntax error or unclosed quote, a brace
+  expansion too large, scripts nested more than :data:`MAX_DEPTH` deep.
 
-It looks inside ``bash -c`` strings, ``eval`` and ``$(…)``/backquotes,
-skips assignments, keywords and wrappers (``env``, ``timeout``, ``xargs``
-…), and drops here-document bodies. Text it cannot split into words (an
-unclosed quote) counts as dangerous.
-
-Limits, honestly: this is a heuristic over the text; nothing is executed.
-Bash can always write anywhere — ``python -c "open('/etc/x','w')"``, a
-script in the repository, an alias, a variable holding a command, ``sed
--i`` on a file outside — and none of that is seen here. Quotes are gone
-once the text is split, so a quoted ``";"`` reads as an operator (which
-can only add a question). It makes the obvious cases ask every time; the
-permission dialog always shows the whole command, and the user's reading
-of it is the real check.
+Limits: nothing is executed, so what only the running shell knows stays
+unknown: a command named by a variable (``$CMD``), an alias or function
+defined before this command, a script file in the repository (its content is
+not read), what a program does once started (``python -c
+"open('/etc/x','w')"``, ``make``, ``npm``, ``tar -x -C /``, ``git worktree
+add ../x``, git aliases and hooks already in place). A variable used as a
+path counts as outside; a ``cd`` to a variable makes later relative paths
+unknown; ``CDPATH`` is not followed. A script a shell reads from another
+program's output (``… | base64 -d | sh``, ``cat x.sh | bash``) is not read.
+A download is followed to the file it saves when the name is written in the
+command (not ``curl -OJ``, nor a copy or rename of the file). ``git checkout
+NAME`` with no ``--`` reads as a branch. Syntax the grammar does not know
+(``3<>file``, two here-documents on one line, ``cmd <<EOF; next``) counts as
+unreadable. A program can still write anywhere its sandbox allows; the
+dialog always shows the whole command, and the user's reading of it is the
+real check.
 """
 
 from __future__ import annotations
 
-import itertools
 import os
-import re
-import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable
+
+from ljtui.core.agent.bash_syntax import (BraceLimitExceeded, Command, Redirect, Script, SimpleCommand,
+                                          Subshell, Word, commands_of, inner_commands, literal_word, parse)
+from ljtui.core.agent.danger_commands import (AS_ROOT, ASSIGNMENT, FORMATTERS, OWNER_TOOLS, Invocation,
+                                              find_execs, find_starts, owner_targets, recursive_delete,
+                                              split_options, unwrap, write_targets)
+from ljtui.core.agent.danger_git import env_reason, git_reason, git_scripts, git_writes
+from ljtui.core.agent.danger_paths import Paths, Places, capped
+from ljtui.core.agent.danger_scripts import (DOWNLOADERS, FILE, INTERPRETER, SHELLS, STDIN, STDIN_FILES, TEXT,
+                                             download_outputs, printed_text, script_source)
 
 MAX_DEPTH = 4
 """Nesting of ``bash -c`` / ``eval`` / ``$(…)`` read before the command counts as dangerous."""
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish"})
-INTERPRETER = re.compile(r"^(?:(?:ba|z|da|k|mk|fi)?sh|python[\d.]*|pypy[\d.]*|perl[\d.]*|ruby[\d.]*|node|nodejs"
-                         r"|php[\d.]*)$")
-DOWNLOADERS = frozenset({"curl", "wget"})
-AS_ROOT = frozenset({"sudo", "doas", "su", "pkexec"})
-FORMATTERS = frozenset({"mke2fs", "mkswap", "wipefs"})  # and every mkfs*
-SAFE_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
-SAFE_TARGET_PREFIX = "/dev/fd/"
-OPERAND_WRITERS = frozenset({"rm", "rmdir", "unlink", "shred", "touch", "mkdir", "truncate", "tee"})
-"""Commands that write (or delete) every operand."""
-COPY_WRITERS = frozenset({"cp", "mv", "install", "ln"})
-"""Commands that write their last operand (or ``-t DIR``)."""
-OWNER_TOOLS = frozenset({"chmod", "chown", "chgrp"})
-VALUE_OPTIONS = {"truncate": {"-s", "-r", "--size", "--reference"}, "mkdir": {"-m", "--mode"},
-                 "touch": {"-d", "-t", "-r", "--date", "--reference"}, "install": {"-m", "-o", "-g", "-S"},
-                 "cp": {"-S"}, "mv": {"-S"}, "ln": {"-S"}, "shred": {"-n", "-s"},
-                 "push": {"-o", "--push-option", "--repo", "--receive-pack", "--exec"}}
-"""Options that take the next word as their value, per command."""
-SUBSTITUTION = re.compile(r"\$\(([^()]*(?:\([^()]*\)[^()]*)*)\)|`([^`]*)`")
-"""A ``$(…)`` (with one level of inner parentheses) or a backquoted command inside a word."""
-HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][\w.-]*)\1")
-
-PUNCTUATION = "();<>|&\n`"
-OPERATORS = sorted(["&>>", "<<<", "&&", "||", "|&", ">>", "&>", ">|", "<>", ">&", "<&", "<<", "<(", ">(", ";;",
-                    ";&", ";", "&", "|", "<", ">", "(", ")", "\n", "`"], key=len, reverse=True)
-LINKED = frozenset({"|", "|&", "<(", ">(", ")", "`"})
-"""Operators that join two commands' data (a pipe, a substitution); the others start an unrelated command."""
-WRITES = frozenset({">", ">>", "&>", "&>>", ">|", "<>", ">&"})
-READS = frozenset({"<", "<<", "<<<", "<&"})
-ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
-KEYWORDS = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}", "time",
-                      "coproc"})
-WRAPPERS = {"command": set(), "builtin": set(), "exec": {"-a"}, "nohup": set(), "setsid": set(),
-            "nice": {"-n"}, "stdbuf": {"-i", "-o", "-e"}, "env": {"-u", "-C", "--unset", "--chdir"},
-            "timeout": {"-s", "-k", "--signal", "--kill-after"}, "sudo": {"-u", "-g", "-C", "-D", "-p", "-r", "-t"},
-            "doas": {"-u", "-C"}, "pkexec": {"--user"},
-            "xargs": {"-I", "-n", "-P", "-d", "-L", "-s", "-E", "-a"}}
-"""Commands that run the command after them, and their options that take a value."""
+DECLARATIONS = frozenset({"export", "declare", "typeset", "local", "readonly"})
+WATCH_VALUE_OPTIONS = {"-n", "--interval", "-q", "--equexit"}
+OUTPUT_DESCRIPTOR = 1
+INPUT_DESCRIPTOR = 0
 
 
 def danger_of(command: str, root: Path) -> str | None:
@@ -91,309 +100,272 @@ def danger_of(command: str, root: Path) -> str | None:
         command: the shell text, as bash would receive it.
         root: the repository root (where the command runs).
     """
-    return _Reader(Path(os.path.realpath(root))).read(command, 0)
+    return _Checker(os.path.realpath(root)).check(parse(command))
 
 
-@dataclass
-class Segment:
-    """One simple command: its words, the files it redirects output to, and its pipeline group."""
+class _Found(Exception):
+    """A reason was found: the walk stops."""
 
-    group: int
-    words: list[str] = field(default_factory=list)
-    targets: list[str] = field(default_factory=list)
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
-class _Reader:
-    """Reads one command for one repository root, following ``cd``."""
+@dataclass(frozen=True)
+class _Feed:
+    """What a command's standard input carries: script text a shell would run, or a download."""
 
-    def __init__(self, root: Path) -> None:
+    text: str | None = None
+    download: bool = False
+
+
+NOTHING = _Feed()
+
+
+class _Checker:
+    """Walks one parsed command for one repository root."""
+
+    def __init__(self, root: str) -> None:
         self.root = root
-        self.cwd: Path | None = root
+        self.downloads: set[str] = set()
+        """Files saved by a download earlier in the command (resolved paths)."""
+        self.paths = Paths(root)
+        self.invocations: dict[int, tuple[SimpleCommand, Invocation]] = {}
+        """What each simple command seen runs, by identity (the command is kept so its id stays its own)."""
 
-    def read(self, command: str, depth: int) -> str | None:
-        if depth > MAX_DEPTH:
-            return "commands nested too deeply to check"
+    def check(self, script: Script) -> str | None:
         try:
-            parts = segments(_drop_heredocs(command))
-        except ValueError:
-            return "its quoting could not be read, so it cannot be checked"
-        reason = _piped_download(parts)
-        for part in parts:
-            reason = reason or self._segment(part, depth)
-        return reason
-
-    def _segment(self, part: Segment, depth: int) -> str | None:
-        wrappers, argv = effective_argv(part.words)
-        for word in part.words + part.targets:
-            reason = self._substitutions(word, argv, depth)
-            if reason:
-                return reason
-        if any(w in AS_ROOT for w in wrappers) or (argv and _name(argv[0]) in AS_ROOT):
-            return "runs as another user (sudo)"
-        reason = self._first_outside(part.targets)
-        if reason or not argv:
-            return reason
-        return self._command(_name(argv[0]), argv[1:], depth)
-
-    def _substitutions(self, word: str, argv: list[str], depth: int) -> str | None:
-        for match in SUBSTITUTION.finditer(word):
-            inner = match.group(1) if match.group(1) is not None else match.group(2)
-            if argv and INTERPRETER.match(_name(argv[0])) and _downloads(inner):
-                return "runs a download with a shell (curl | sh)"
-            reason = _Reader(self.root).read(inner, depth + 1)
-            if reason:
-                return reason
+            self.script(script, Places({self.root}), 0, NOTHING)
+        except _Found as found:
+            return found.reason
+        except RecursionError:
+            return "commands nested too deeply to check"
         return None
 
-    def _command(self, name: str, args: list[str], depth: int) -> str | None:
+    # structure
+
+    def script(self, script: Script, places: Places, depth: int, feed: _Feed) -> Places:
+        if depth > MAX_DEPTH:
+            raise _Found("commands nested too deeply to check")
+        if script.problem:
+            raise _Found(f"{script.problem}, so it cannot be checked")
+        for chain in script.chains:
+            seen = set(places)
+            current = places
+            for i, pipeline in enumerate(chain.pipelines):
+                after = current
+                flowing = feed
+                last = len(pipeline.commands) - 1
+                for j, command in enumerate(pipeline.commands):
+                    result = self.command(command, current, depth, flowing)
+                    after = result if j == last else after
+                    if j < last:
+                        downloaded = flowing.download or self.downloads_in([command, *inner_commands(command)])
+                        flowing = _Feed(self.printed(command), downloaded)
+                seen |= after
+                current = current if chain.operators[i:i + 1] == ("||",) else after
+            if not chain.background:
+                places = capped(Places(seen))
+        return places
+
+    def command(self, command: Command, places: Places, depth: int, feed: _Feed) -> Places:
+        for word in command.all_words:
+            for inner in word.scripts:
+                self.script(inner, places, depth + 1, NOTHING)
+        self.redirect_writes(command.redirects, places)
+        stdin = self.stdin(command.redirects, feed, places)
+        if isinstance(command, SimpleCommand):
+            return self.simple(command, places, depth, stdin)
+        if isinstance(command, Subshell):
+            self.script(command.body, places, depth, stdin)
+            return places
+        current = places
+        for body in command.bodies:
+            current = capped(current | self.script(body, current, depth, stdin))
+        return current
+
+    def invocation(self, command: SimpleCommand) -> Invocation:
+        """What ``command`` really runs (read once per command)."""
+        known = self.invocations.get(id(command))
+        if known is not None:
+            return known[1]
+        try:
+            found = _unwrapped(list(command.argv()))
+        except BraceLimitExceeded:
+            raise _Found("a brace expansion too large to check") from None
+        self.invocations[id(command)] = (command, found)
+        return found
+
+    def downloads_in(self, commands: Iterable[Command]) -> bool:
+        """Whether one of ``commands`` (not looking inside them) is a download."""
+        return any(isinstance(c, SimpleCommand) and self.invocation(c).name in DOWNLOADERS for c in commands)
+
+    def simple(self, command: SimpleCommand, places: Places, depth: int, stdin: _Feed) -> Places:
+        run = self.invocation(command)
+        for name, value in [(a.name, a.value.shown) for a in command.assignments] + run.env:
+            _raise(env_reason(name, value))
+        here = places if run.chdir is None else Places(self.paths.place(run.chdir, p) for p in places)
+        name, args = run.name, run.args
+        if (name in SHELLS or INTERPRETER.match(name)) and script_source(name, args)[0] == STDIN and stdin.download:
+            raise _Found("pipes a download into a shell (curl | sh)")
+        if name in AS_ROOT or any(w in AS_ROOT for w in run.wrappers):
+            raise _Found("runs as another user (sudo)")
+        if name in DOWNLOADERS:
+            saved = download_outputs(name, args)
+            saved += [r.target.shown for r in command.redirects
+                      if r.writes and r.target is not None and r.descriptor == OUTPUT_DESCRIPTOR]
+            self.remember(saved, here)
+        if name == "tee" and stdin.download:
+            self.remember(split_options(args)[1], here)
+        after = self.run(run, here, depth, stdin)
+        return places if run.chdir is not None else after
+
+    def run(self, run: Invocation, places: Places, depth: int, stdin: _Feed) -> Places:
+        """Check the command ``run`` names; the directories it leaves the shell in (``cd``)."""
+        name, args, words = run.name, run.args, run.argv
+        if not name:
+            return places
         if name in ("cd", "pushd"):
-            operands = _split_options(args)[1]
-            self.cwd = self._place(operands[0] if operands else "~")
-            return None
+            operands = [a for a in args if not a.startswith("-") or a == "-"]
+            return capped(Places(self.paths.place(operands[0] if operands else "~", p) for p in places))
+        if name == "popd":
+            return Places({None})
         if name.startswith("mkfs") or name in FORMATTERS:
-            return "formats a filesystem (mkfs)"
-        if name in SHELLS:
-            script = _dash_c(args)
-            return self.read(script, depth + 1) if script is not None else None
-        if name == "eval":
-            return self.read(" ".join(args), depth + 1)
-        check = {"rm": _rm, "find": _find, "git": _git}.get(name)
-        reason = check(args) if check else None
-        if reason:
-            return reason
-        if name == "dd":
-            return self._first_outside([a[len("of="):] for a in args if a.startswith("of=")])
+            raise _Found("formats a filesystem (mkfs)")
+        self.scripts_run(run, places, depth, stdin)
+        if "/" in words[0].shown:
+            self.refuse_downloaded(words[0].shown, places)
+        _raise(recursive_delete(name, args) or (git_reason(args) if name == "git" else None))
+        if name in DECLARATIONS:
+            for arg in args:
+                match = ASSIGNMENT.match(arg)
+                _raise(env_reason(match.group(1), match.group(2)) if match else None)
+        if name == "find":
+            self.find_execs(words, places, depth)
+        self.writes(write_targets(name, args) + (git_writes(args) if name == "git" else []), places)
         if name in OWNER_TOOLS:
-            return self._owner(name, args)
-        options, operands = _split_options(args, VALUE_OPTIONS.get(name, set()))
-        if name in OPERAND_WRITERS:
-            return self._first_outside(operands)
-        if name in COPY_WRITERS:
-            return self._first_outside(_copy_targets(options, operands))
-        return None
+            self.owner(name, args, places)
+        if name == "git":
+            for script in git_scripts(args):
+                self.script(parse(script), places, depth + 1, NOTHING)
+        return places
 
-    def _owner(self, name: str, args: list[str]) -> str | None:
-        options, operands = _split_options(args)
-        if not any(o.startswith("--reference") for o in options):
-            operands = operands[1:]
-        outside = next((p for p in operands if self._outside(p)), None)
-        if outside is None:
-            return None
-        flag = " -R" if _has_flag(options, "--recursive", "R") else ""
-        return f"changes owner or permissions outside the repository ({name}{flag} {outside})"
+    def scripts_run(self, run: Invocation, places: Places, depth: int, stdin: _Feed) -> None:
+        """Check the script a shell, an interpreter, ``eval``, ``source``, ``watch``, ``trap`` or ``alias`` runs."""
+        name, args, words = run.name, run.args, run.argv
+        if name in SHELLS or INTERPRETER.match(name):
+            kind, index = script_source(name, args)
+            word = words[index + 1] if index is not None and index + 1 < len(words) else None
+            if word is not None and self.downloads_in(_inner(word)):
+                raise _Found("runs a download with a shell (curl | sh)")
+            if kind == FILE and word is not None:
+                self.refuse_downloaded(word.shown, places)
+            if name in SHELLS and kind == TEXT and word is not None:
+                self.script(parse(word.shown), places, depth + 1, NOTHING)
+            if name in SHELLS and kind == STDIN and stdin.text is not None:
+                self.script(parse(stdin.text), places, depth + 1, NOTHING)
+        elif name == "eval":
+            if any(self.downloads_in(_inner(w)) for w in words[1:]):
+                raise _Found("runs a download with a shell (eval \"$(curl …)\")")
+            self.script(parse(" ".join(args)), places, depth + 1, NOTHING)
+        elif name in ("source", ".") and len(words) > 1:
+            if self.downloads_in(_inner(words[1])) or (words[1].shown in STDIN_FILES and stdin.download):
+                raise _Found("runs a download with a shell (source <(curl …))")
+            if words[1].shown in STDIN_FILES and stdin.text is not None:
+                self.script(parse(stdin.text), places, depth + 1, NOTHING)
+            self.refuse_downloaded(words[1].shown, places)
+        elif name == "watch":
+            operands = split_options(args, WATCH_VALUE_OPTIONS)[1]
+            self.script(parse(" ".join(operands)), places, depth + 1, NOTHING)
+        elif name == "trap":
+            operands = args[1:] if args[:1] == ["--"] else args
+            if operands and not operands[0].startswith("-"):
+                self.script(parse(operands[0]), places, depth + 1, NOTHING)
+        elif name == "alias":
+            for arg in args:
+                if "=" in arg:
+                    self.script(parse(arg.split("=", 1)[1]), places, depth + 1, NOTHING)
 
-    def _first_outside(self, targets: list[str]) -> str | None:
+    def find_execs(self, words: list[Word], places: Places, depth: int) -> None:
+        """Check each ``find -exec`` command as a command, ``{}`` standing for each start point."""
+        args = [w.shown for w in words[1:]]
+        for start, end in find_execs(args):
+            for origin in find_starts(args):
+                argv = [literal_word(w.shown.replace("{}", origin)) if "{}" in w.shown else w
+                        for w in words[start + 1:end + 1]]
+                self.run(_unwrapped(argv), places, depth + 1, NOTHING)
+
+    # files
+
+    def stdin(self, redirects: tuple[Redirect, ...], feed: _Feed, places: Places) -> _Feed:
+        """What standard input carries once the command's own redirections apply."""
+        current = feed
+        for redirect in redirects:
+            if redirect.descriptor != INPUT_DESCRIPTOR:
+                continue
+            if redirect.heredoc is not None:
+                current = _Feed(redirect.heredoc.body, self.downloads_in(_inner(*redirect.heredoc.words)))
+            elif redirect.operator == "<<<" and redirect.target is not None:
+                current = _Feed(redirect.target.shown + "\n", self.downloads_in(_inner(redirect.target)))
+            elif redirect.operator == "<" and redirect.target is not None:
+                target = redirect.target
+                saved = any(self.paths.place(target.shown, p) in self.downloads for p in places)
+                current = _Feed(None, saved or self.downloads_in(_inner(target)))
+            else:
+                current = NOTHING
+        return current
+
+    def redirect_writes(self, redirects: tuple[Redirect, ...], places: Places) -> None:
+        for redirect in redirects:
+            if redirect.writes and redirect.target is not None:
+                self.writes([w.shown for w in _expanded(redirect.target)], places)
+
+    def writes(self, targets: list[str], places: Places) -> None:
+        """Raise when one of ``targets`` is outside the repository or plants something in ``.git``."""
         for target in targets:
-            place = self._outside(target)
-            if place is not None:
-                shown = target if place == target else f"{target} → {place}"
-                return f"writes outside the repository ({shown})"
-        return None
+            _raise(self.paths.write_reason(target, places))
 
-    def _place(self, path: str) -> str | None:
-        """Where ``path`` points once resolved; ``None`` when that cannot be told."""
-        if "$" in path or "`" in path or path == "-":
+    def owner(self, name: str, args: list[str], places: Places) -> None:
+        targets, recursive = owner_targets(args)
+        for target in targets:
+            _raise(self.paths.mode_reason(name, target, recursive, places))
+
+    def remember(self, saved: list[str], places: Places) -> None:
+        self.downloads.update(p for s in saved for p in (self.paths.place(s, q) for q in places) if p is not None)
+
+    def refuse_downloaded(self, path: str, places: Places) -> None:
+        if any(self.paths.place(path, p) in self.downloads for p in places):
+            raise _Found(f"runs a downloaded file ({path})")
+
+    def printed(self, command: Command) -> str | None:
+        """The text a pipe carries from ``command`` when it prints literal text (``echo``, ``printf``, ``cat <<``)."""
+        if not isinstance(command, SimpleCommand):
             return None
-        if path.startswith("~"):
-            path = os.path.expanduser(path)
-            if path.startswith("~"):
-                return None
-        if self.cwd is None and not os.path.isabs(path):
-            return None
-        return os.path.realpath(os.path.join(self.cwd or self.root, path))
-
-    def _outside(self, target: str) -> str | None:
-        """Where ``target`` points when that is outside the root (or unknown: then ``target``)."""
-        if target in SAFE_TARGETS or target.startswith(SAFE_TARGET_PREFIX):
-            return None
-        place = self._place(target)
-        if place is None:
-            return target
-        inside = Path(place) == self.root or self.root in Path(place).parents
-        return None if inside else (target if os.path.isabs(target) else place)
+        run = self.invocation(command)
+        if run.name == "cat" and not split_options(run.args)[1]:
+            return self.stdin(command.redirects, NOTHING, Places()).text
+        return printed_text(run.name, run.args)
 
 
-def segments(command: str) -> list[Segment]:
-    """The simple commands of ``command``; commands joined by a pipe or substitution share a group.
-
-    Raises:
-        ValueError: the text cannot be split into words (an unclosed quote).
-    """
-    lexer = shlex.shlex(command, posix=True, punctuation_chars=PUNCTUATION)
-    lexer.whitespace = " \t\r"
-    lexer.wordchars += "$+{}@%,:^![]#\\"
-    tokens = _operators(list(lexer))
-    parts = [Segment(0)]
-    for i, token in enumerate(tokens):
-        current = parts[-1]
-        previous = tokens[i - 1] if i else ""
-        if token in WRITES or token in READS or previous in READS:
-            continue
-        if previous in WRITES and not (previous == ">&" and (token.isdigit() or token == "-")):
-            current.targets.append(token)
-        elif token in OPERATORS:
-            substitution = token == "(" and bool(current.words) and current.words[-1].endswith("$")
-            if substitution:
-                current.words[-1] = current.words[-1][:-1]
-                if not current.words[-1]:
-                    current.words.pop()
-            parts.append(Segment(current.group if token in LINKED or substitution else current.group + 1))
-        else:
-            current.words.append(token)
-    return [p for p in parts if p.words or p.targets]
-
-
-def _operators(tokens: list[str]) -> list[str]:
-    """Tokens with runs of punctuation (``)>``, ``|&>``) split into single operators."""
-    split: list[str] = []
-    for token in tokens:
-        if not token or any(c not in PUNCTUATION for c in token):
-            split.append(token)
-            continue
-        while token:
-            op = next((o for o in OPERATORS if token.startswith(o)), token[0])
-            split.append(op)
-            token = token[len(op):]
-    return split
-
-
-def effective_argv(words: list[str]) -> tuple[list[str], list[str]]:
-    """``(wrappers, argv)``: the command that really runs, past assignments, keywords and wrappers."""
-    wrappers: list[str] = []
-    i = 0
-    while i < len(words):
-        name = _name(words[i])
-        if ASSIGNMENT.match(words[i]) or words[i] in KEYWORDS:
-            i += 1
-        elif name in WRAPPERS:
-            wrappers.append(name)
-            i = _past_options(words, i + 1, WRAPPERS[name])
-            i += 1 if name == "timeout" and i < len(words) else 0
-        else:
-            break
-    return wrappers, words[i:]
-
-
-def _past_options(words: list[str], i: int, with_value: set[str]) -> int:
-    while i < len(words) and words[i].startswith("-") and words[i] != "--":
-        i += 2 if words[i] in with_value else 1
-    return i + 1 if i < len(words) and words[i] == "--" else i
-
-
-def _name(word: str) -> str:
-    return word.rsplit("/", 1)[-1]
-
-
-def _drop_heredocs(command: str) -> str:
-    """The command without here-document bodies (they are data, and often hold stray quotes)."""
-    kept: list[str] = []
-    closing: list[str] = []
-    for line in command.split("\n"):
-        if closing:
-            if line.strip() == closing[0]:
-                closing.pop(0)
-            continue
-        kept.append(line)
-        closing.extend(m.group(2) for m in HEREDOC.finditer(line.replace("<<<", "")))
-    return "\n".join(kept)
-
-
-def _split_options(args: list[str], with_value: set[str] | frozenset[str] = frozenset()
-                   ) -> tuple[list[str], list[str]]:
-    """``(options, operands)``; ``--`` ends the options; an option in ``with_value`` takes the next word."""
-    options: list[str] = []
-    operands: list[str] = []
-    words = iter(args)
-    for word in words:
-        if word == "--":
-            operands.extend(words)
-        elif word.startswith("-") and word != "-":
-            options.append(word)
-            if word in with_value:
-                next(words, None)
-        else:
-            operands.append(word)
-    return options, operands
-
-
-def _has_flag(options: list[str], long: str, shorts: str) -> bool:
-    """Whether ``long`` (also as ``long=…``) or one of the letters ``shorts`` (alone or bundled) is set."""
-    return any(o == long or o.startswith(long + "=") or (not o.startswith("--") and set(shorts) & set(o[1:]))
-               for o in options)
-
-
-def _copy_targets(options: list[str], operands: list[str]) -> list[str]:
-    named = [o.split("=", 1)[1] for o in options if o.startswith("--target-directory=")]
-    if named or "-t" in options or "--target-directory" in options:
-        return named or operands[:1]
-    return operands[-1:] if len(operands) >= 2 else []
-
-
-def _dash_c(args: list[str]) -> str | None:
-    """The script of ``bash -c SCRIPT`` (``-c`` may sit in a bundle such as ``-lc``)."""
-    for i, arg in enumerate(args):
-        if not arg.startswith("-"):
-            return None
-        if not arg.startswith("--") and "c" in arg[1:]:
-            return args[i + 1] if i + 1 < len(args) else None
-    return None
-
-
-def _rm(args: list[str]) -> str | None:
-    options = _split_options(args)[0]
-    return "recursive delete (rm -r)" if _has_flag(options, "--recursive", "rR") else None
-
-
-def _find(args: list[str]) -> str | None:
-    if "-delete" in args:
-        return "deletes what find matches (find -delete)"
-    for i, arg in enumerate(args[:-1]):
-        if arg in ("-exec", "-execdir", "-ok", "-okdir") and _name(args[i + 1]) in ("rm", "unlink", "shred"):
-            return "deletes what find matches (find -exec rm)"
-    return None
-
-
-def _git(args: list[str]) -> str | None:
-    i = _past_options(args, 0, {"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
-    command, rest = (args[i], args[i + 1:]) if i < len(args) else ("", [])
-    if command == "push":
-        return _push(rest)
-    if command == "clean" and _has_flag(_split_options(rest)[0], "--force", "f"):
-        return "deletes untracked files (git clean -f)"
-    return "discards uncommitted changes (git reset --hard)" if command == "reset" and "--hard" in rest else None
-
-
-def _push(args: list[str]) -> str | None:
-    options, operands = _split_options(args, VALUE_OPTIONS["push"])
-    forced = [o for o in options if o == "--mirror" or _has_flag([o], "--force", "f")
-              or _has_flag([o], "--force-with-lease", "")] + [r for r in operands[1:] if r.startswith("+")]
-    if forced:
-        return f"force push (git push {forced[0].split('=')[0]})"
-    deleted = _has_flag(options, "--delete", "d") or any(r.startswith(":") and len(r) > 1 for r in operands[1:])
-    return "deletes a remote branch (git push --delete)" if deleted else None
-
-
-def _downloads(command: str) -> bool:
+def _unwrapped(argv: list[Word]) -> Invocation:
     try:
-        return any(_is_download(p) for p in segments(command))
+        return unwrap(argv)
     except ValueError:
-        return any(d in command for d in DOWNLOADERS)
+        raise _Found("its quoting (env -S) could not be read, so it cannot be checked") from None
 
 
-def _is_download(part: Segment) -> bool:
-    argv = effective_argv(part.words)[1]
-    return bool(argv) and _name(argv[0]) in DOWNLOADERS
+def _expanded(word: Word) -> tuple[Word, ...]:
+    try:
+        return word.expand()
+    except BraceLimitExceeded:
+        raise _Found("a brace expansion too large to check") from None
 
 
-def _runs_interpreter(part: Segment) -> bool:
-    wrappers, argv = effective_argv(part.words)
-    return any(INTERPRETER.match(_name(n)) for n in wrappers + argv[:1])
+def _inner(*words: Word) -> list[Command]:
+    """Every command the substitutions of ``words`` run."""
+    return [c for w in words for s in w.scripts for c in commands_of(s)]
 
 
-def _piped_download(parts: list[Segment]) -> str | None:
-    """A download and a shell or interpreter joined by a pipe or a process substitution."""
-    for _, group in itertools.groupby(parts, key=lambda p: p.group):
-        members = list(group)
-        if any(_is_download(p) for p in members) and any(_runs_interpreter(p) for p in members):
-            return "pipes a download into a shell (curl | sh)"
-    return None
+def _raise(reason: str | None) -> None:
+    if reason:
+        raise _Found(reason)
