@@ -3,37 +3,116 @@
 The repository is untrusted input, but the files in it may still hold the
 user's own secrets (an ``.env`` with keys, a private key, a token in a git
 remote URL). A :class:`SecretFiles` policy says which repository-relative
-paths are secret; every tool that reads the repository asks it first (the
-planner's ``list_dir``, ``read_file`` and ``grep``, and later the agent's
-``read_file``, ``grep_files`` and ``list_files``).
+paths are secret. Every read path applies it to each file before the file
+is opened: the planner's ``list_dir``,
+``read_file`` and ``grep`` (both grep engines, for every file a folder
+search reaches), the agent's ``read_file``, ``list_files``, ``grep_files``,
+``get_outline`` and ``find_symbol``, and the project context in the
+agent's system prompt (top-level listing, outline, notes files).
 
-A file is secret when its name matches one of :data:`DEFAULT_SECRET_PATTERNS`
-at any depth, or when it is a git repository's ``config`` (a file named
-``config`` inside a ``.git`` folder: the repository's own and those of nested
-repositories and submodules). Matching ignores case. A file the user allows
-with ``security.allow_secret_files`` (a key only the user's own config file
-may set) is not secret. Patterns name files, not folders: a folder called
-``credentials`` is listed and searched, a file called ``credentials.json`` is
-not.
+A file is secret when any of these rules matches it, at any depth:
+
+* its name matches one of :data:`DEFAULT_SECRET_PATTERNS`:
+
+  - environment files: ``.env*``;
+  - private keys and key stores: ``*.pem``, ``*.key``, ``*.p12``,
+    ``*.pfx``, ``*.ppk``, ``id_rsa*``, ``id_dsa*``, ``id_ecdsa*``,
+    ``id_ed25519*``, ``*_sk`` (security-key SSH keys such as
+    ``id_ed25519_sk``);
+  - login and registry files: ``.npmrc``, ``.pypirc``, ``.netrc``,
+    ``.pgpass``, ``.git-credentials``, ``.htpasswd``, ``credentials*``;
+  - cloud and cluster credentials: ``kubeconfig``, ``kubeconfig.yaml``,
+    ``kubeconfig.yml``, ``*.kubeconfig`` (not ``kubeconfig*``, which would
+    hide Go sources such as ``kubeconfig.go``), ``*.tfvars``,
+    ``*.tfvars.json``;
+  - Google service-account and OAuth client keys, by their usual names:
+    ``*service-account*.json``, ``*service_account*.json``,
+    ``*serviceaccount*.json``, ``*sa-key*.json``, ``*sa_key*.json``,
+    ``client_secret*.json``. Only ``.json`` names match, because the key
+    files are JSON while the same words name ordinary code
+    (``service_account.py``) and Kubernetes manifests
+    (``service-account.yaml``); a key saved under another name (the
+    console's default ``<project>-<hex>.json``) cannot be told from
+    ordinary JSON by its name;
+
+* it is named in :data:`SECRET_FOLDER_FILES` and sits in that folder:
+  ``config`` and ``config.worktree`` anywhere inside a ``.git`` folder (a
+  remote URL may carry a token: the repository's own, nested repositories',
+  submodules' under ``.git/modules/`` and linked worktrees' under
+  ``.git/worktrees/``), ``config`` directly in a ``.kube`` folder, and
+  ``config.json`` directly in a ``.docker`` folder.
+
+Matching ignores case. A file the user allows with
+``security.allow_secret_files`` (a key only the user's own config file may
+set) is not secret, whichever rule matched it. Rules name files, not
+folders: a folder called ``credentials`` is listed and searched, a file
+called ``credentials.json`` is not; ``kubeconfig.go`` and ``config.json``
+elsewhere stay readable.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
+from fnmatch import fnmatchcase, translate
+from functools import lru_cache
 from typing import Any, Iterable
 
 DEFAULT_SECRET_PATTERNS: tuple[str, ...] = (
-    ".env*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", ".npmrc", ".pypirc", ".netrc", "credentials*",
+    ".env*",
+    "*.pem", "*.key", "*.p12", "*.pfx", "*.ppk",
+    "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "*_sk",
+    ".npmrc", ".pypirc", ".netrc", ".pgpass", ".git-credentials", ".htpasswd", "credentials*",
+    "kubeconfig", "kubeconfig.yaml", "kubeconfig.yml", "*.kubeconfig", "*.tfvars", "*.tfvars.json",
+    "*service-account*.json", "*service_account*.json", "*serviceaccount*.json", "*sa-key*.json", "*sa_key*.json",
+    "client_secret*.json",
 )
 """File-name globs of files that usually hold secrets, matched at any depth, ignoring case."""
 
+
+@dataclass(frozen=True)
+class FolderFile:
+    """A secret file known by its name and the folder it sits in.
+
+    Attributes:
+        folder: the folder's name (lower case).
+        name: the file's name (lower case).
+        nested: the file may sit in any subfolder of ``folder`` too, not
+            only directly in it.
+    """
+
+    folder: str
+    name: str
+    nested: bool = False
+
+    @property
+    def rule(self) -> str:
+        """How the rule is named in messages."""
+        return f"{self.folder}/{self.name}"
+
+    def matches(self, parts: list[str]) -> bool:
+        """Whether the lower-case path ``parts`` is this file."""
+        if parts[-1] != self.name:
+            return False
+        folders = parts[:-1]
+        return self.folder in folders if self.nested else bool(folders) and folders[-1] == self.folder
+
+
 GIT_DIR_NAME = ".git"
-"""A repository's metadata folder; the ``config`` file inside it may carry a token in a remote URL."""
+"""A repository's metadata folder; its config files may carry a token in a remote URL."""
 GIT_CONFIG_NAME = "config"
 """The git config file's name inside :data:`GIT_DIR_NAME`."""
 GIT_CONFIG_RULE = f"{GIT_DIR_NAME}/{GIT_CONFIG_NAME}"
 """How the git config rule is named in messages."""
+SECRET_FOLDER_FILES: tuple[FolderFile, ...] = (
+    FolderFile(GIT_DIR_NAME, GIT_CONFIG_NAME, nested=True),
+    FolderFile(GIT_DIR_NAME, "config.worktree", nested=True),
+    FolderFile(".kube", "config"),
+    FolderFile(".docker", "config.json"),
+)
+"""Files that are secret in the folder they sit in: git's config files anywhere inside a ``.git``
+folder (``modules/`` and ``worktrees/`` hold more of them), kubectl's and docker's login files."""
+_FOLDER_FILE_NAMES = frozenset(f.name for f in SECRET_FOLDER_FILES)
 
 ALLOW_KEY = "security.allow_secret_files"
 """The config key that allows secret files by glob."""
@@ -46,7 +125,8 @@ class SecretFiles:
     """Which repository-relative paths are secret.
 
     Attributes:
-        patterns: file-name globs of secret files (matched at any depth).
+        patterns: file-name globs of secret files (matched at any depth);
+            the folder rules of :data:`SECRET_FOLDER_FILES` always apply too.
         allowed: the user's allow globs (``security.allow_secret_files``). A
             glob without ``/`` matches a file name at any depth; a glob with
             ``/`` matches the whole path from the repository root, where
@@ -71,10 +151,12 @@ class SecretFiles:
         parts = [p for p in rel_path.lower().split("/") if p not in ("", ".")]
         if not parts:
             return None
-        name = parts[-1]
-        rule = next((p for p in self.patterns if fnmatchcase(name, p.lower())), None)
-        if rule is None and name == GIT_CONFIG_NAME and GIT_DIR_NAME in parts[:-1]:
-            rule = GIT_CONFIG_RULE
+        if _any_name(self.patterns).match(parts[-1]):
+            rule: str | None = next(p for p in self.patterns if fnmatchcase(parts[-1], p.lower()))
+        elif parts[-1] in _FOLDER_FILE_NAMES:
+            rule = next((f.rule for f in SECRET_FOLDER_FILES if f.matches(parts)), None)
+        else:
+            rule = None
         if rule is None or any(_allow_matches(g, parts) for g in self.allowed):
             return None
         return rule
@@ -95,8 +177,21 @@ class SecretFiles:
     def skipped_note(self, count: int) -> str:
         """The note a search adds when it left ``count`` secret files out."""
         noun = "file was" if count == 1 else "files were"
-        return (f"[{count} secret {noun} not searched ({', '.join(self.patterns)}, {GIT_CONFIG_RULE}); "
+        return (f"[{count} secret {noun} not searched (.env files, keys, credentials, "
+                f"{', '.join(f.rule for f in SECRET_FOLDER_FILES)} and the like); "
                 f"the user can allow some with {ALLOW_KEY} in their own config file]")
+
+
+@lru_cache(maxsize=16)
+def _any_name(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """One regex matching a lower-case file name that any of ``patterns`` matches.
+
+    Every file a search reaches is checked, so the globs are compiled once
+    instead of matched one by one.
+    """
+    if not patterns:
+        return re.compile(r"(?!)")
+    return re.compile("|".join(f"(?:{translate(p.lower())})" for p in patterns))
 
 
 def _clean_glob(glob: str) -> str:

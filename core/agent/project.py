@@ -6,10 +6,16 @@ listing, the repository outline, git branch and status, the project's own
 notes (``AGENTS.md`` / ``CLAUDE.md``), and the long-term memory. Each is
 bounded. Anything that changes during the session (the conversation
 summary, later the gate status) goes after this prefix instead.
+
+Secret files (:class:`~ljtui.core.secret_files.SecretFiles`, the session's
+policy) never reach the prompt: the listing names them marked secret, the
+outline never opens them, and a notes file the policy calls secret is not
+read. ``.git`` and the other skipped folders are not listed.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +23,7 @@ from typing import Callable
 
 from ljtui.core.childenv import child_env
 from ljtui.core.secret_files import SecretFiles
+from ljtui.core.statedir import read_regular
 
 TOP_LEVEL_ENTRIES = 40
 """Entries of the repository's top folder listed in the prompt."""
@@ -24,6 +31,8 @@ NOTES_FILES = ("AGENTS.md", "CLAUDE.md")
 """Project instructions read when present."""
 NOTES_MAX_CHARS = 8_000
 """Characters of each notes file put in the prompt."""
+NOTES_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+"""How a notes file is opened: never through a symlink, never waiting on a FIFO."""
 GIT_STATUS_LINES = 30
 """Lines of ``git status`` put in the prompt."""
 GIT_TIMEOUT_S = 5.0
@@ -103,15 +112,27 @@ def git_summary(root: Path) -> str:
     return "\n".join(lines) or "(clean)"
 
 
-def project_notes(root: Path) -> str:
-    """``AGENTS.md`` / ``CLAUDE.md`` of the repository, each bounded, labelled as the repository's own words."""
+def project_notes(root: Path, secrets: SecretFiles) -> str:
+    """``AGENTS.md`` / ``CLAUDE.md`` of the repository, each bounded, labelled as the repository's own words.
+
+    A notes file that is a link (``CLAUDE.md -> AGENTS.md`` is common) is
+    followed only to a file inside the repository; it is read only when it
+    is a regular file, and not at all when ``secrets`` calls it (or what it
+    links to) secret. The file found is opened without following a link.
+    """
     parts = []
+    real_root = os.path.realpath(root)
     for name in NOTES_FILES:
-        path = root / name
+        target = os.path.realpath(root / name)
+        inside = os.path.relpath(target, real_root)
+        if inside.startswith(os.pardir) or secrets.is_secret(name) or secrets.is_secret(inside):
+            continue
         try:
-            if not path.is_file() or path.is_symlink():
-                continue
-            text = path.read_bytes()[: NOTES_MAX_CHARS * 4].decode("utf-8", "replace")
+            fd = os.open(target, NOTES_OPEN_FLAGS)
+        except OSError:
+            continue
+        try:
+            text = read_regular(fd, NOTES_MAX_CHARS * 4).decode("utf-8", "replace")
         except OSError:
             continue
         if len(text) > NOTES_MAX_CHARS:
@@ -124,7 +145,7 @@ def gather(root: Path, secrets: SecretFiles, outline: Callable[[], str] | None =
            memory: Callable[[], str] | None = None) -> ProjectFacts:
     """Everything the prompt says about the repository at ``root`` (reads files and runs git)."""
     return ProjectFacts(root.name, project_kind(root), top_level(root, secrets), outline() if outline else "",
-                        git_summary(root), project_notes(root), memory() if memory else "")
+                        git_summary(root), project_notes(root, secrets), memory() if memory else "")
 
 
 def system_prompt(facts: ProjectFacts) -> str:

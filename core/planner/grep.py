@@ -2,7 +2,8 @@
 
 Both engines search the same files the same way: a directory is walked in
 name order without following symlinks, skipping version-control and cache
-folders, secret files (:mod:`ljtui.core.secret_files`, counted for the
+folders below it, secret files (:mod:`ljtui.core.secret_files`: each file
+the walk reaches is checked before anything opens it, and counted for the
 note), files over :data:`GREP_MAX_FILE_BYTES` and binary files (a NUL byte
 anywhere); at most :data:`GREP_MAX_HITS` matching lines are kept. Both run
 as child processes killed when the call's :data:`GREP_TIMEOUT_S` has passed
@@ -160,33 +161,46 @@ def _worker_message(raw: bytes) -> dict:
 
 def _search_rg(rg: str, pattern: str, base: Path, root: Path, secrets: SecretFiles, max_hits: int,
                deadline: float) -> GrepOutcome | None:
-    """Search with ripgrep; None when it cannot start or refuses the pattern (RE2 then runs)."""
+    """Search with ripgrep; None when it cannot start or refuses the pattern (RE2 then runs).
+
+    ripgrep first lists the files under ``base``; the secret-file policy
+    checks each listed path, and only the files it lets through are named
+    to the searching ripgrep, so no secret file is ever opened for a search.
+    """
     rel_base = base.relative_to(root).as_posix() if base != root else "."
-    args = grep_rg.search_args(rg, pattern, rel_base, secrets=secrets, max_hits=max_hits,
-                               max_file_bytes=GREP_MAX_FILE_BYTES, skip_dirs=SKIP_DIRS)
-    listing = grep_rg.list_secret_args(rg, rel_base, secrets=secrets, skip_dirs=SKIP_DIRS)
-    try:
-        child = BoundedChild(args, cwd=str(root), deadline=deadline)
-    except OSError:
+    lister = _start_quietly(grep_rg.list_args(rg, rel_base, max_file_bytes=GREP_MAX_FILE_BYTES,
+                                              skip_dirs=SKIP_DIRS), root, deadline)
+    if lister is None:
         return None
-    lister = _start_quietly(listing, root, deadline)
-    try:
-        outcome, refused = _read_rg(child, root, max_hits)
-    except BaseException:
-        if lister is not None:
-            lister.finish()
-        raise
-    if refused:
-        if lister is not None:
-            lister.finish()
-        return None
-    outcome.secret_files = grep_rg.count_secret_files(lister, secrets) if lister is not None else None
+    listed = grep_rg.listed_paths(lister)
+    outcome = GrepOutcome(engine="rg")
+    if listed is None:
+        if not lister.expired.is_set():
+            return None
+        outcome.timed_out, outcome.secret_files = True, None
+        return outcome
+    checked = grep_rg.searchable(listed, secrets, deadline)
+    if checked is None:
+        outcome.timed_out, outcome.secret_files = True, None
+        return outcome
+    files, outcome.secret_files = checked
+    for number, batch in enumerate(grep_rg.batches(files, grep_rg.RG_BATCH_ARG_BYTES)):
+        if time.monotonic() >= deadline:
+            outcome.timed_out = True
+            break
+        child = _start_quietly(grep_rg.search_args(rg, pattern, batch, max_hits=max_hits), root, deadline)
+        if child is None:
+            return None
+        refused = _read_rg(child, root, max_hits, outcome)
+        if refused and number == 0:
+            return None
+        if outcome.truncated or outcome.timed_out:
+            break
     return outcome
 
 
-def _read_rg(child: BoundedChild, root: Path, max_hits: int) -> tuple[GrepOutcome, bool]:
-    """ripgrep's hits, and whether it refused the pattern (an error before any output)."""
-    outcome = GrepOutcome(engine="rg")
+def _read_rg(child: BoundedChild, root: Path, max_hits: int, outcome: GrepOutcome) -> bool:
+    """Add one ripgrep run's hits to ``outcome``; whether it refused the pattern (an error before any output)."""
     saw_output = False
     try:
         for matches in grep_rg.read_matches(child, root, max_hits):
@@ -197,9 +211,10 @@ def _read_rg(child: BoundedChild, root: Path, max_hits: int) -> tuple[GrepOutcom
                 break
     finally:
         code = child.finish()
-    outcome.timed_out = child.expired.is_set()
+    if child.expired.is_set():
+        outcome.timed_out = True
     del outcome.hits[max_hits:]
-    return outcome, code == grep_rg.RG_EXIT_ERROR and not saw_output and not outcome.timed_out
+    return code == grep_rg.RG_EXIT_ERROR and not saw_output and not outcome.timed_out
 
 
 def _start_quietly(argv: list[str], root: Path, deadline: float) -> BoundedChild | None:

@@ -1,15 +1,20 @@
 """Driving ripgrep for the planner's grep: its arguments and its JSON output.
 
-ripgrep runs from the sandbox root so that globs and reported paths are
-root-relative. Secret files are left out with globs built from the same
-:class:`~ljtui.core.secret_files.SecretFiles` policy the RE2 engine uses,
-and a second, concurrent ``rg --files`` lists the secret files in the
-searched folder so the note can count them without either process reading
-them. Output is read with bounded memory: ``--max-count`` stops a file at
-the hit limit, and a message longer than :data:`RG_LINE_BYTES` (one long
-line with many matches can make a JSON message of hundreds of megabytes)
-is never held whole: only its path and line number are kept, and the line's
-text is read back from the file.
+ripgrep runs from the sandbox root so that reported paths are
+root-relative. A search is two steps, so that the secret-file policy sees
+every file before anything reads it: ``rg --files`` lists the files under
+the searched folder (reading none of them), each listed path goes through
+the same :class:`~ljtui.core.secret_files.SecretFiles` policy the RE2 engine
+uses, and only the files it lets through are named to the searching ripgrep
+(in runs that fit a command line). ripgrep's own globs are not trusted with
+the policy: they do not apply to a folder named as the search root (such as
+``.git``) nor to a file named on the command line.
+
+Output is read with bounded memory: ``--max-count`` stops a file at the hit
+limit, and a message longer than :data:`RG_LINE_BYTES` (one long line with
+many matches can make a JSON message of hundreds of megabytes) is never
+held whole: only its path and line number are kept, and the line's text is
+read back from the file.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import base64
 import json
 import os
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
@@ -34,6 +40,11 @@ default (1000M) lets one hostile pattern on one long line grow it to about
 800 MB; at this size the same search used 36 MB and ran faster."""
 RG_LINE_BYTES = 1024 * 1024
 """Longest JSON message from ripgrep that is parsed whole."""
+RG_BATCH_ARG_BYTES = 256 * 1024
+"""Bytes of file paths named to one searching ripgrep; Linux allows 2 MiB of arguments and
+environment together, and one process per run of files costs a few milliseconds."""
+POLICY_CHUNK = 4096
+"""Listed paths checked against the secret-file policy between two looks at the deadline."""
 _LINE_NUMBER = re.compile(rb',"line_number":(\d+),')
 """In a match message the line number follows the line's text. Inside a JSON
 string every quote is escaped, so ``,"`` only occurs between fields."""
@@ -50,53 +61,78 @@ class RgMatch:
     text: str
 
 
-def search_args(rg: str, pattern: str, rel_base: str, *, secrets: SecretFiles, max_hits: int,
-                max_file_bytes: int, skip_dirs: tuple[str, ...]) -> list[str]:
-    """ripgrep's arguments for a search of ``rel_base`` (relative to the sandbox root)."""
-    return [
-        rg, "--json", "--no-config", "--hidden", "--no-ignore", "--sort", "path",
-        "--max-filesize", str(max_file_bytes), "--max-count", str(max_hits + 1),
-        "--dfa-size-limit", str(RG_DFA_SIZE_LIMIT_BYTES), "--glob", "*", *_skip_globs(skip_dirs), *secret_globs(secrets),
-        "--regexp", pattern, "--", rel_base,
-    ]
+def list_args(rg: str, rel_base: str, *, max_file_bytes: int, skip_dirs: tuple[str, ...]) -> list[str]:
+    """ripgrep's arguments to list, without reading them, the files a search of ``rel_base`` covers.
 
-
-def list_secret_args(rg: str, rel_base: str, *, secrets: SecretFiles, skip_dirs: tuple[str, ...]) -> list[str]:
-    """ripgrep's arguments to list the files under ``rel_base`` whose names look secret."""
-    names = [arg for pattern in secrets.patterns for arg in ("--iglob", pattern)]
+    The listing walks as the RE2 engine does: hidden files included, ignore
+    files not consulted, symlinks not followed, ``skip_dirs`` left out below
+    ``rel_base`` (``rel_base`` itself is searched even when it is one, like
+    ``.git``), files over ``max_file_bytes`` left out.
+    """
     return [rg, "--files", "--null", "--no-config", "--hidden", "--no-ignore", "--sort", "path",
-            *_skip_globs(skip_dirs), *names, "--", rel_base]
+            "--max-filesize", str(max_file_bytes), *_skip_globs(skip_dirs), "--", rel_base]
 
 
 def _skip_globs(skip_dirs: tuple[str, ...]) -> list[str]:
     return [arg for name in skip_dirs for arg in ("--glob", f"!{name}/")]
 
 
-def secret_globs(secrets: SecretFiles) -> list[str]:
-    """Globs that leave secret files out of a search and keep everything else.
+def listed_paths(child: BoundedChild) -> list[str] | None:
+    """The paths a :func:`list_args` child printed, as it printed them; None when it did not finish.
 
-    They must follow a ``--glob *`` that keeps ripgrep from treating their
-    positive globs as a whitelist. Later globs win, so each secret pattern
-    excludes files, the same pattern with ``/`` takes folders of that name
-    back (the policy names files), and the user's allow globs take allowed
-    files back.
+    Exit status 2 with a listing (some folder could not be read) still
+    leaves a usable listing of everything else; with none, ripgrep could
+    not run as asked.
     """
-    globs: list[str] = []
-    for pattern in secrets.patterns:
-        globs += ["--iglob", f"!{pattern}", "--iglob", f"{pattern}/"]
-    for allowed in secrets.allowed:
-        globs += ["--iglob", allowed]
-    return globs
-
-
-def count_secret_files(child: BoundedChild, secrets: SecretFiles) -> int | None:
-    """How many listed files the policy calls secret; None when the listing did not finish."""
     data = child.read_all()
     code = child.finish()
-    if child.expired.is_set() or code not in (0, 1):
+    if child.expired.is_set() or code not in (0, 1, RG_EXIT_ERROR) or (code == RG_EXIT_ERROR and not data):
         return None
-    names = [os.fsdecode(raw) for raw in data.split(b"\0") if raw]
-    return sum(1 for name in names if secrets.is_secret(name.removeprefix("./")))
+    return [os.fsdecode(raw) for raw in data.split(b"\0") if raw]
+
+
+def searchable(listed: list[str], secrets: SecretFiles, deadline: float) -> tuple[list[str], int] | None:
+    """The listed paths the policy lets be read, and how many secret ones were left out.
+
+    None when the :func:`time.monotonic` ``deadline`` passes first (a huge
+    listing takes seconds to check).
+    """
+    kept: list[str] = []
+    for start in range(0, len(listed), POLICY_CHUNK):
+        if time.monotonic() >= deadline:
+            return None
+        chunk = listed[start:start + POLICY_CHUNK]
+        kept += [path for path in chunk if not secrets.is_secret(path.removeprefix("./"))]
+    return kept, len(listed) - len(kept)
+
+
+def batches(paths: list[str], limit: int) -> Iterator[list[str]]:
+    """``paths`` in order, cut into runs whose command-line size stays under ``limit`` bytes."""
+    batch: list[str] = []
+    size = 0
+    for path in paths:
+        cost = len(os.fsencode(path)) + 1
+        if batch and size + cost > limit:
+            yield batch
+            batch, size = [], 0
+        batch.append(path)
+        size += cost
+    if batch:
+        yield batch
+
+
+def search_args(rg: str, pattern: str, paths: list[str], *, max_hits: int) -> list[str]:
+    """ripgrep's arguments to search exactly the files ``paths`` (relative to the sandbox root).
+
+    ripgrep searches a file named on its command line whatever its globs,
+    ignore rules or size limit say, so only files already checked by
+    :func:`searchable` may be named here. ``--sort path`` keeps one thread,
+    so files are reported in the order given.
+    """
+    return [
+        rg, "--json", "--no-config", "--sort", "path", "--max-count", str(max_hits + 1),
+        "--dfa-size-limit", str(RG_DFA_SIZE_LIMIT_BYTES), "--regexp", pattern, "--", *paths,
+    ]
 
 
 def read_matches(child: BoundedChild, root: Path, max_hits: int) -> Iterator[list[RgMatch]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ljtui.core.agent.project import NOTES_MAX_CHARS, TOP_LEVEL_ENTRIES, gather, system_prompt
+from ljtui.core.agent.project import NOTES_MAX_CHARS, TOP_LEVEL_ENTRIES, gather, project_notes, system_prompt
 from ljtui.core.clock import FixedClock
 from ljtui.core.config import Config
 from ljtui.core.engine import Engine
@@ -80,3 +80,18 @@ async def test_a_committed_memory_file_is_not_loaded_and_the_user_is_told(git_re
     [notice] = [e for e in sink.events if isinstance(e, Notice)]
     assert notice.level == "warning" and "ljtui trust" in notice.message
     assert engine.memory_view()[0].startswith(".agent/memory.md — NOT loaded")
+
+
+def test_a_notes_link_is_followed_only_to_a_readable_file_inside_the_repository(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "AGENTS.md").write_text("Run the tests with make test.\n")
+    (repo / ".env").write_text("TOKEN=ghp_FAKE0123456789\n")
+    (tmp_path / "outside.md").write_text("outside words\n")
+    os.symlink("AGENTS.md", repo / "CLAUDE.md")
+    assert project_notes(repo, SecretFiles()).count("Run the tests with make test.") == 2
+    for target in (".env", str(tmp_path / "outside.md")):
+        os.unlink(repo / "CLAUDE.md")
+        os.symlink(target, repo / "CLAUDE.md")
+        notes = project_notes(repo, SecretFiles())
+        assert "## CLAUDE.md" not in notes and "ghp_FAKE" not in notes and "outside words" not in notes

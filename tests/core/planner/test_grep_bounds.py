@@ -105,7 +105,8 @@ def test_ripgrep_killed_mid_line_returns_the_hits_so_far(tmp_path: Path, monkeyp
     cut = '{"type":"match","data":{"path":{"text":"./b.py"},"lines":{"text":"def g'
     fake = tmp_path / "fake-rg"
     script = "".join(json.dumps(m) + "\n" for m in done) + cut
-    fake.write_text(f"#!/bin/sh\nprintf '%s' '{script}'\nexec sleep 30\n")
+    listing = "[ \"$1\" = --files ] && { printf './a.py\\0./b.py\\0'; exit 0; }\n"
+    fake.write_text(f"#!/bin/sh\n{listing}printf '%s' '{script}'\nexec sleep 30\n")
     fake.chmod(0o755)
     repo = tmp_path / "repo"
     repo.mkdir()

@@ -195,6 +195,16 @@ def test_ripgrep_that_cannot_start_falls_back_to_re2(repo: Path, monkeypatch: py
     assert found.engine == "re2" and len(found.hits) == 2
 
 
+def test_ripgrep_that_cannot_list_the_folder_falls_back_to_re2(repo: Path, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    broken = tmp_path / "broken-rg"
+    broken.write_text("#!/bin/sh\necho 'rg: unknown flag' >&2\nexit 2\n")
+    broken.chmod(0o755)
+    monkeypatch.setattr(G, "find_rg", lambda: str(broken))
+    found = search("def send", repo, engine="auto")
+    assert found.engine == "re2" and len(found.hits) == 2
+
+
 def test_grep_skips_ljtui_state_and_vcs_folders(tools: ReadOnlyTools, repo: Path) -> None:
     for folder in (".git", ".agent/journal", "node_modules/pkg"):
         (repo / folder).mkdir(parents=True)
