@@ -224,5 +224,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+def entry() -> int:
+    """The ``ljtui`` program: keys out of the environment and the process closed to others, then :func:`main`."""
+    from ljtui.core.provider_keys import protect_process
+
+    protect_process()
+    return main()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry())

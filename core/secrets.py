@@ -11,13 +11,13 @@ history is redacted too, so requests (and SDK debug logs of them) stay clean.
 from __future__ import annotations
 
 import dataclasses
-import os
 from typing import Any, Mapping
 
 from ljtui.core.childenv import SECRET_ENV_VARS
 from ljtui.core.config import ProviderConfig
 from ljtui.core.events import Event
 from ljtui.core.ports import EventSink
+from ljtui.core.provider_keys import environment
 from ljtui.core.providers.base import Message, TextBlock, ToolResultBlock, ToolUseBlock
 
 REDACTED = "[redacted]"
@@ -30,7 +30,7 @@ MIN_SECRET_LENGTH = 8
 
 def known_secrets(cfg: ProviderConfig, env: Mapping[str, str] | None = None) -> tuple[str, ...]:
     """Every secret value configured for ``cfg`` or set in the environment."""
-    env = os.environ if env is None else env
+    env = environment(env)
     values = [cfg.api_key, *(env.get(var) for var in SECRET_ENV_VARS)]
     return tuple(sorted({v for v in values if v and len(v) >= MIN_SECRET_LENGTH}, key=len, reverse=True))
 

@@ -13,10 +13,13 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ljtui.core.config import Config, load_config
+from ljtui.core.provider_keys import environment
 from ljtui.core.providers import provider_label, provider_problem
 from ljtui.core.repo import current_branch
 from ljtui.core.theme_files import ThemeFiles, read_theme_files
 from ljtui.core.userdirs import user_config_dir
+
+__all__ = ["Startup", "environment", "prepare"]
 
 THEMES_DIR = "themes"
 """The user's theme folder inside their config dir."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
@@ -15,7 +14,7 @@ from textual.theme import Theme
 from textual.widgets import Input
 
 from ljtui.core.clock import Clock, SystemClock
-from ljtui.core.startup import prepare
+from ljtui.core.startup import environment, prepare
 from ljtui.tui.actions import APP, NONE, REQUIRED
 from ljtui.tui.approver import DialogApprover
 from ljtui.tui.bridge import Bridge
@@ -74,7 +73,7 @@ class LjtuiApp(App[int]):
             repo_root: the repository to work in (default: the current directory).
             overrides: config keys from command-line flags.
             clock: time source (inject a fixed clock in tests).
-            env: environment variables (default: ``os.environ``).
+            env: environment variables (default: ``os.environ``, with the provider keys ljtui withdrew from it).
             client_factory: builds the model client (default: from the config).
             cursor_blink: blink the input cursor (off for snapshots).
             watch: watch the repository for changes to files under review.
@@ -84,7 +83,7 @@ class LjtuiApp(App[int]):
         """
         self.repo_root = (repo_root or Path.cwd()).resolve()
         self.clock = clock or SystemClock()
-        self._env = dict(os.environ if env is None else env)
+        self._env = dict(environment(env))
         self._overrides = dict(overrides or {})
         self.startup = prepare(self.repo_root, self._env, self._overrides)
         self.config = self.startup.config

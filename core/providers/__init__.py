@@ -8,10 +8,10 @@ message types of :mod:`ljtui.core.providers.base` load on first use too
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ljtui.core.config import PROVIDER_NAMES, ProviderConfig
+from ljtui.core.provider_keys import environment
 
 if TYPE_CHECKING:
     from ljtui.core.providers.base import ChatClient, ProviderError
@@ -44,7 +44,7 @@ def _unknown_name(name: str) -> str:
 
 def provider_problem(cfg: ProviderConfig, env: Mapping[str, str] | None = None) -> str | None:
     """Why ``cfg`` cannot work, checked without importing any SDK, or None."""
-    env = os.environ if env is None else env
+    env = environment(env)
     if cfg.name not in PROVIDER_NAMES:
         return _unknown_name(cfg.name)
     if cfg.name == "scripted":
@@ -71,7 +71,7 @@ def provider_label(cfg: ProviderConfig) -> str:
 
 def resolve_api_key(cfg: ProviderConfig, env: Mapping[str, str] | None = None) -> str | None:
     """The key for ``cfg``: the config value, else the provider's variable."""
-    env = os.environ if env is None else env
+    env = environment(env)
     var = KEY_ENV.get(cfg.name, "")
     return cfg.api_key or (env.get(var) if var else None) or None
 
@@ -84,7 +84,7 @@ def make_client(cfg: ProviderConfig, env: Mapping[str, str] | None = None) -> Ch
     """
     from ljtui.core.providers.base import ProviderError
 
-    env = os.environ if env is None else env
+    env = environment(env)
     check_provider_name(cfg.name)
     if cfg.name == "scripted":
         from ljtui.core.providers.scripted import ScriptedClient, load_script
