@@ -134,7 +134,7 @@ class Engine(ChatLoop, SessionContext, TaskFacade, GateFacade, PlaybookAccess):
         return {
             "reader": ReadOnlyTools(self.repo_root, secrets=secrets),
             "outline": RepoOutline(self.repo_root, secrets),
-            "writer": AgentWriter(self.repo_root, self.clock),
+            "writer": AgentWriter(self.repo_root, self.clock, secrets),
             "permissions": Permissions(self.ask, lambda event: self.sink.emit(event), policy),
             "memory": MemoryStore.for_repo(self.repo_root, clock=self.clock),
             "engine": self,

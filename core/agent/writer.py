@@ -7,6 +7,10 @@ fsync, rename, verify, rollback. The transactions of one user message share
 a group, so undo reverts everything the agent wrote for that message —
 files it created are removed — exactly as it reverts an applied plan. This
 is also the one place where a delivery gate will redirect writes.
+
+The writer holds the session's secret-file policy: a planned write says
+whether its target is secret (as the model named it, or where a symlink
+leads), so the tools tell the model nothing of what such a file held.
 """
 
 from __future__ import annotations
@@ -19,8 +23,10 @@ from ljtui.core.clock import Clock
 from ljtui.core.edits.diffs import unified_diff
 from ljtui.core.edits.errors import EditError
 from ljtui.core.edits.paths import Target, check_spelling, protected_reason, resolve_target
+from ljtui.core.edits.secret_targets import secret_rule
 from ljtui.core.edits.transaction import TransactionOutcome, apply_changes, random_id
 from ljtui.core.edits.validate import FileChange, read_bytes
+from ljtui.core.secret_files import SecretFiles
 
 DIFF_LINES_SHOWN = 200
 """Lines of a diff a permission dialog shows; the rest are counted."""
@@ -32,11 +38,21 @@ class WriteRefused(Exception):
 
 @dataclass(frozen=True)
 class PlannedWrite:
-    """A write worked out but not done: the file, its bytes now and after."""
+    """A write worked out but not done: the file, its bytes now and after.
+
+    Attributes:
+        target: where the bytes go.
+        before: the file's bytes now (``None``: it does not exist); shown to
+            the user in the permission dialog, never to the model when
+            ``secret`` is set.
+        after: the bytes written (``None`` removes the file).
+        secret: the rule that makes the target a secret file, or ``None``.
+    """
 
     target: Target
     before: bytes | None
     after: bytes | None
+    secret: str | None = None
 
     @property
     def change(self) -> FileChange:
@@ -53,9 +69,11 @@ class PlannedWrite:
 class AgentWriter:
     """Writes of one session, grouped per user message."""
 
-    def __init__(self, root: Path, clock: Clock) -> None:
+    def __init__(self, root: Path, clock: Clock, secrets: SecretFiles = SecretFiles()) -> None:
         self.root = Path(os.path.realpath(root))
         self.clock = clock
+        self.secrets = secrets
+        """The session's secret-file policy (the default allows none)."""
         self.group = random_id()
         """The transaction group of the current user message (set by the engine per message)."""
 
@@ -103,7 +121,7 @@ class AgentWriter:
             raise WriteRefused(f"{path} is a directory") from None
         except OSError as exc:
             raise WriteRefused(f"cannot read {path}: {exc.strerror or exc}") from None
-        return PlannedWrite(target, before, after)
+        return PlannedWrite(target, before, after, secret_rule(self.secrets, path, target.key))
 
     def write(self, planned: PlannedWrite, *, entry: str) -> TransactionOutcome:
         """Write ``planned`` atomically in the current message's group (checked again just before)."""

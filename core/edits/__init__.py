@@ -9,7 +9,8 @@ Modules, in the order a plan flows through them:
   (``anchors``: byte-exact, start-of-line rule, noted fallbacks), paths
   (``paths``: inside the root, never ``.git`` or ``.agent``) and chaining in
   memory, with candidates for failed anchors from ``evidence``; ``repair``
-  renders failures for the planner's repair loop.
+  renders failures for the planner's repair loop; ``secret_targets``
+  refuses, unread, the secret files a model-facing check may not edit.
 * ``apply`` — ``preview_plan`` / ``commit_plan`` / ``apply_plan``: entries,
   partial mode, chunking, the result contract (``result``) and post-apply
   syntax checks (``checks``, run in a bounded child by ``check_runner`` and

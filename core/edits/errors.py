@@ -172,6 +172,10 @@ class ReadFailed(EditError):
     """A target could not be read."""
 
 
+class SecretTarget(EditError):
+    """A target the session's secret-file policy calls secret, refused for a model before it is read."""
+
+
 class AnchorNotFound(EditError):
     """``old`` does not occur in the current file."""
 

@@ -19,6 +19,8 @@ from ljtui.core.edits.anchors import Replacement, create_bytes, replace_once
 from ljtui.core.edits.evidence import EXCERPT_CHARS, STRONG_LIMIT, find_candidates, merge_candidates
 from ljtui.core.edits.paths import Target, resolve_target
 from ljtui.core.edits.plan_format import EditBlock, EditPlan, Entry
+from ljtui.core.edits.secret_targets import secret_rule, secret_target
+from ljtui.core.secret_files import SecretFiles
 
 Reader = Callable[[Path], "bytes | None"]
 """Reads a file's bytes; ``None`` when it does not exist; may raise ``OSError``."""
@@ -104,12 +106,19 @@ class Validator:
 
     Accepted entries update the state, so later entries (and later chunks)
     see their results. ``changes()`` reports original versus final bytes.
+
+    With a ``secrets`` policy (the answer goes to a model), a block whose
+    target the policy calls secret fails with ``SecretTarget`` before the
+    file is read, so no answer, candidate or later block's evidence shows
+    anything of it. Without one (the user's own apply), every file is read.
     """
 
-    def __init__(self, root: Path, *, reader: Reader = read_bytes, evidence: bool = True) -> None:
+    def __init__(self, root: Path, *, reader: Reader = read_bytes, evidence: bool = True,
+                 secrets: SecretFiles | None = None) -> None:
         self.root = root.resolve()
         self.reader = reader
         self.evidence = evidence
+        self.secrets = secrets
         self._original: dict[str, bytes | None] = {}
         self._state: dict[str, bytes | None] = {}
         self._real: dict[str, Path] = {}
@@ -166,6 +175,9 @@ class Validator:
             target = self._targets[block.file] = resolve_target(self.root, block.file, root_resolved=True)
         if isinstance(target, E.EditError):
             return dataclasses.replace(target, block=block.number)
+        refused = self._secret(block, target)
+        if refused is not None:
+            return refused
         original = self._load(target, block)
         if isinstance(original, E.EditError):
             return original
@@ -191,6 +203,13 @@ class Validator:
             notes.append(f"EDIT {block.number}: `old` matched the last line of {block.file}, which has no final "
                          "line break; the file still ends without one")
         return None
+
+    def _secret(self, block: EditBlock, target: Target) -> E.SecretTarget | None:
+        """The refusal of a block whose target is secret, as written or where it resolves (nothing is read)."""
+        if self.secrets is None:
+            return None
+        rule = secret_rule(self.secrets, block.file, target.key)
+        return secret_target(self.secrets, block.number, block.file, rule) if rule is not None else None
 
     def _evidence(self, block: EditBlock, current: bytes) -> tuple[E.Candidate, ...]:
         """Candidates in the target; when none is strong, also in the plan's other files."""
@@ -228,7 +247,7 @@ class Validator:
 
 
 def validate_plan(plan: EditPlan, root: Path, *, partial: bool = False, reader: Reader = read_bytes,
-                  evidence: bool = True) -> ValidationReport:
+                  evidence: bool = True, secrets: SecretFiles | None = None) -> ValidationReport:
     """Validate every entry of ``plan`` against the files under ``root``.
 
     Args:
@@ -238,12 +257,15 @@ def validate_plan(plan: EditPlan, root: Path, *, partial: bool = False, reader: 
             otherwise the plan is all or nothing.
         reader: How file bytes are read (inject for pure tests).
         evidence: Compute candidates for failed anchors.
+        secrets: The policy of the model the report goes to: blocks on files
+            it calls secret fail with ``SecretTarget`` unread. ``None`` (the
+            user's own apply) reads every file.
 
     Returns:
         A :class:`ValidationReport`; ``changes`` is empty when a non-partial
         plan has any error.
     """
-    validator = Validator(root, reader=reader, evidence=evidence)
+    validator = Validator(root, reader=reader, evidence=evidence, secrets=secrets)
     outcomes = tuple(validator.check(plan.entries))
     report = ValidationReport(outcomes, {}, partial)
     if partial or report.ok:

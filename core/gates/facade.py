@@ -85,7 +85,8 @@ class GateFacade:
         secrets = SecretFiles.allowing(self.config.security.allow_secret_files)
         staged = dict(self.services)
         staged.update(reader=ReadOnlyTools(tree, secrets=secrets), outline=RepoOutline(tree, secrets),
-                      writer=AgentWriter(tree, self.clock), permissions=StagedPermissions(self.services["permissions"]))
+                      writer=AgentWriter(tree, self.clock, secrets),
+                      permissions=StagedPermissions(self.services["permissions"]))
         staged[COMMAND_ENV] = {k: v for k, v in command_env(tree).items()
                                if k.startswith("GIT_")}
         return staged

@@ -4,6 +4,12 @@ The planner never applies anything; it asks the patcher whether the plan
 would apply to the repository as it is now. Failures come back as one
 line each plus a feedback text for the repair loop: the reason, the
 candidate locations and the current source around them.
+
+Everything here goes back to the model, so the check takes the session's
+secret-file policy: a block on a file the policy calls secret (as written
+or through a symlink) fails with ``SecretTarget`` before the file is read,
+whether its ``old`` would match or not, and no feedback quotes such a file
+(:mod:`ljtui.core.edits.secret_targets`).
 """
 
 from __future__ import annotations
@@ -16,7 +22,9 @@ from ljtui.core.edits.errors import EditError
 from ljtui.core.edits.paths import resolve_target
 from ljtui.core.edits.plan_format import EditPlan, Declarations, PlanParseError, parse_plan
 from ljtui.core.edits.repair import format_failures_for_repair
+from ljtui.core.edits.secret_targets import secret_rule_at
 from ljtui.core.edits.validate import read_bytes, validate_plan
+from ljtui.core.secret_files import SecretFiles
 
 HINT_CONTEXT_LINES = 8
 """Lines shown on each side of a ``where`` hint when an anchor has no candidate."""
@@ -49,8 +57,8 @@ class PlanCheck:
     plan: EditPlan | None = field(default=None, compare=False, repr=False)
 
 
-PlanChecker = Callable[[str, Path], PlanCheck]
-"""How a plan text is checked against a repository root."""
+PlanChecker = Callable[[str, Path, SecretFiles], PlanCheck]
+"""How a plan text is checked against a repository root, under the session's secret-file policy."""
 
 
 def parse_declarations(plan: str) -> Declarations | None:
@@ -65,17 +73,24 @@ def parse_declarations(plan: str) -> Declarations | None:
     return declarations if declarations.present else None
 
 
-def check_plan(text: str, root: Path) -> PlanCheck:
-    """Parse ``text`` and validate it against the files under ``root``."""
+def check_plan(text: str, root: Path, secrets: SecretFiles = SecretFiles()) -> PlanCheck:
+    """Parse ``text`` and validate it against the files under ``root``.
+
+    Args:
+        text: the plan's Markdown.
+        root: the repository the plan is for.
+        secrets: the session's secret-file policy (the default: no file
+            allowed); blocks on the files it calls secret are refused unread.
+    """
     try:
         plan = parse_plan(text)
     except PlanParseError as exc:
-        return _failed(list(exc.errors), root, None, None)
-    report = validate_plan(plan, root)
+        return _failed(list(exc.errors), root, None, None, secrets)
+    report = validate_plan(plan, root, secrets=secrets)
     errors = report.errors
     extra = [] if plan.declarations.present else [MISSING_DECLARATIONS]
     if errors or extra:
-        return _failed(errors, root, plan, plan.declarations, extra)
+        return _failed(errors, root, plan, plan.declarations, secrets, extra)
     return PlanCheck(True, plan.declarations, (), "", len(plan.blocks), plan)
 
 
@@ -84,18 +99,19 @@ def _failed(
     root: Path,
     plan: EditPlan | None,
     declarations: Declarations | None,
+    secrets: SecretFiles,
     extra: list[str] | None = None,
 ) -> PlanCheck:
     lines = tuple(str(e) for e in errors) + tuple(extra or ())
-    sections = [format_failures_for_repair(errors, root)] if errors else []
-    sections.extend(_hint_excerpts(errors, root, plan))
+    sections = [format_failures_for_repair(errors, root, secrets=secrets)] if errors else []
+    sections.extend(_hint_excerpts(errors, root, plan, secrets))
     sections.extend(f"- {line}" for line in extra or ())
     blocks = len(plan.blocks) if plan else 0
     return PlanCheck(False, declarations, lines, "\n\n".join(s for s in sections if s), blocks, plan)
 
 
-def _hint_excerpts(errors: list[EditError], root: Path, plan: EditPlan | None) -> list[str]:
-    """Current source for failed anchors that came back without candidates."""
+def _hint_excerpts(errors: list[EditError], root: Path, plan: EditPlan | None, secrets: SecretFiles) -> list[str]:
+    """Current source for failed anchors that came back without candidates (never of a secret file)."""
     if plan is None:
         return []
     by_number = {b.number: b for b in plan.blocks}
@@ -107,14 +123,16 @@ def _hint_excerpts(errors: list[EditError], root: Path, plan: EditPlan | None) -
         hint = block.hint_line
         first = max(1, hint - HINT_CONTEXT_LINES) if hint else 1
         last = hint + HINT_CONTEXT_LINES if hint else HEAD_LINES
-        excerpt = _excerpt(root, block.file, first, last)
+        excerpt = _excerpt(root, block.file, first, last, secrets)
         if excerpt:
             out.append(f"  current source of {block.file}, lines {first}-{last} (EDIT {block.number} found no "
                        f"similar text; read the file again):\n  ```\n{excerpt}\n  ```")
     return out
 
 
-def _excerpt(root: Path, file: str, first: int, last: int) -> str:
+def _excerpt(root: Path, file: str, first: int, last: int, secrets: SecretFiles) -> str:
+    if secret_rule_at(secrets, root, file) is not None:
+        return ""
     target = resolve_target(root, file)
     if isinstance(target, EditError):
         return ""

@@ -7,8 +7,8 @@ from the reply, runs the action with :class:`ReadOnlyTools` and appends its
 output under ``## Tool result``. A plan is checked with the patcher's
 validator; failures go back to the model for at most
 :data:`MAX_REPAIR_ROUNDS` repairs. Secret files are never read
-(:mod:`ljtui.core.secret_files`), and nothing the model writes into an
-action can crash the run.
+(:mod:`ljtui.core.secret_files`), nor edited by a plan that passes its
+check, and nothing the model writes into an action can crash the run.
 """
 
 from __future__ import annotations
@@ -128,7 +128,8 @@ async def run_planner(
         max_turns: model calls allowed (at least 1).
         prompt_vars: how the prompt names this codebase's paths and symbols.
         sink: receives :mod:`ljtui.core.planner.events` as the run goes.
-        checker: validates a plan text against the root.
+        checker: validates a plan text against the root, under the run's
+            secret-file policy (the one its tools read with).
         max_tokens: tokens the model may write per reply.
         grep_engine: ``auto``, ``rg`` or ``re2``.
         retry: how a reply that fails mid-stream with a retryable error (an
@@ -298,7 +299,7 @@ class _Run:
 
     def _check(self, text: str) -> PlannerResult | None:
         plan, repaired = extract_plan(text)
-        verdict = self.checker(plan, self.root)
+        verdict = self.checker(plan, self.root, self.tools.secrets)
         self.emit(PlannerPlanChecked(self.turn, verdict.ok, verdict.errors, self.repair_rounds, repaired))
         if verdict.ok:
             return self._result(plan, verdict, repaired)

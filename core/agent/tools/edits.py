@@ -5,6 +5,13 @@ Each asks first (the dialog shows the diff) and writes through the session's
 patcher's transaction and undo reverts it. ``edit_file`` follows the EDIT-2
 rules and messages exactly: ``old`` must occur once (counted by the
 start-of-line rule), with the nearest candidates when it does not.
+
+Secret files (the session's :class:`~ljtui.core.secret_files.SecretFiles`
+policy, held by the writer) tell the model nothing: ``edit_file`` refuses
+one before reading it, since a match or a candidate would tell its text;
+``write_file`` may replace one whole once the user allows it (the dialog
+shows them the diff), and answers the model the same whether the content
+changed or not, without the diff's size.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from typing import Any
 from ljtui.core.agent.permissions import Permissions
 from ljtui.core.agent.tools.base import failed, text_arg
 from ljtui.core.agent.writer import AgentWriter, PlannedWrite, WriteRefused
+from ljtui.core.edits.errors import SecretTarget
 from ljtui.core.edits.plan_format import DEFAULT_ENTRY_ID, EditBlock, EditPlan
 from ljtui.core.edits.validate import validate_plan
 from ljtui.core.providers.base import ToolSpec
@@ -24,6 +32,11 @@ from ljtui.core.tools import Tool, ToolContext, ToolError, ToolResult
 WRITER = "writer"
 PERMISSIONS = "permissions"
 MAX_CANDIDATES_TOLD = 4
+NO_CHANGE_LINE = "(no change: the file already holds exactly this content)"
+"""What the permission dialog shows for a write that leaves a secret file as it is."""
+SECRET_WRITTEN = ("{path} now holds the given content (a secret file: nothing of what it held is shown to you); "
+                  "/undo reverts this message's writes")
+"""The model's answer to an allowed write of a secret file, changed or not."""
 
 WRITE_FILE = ToolSpec(
     "write_file",
@@ -52,20 +65,26 @@ CREATE_DIRECTORY = ToolSpec(
 
 
 async def _ask_and_write(ctx: ToolContext, tool: str, planned: PlannedWrite, verb: str) -> ToolResult:
+    """Ask the user, then write; a secret target is asked about even when unchanged, so the answer tells nothing."""
     path = planned.target.key
-    if planned.before == planned.after:
+    unchanged = planned.before == planned.after
+    if unchanged and planned.secret is None:
         return ToolResult(True, f"{path} already holds exactly this content; nothing was written",
                           f"{path} unchanged")
     permissions: Permissions = ctx.service(PERMISSIONS)
     answer = await permissions.request(tool=tool, subject=path, title=f"{verb} {path}?",
-                                       lines=planned.diff_lines(), turn=ctx.turn, call_id=ctx.call_id,
-                                       agent=ctx.agent, diff_path=path)
+                                       lines=planned.diff_lines() or [NO_CHANGE_LINE], turn=ctx.turn,
+                                       call_id=ctx.call_id, agent=ctx.agent, diff_path=path)
     if not answer.allowed:
         return failed(answer.reason)
+    if unchanged:  # only a secret file gets here, and is answered as if it were written
+        return ToolResult(True, SECRET_WRITTEN.format(path=path), f"wrote {path}")
     writer: AgentWriter = ctx.service(WRITER)
     outcome = await asyncio.to_thread(writer.write, planned, entry=f"{tool} {path}")
     if outcome.error is not None:
         return failed(f"{outcome.error.kind}: {outcome.error.message}")
+    if planned.secret is not None:
+        return ToolResult(True, SECRET_WRITTEN.format(path=path), f"wrote {path}")
     lines = len(planned.diff_lines(limit=10**9))
     notes = "".join(f"\nnote: {n}" for n in outcome.notes)
     return ToolResult(True, f"wrote {path} ({lines} diff lines); /undo reverts this message's writes{notes}",
@@ -94,9 +113,11 @@ async def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     new = text_arg(args, "new")
     writer = _writer(ctx)
     block = EditBlock(number=1, file=path, where=None, entry=DEFAULT_ENTRY_ID, old=old, new=new)
-    report = await asyncio.to_thread(validate_plan, EditPlan((block,)), writer.root)
+    report = await asyncio.to_thread(validate_plan, EditPlan((block,)), writer.root, secrets=writer.secrets)
     if report.errors:
         error = report.errors[0]
+        if isinstance(error, SecretTarget):
+            return failed(f"{error.kind}: {error.message}")
         near = "".join(f"\n  nearest: {c.file}:{c.line} ({c.score:.2f}) {c.excerpt}"
                        for c in error.candidates[:MAX_CANDIDATES_TOLD])
         return failed(f"{error.kind}: {error.message}{near}\nRead the file again and copy `old` exactly.")
