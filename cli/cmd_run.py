@@ -40,7 +40,7 @@ from ljtui.core.edits.paths import find_repo_root
 from ljtui.core.agent.permissions import PermissionPolicy
 from ljtui.core.engine import Engine
 from ljtui.core.events import (
-    ContextCompressed, Notice, PermissionDecided, SessionResumed, ToolOutput,
+    ContextCompressed, Notice, PermissionDecided, SandboxChecked, SessionResumed, ToolOutput,
     Event, ModelCallRetried, ToolCallFinished, ToolCallStarted, TurnFailed, Usage,
     UsageRecorded,
 )
@@ -64,7 +64,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON event per line on stdout")
     parser.add_argument("--allow", metavar="WHAT", default="",
                         help="let the agent act without asking: write (write_file, edit_file, create_directory), "
-                             "bash, or both (write,bash); a dangerous command still needs --yes")
+                             "bash (in the sandbox, network off), or both (write,bash); a dangerous command "
+                             "still needs --yes, and without a sandbox (`ljtui doctor`) every command does")
     parser.add_argument("--yes", action="store_true",
                         help="answer every question yes (each dangerous command is allowed once; "
                              "with --plan, the task plan is approved)")
@@ -113,6 +114,8 @@ class TextSink:
             self.err.flush()
         elif isinstance(event, PermissionDecided):
             self._note(f"{event.tool}: {event.decision} ({event.scope})")
+        elif isinstance(event, SandboxChecked) and not event.confined:
+            self._note(f"unsandboxed: {event.why}; every command asks, --allow bash does not cover one")
         elif isinstance(event, ContextCompressed):
             self._note(f"context compressed: {event.tokens_before} -> {event.tokens_after} tokens")
         elif isinstance(event, Notice):
@@ -227,6 +230,7 @@ async def _run(config: Config, repo: Path, args: argparse.Namespace) -> int:
         hints={"task_plan": "pass --yes to approve it"}))
     engine.allow_headless(PermissionPolicy.from_names(n for n in args.allow.split(",") if n.strip()))
     try:
+        await asyncio.to_thread(engine.check_sandbox)
         resume = getattr(args, "resume", None)
         if resume is not None and not await asyncio.to_thread(engine.resume, resume):
             if text is None:  # the notice is already on stderr otherwise

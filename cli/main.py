@@ -83,6 +83,7 @@ def model_overrides(args: argparse.Namespace) -> dict[str, object]:
 
 COMMANDS: dict[str, str] = {
     "apply": "apply an EDIT plan atomically",
+    "doctor": "which sandbox confines commands here, and how the API key is kept",
     "gates": "delivery gates: list, show, check, deliver, discard, rework",
     "plan": "write a checked EDIT plan for a request, reading the source only",
     "playbook": "list, show, search, promote, deprecate or draft playbooks; their stats",

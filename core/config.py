@@ -117,6 +117,26 @@ class UIConfig:
     """Key overrides by action id, e.g. ``{review.apply: "ctrl+a"}`` (F1 lists the ids)."""
 
 
+SANDBOX_BACKENDS: tuple[str, ...] = ("auto", "landlock", "bubblewrap", "none")
+"""Values of ``agent.sandbox.backend``."""
+
+
+@dataclass
+class SandboxConfig:
+    """How the commands ljtui runs for a model are confined (SAFE-1); the ``agent.sandbox`` mapping.
+
+    Only the user's own config file may set it: a repository can never widen the sandbox.
+    """
+
+    backend: str = "auto"
+    """``auto`` (Landlock, else bubblewrap, else none), ``landlock``, ``bubblewrap`` or ``none`` (no sandbox:
+    every command asks, and no grant covers one)."""
+    network: bool = False
+    """Commands may connect and listen on the network (TCP) without asking for it each time."""
+    write_paths: list[str] = field(default_factory=list)
+    """Further folders commands may write below, absolute or ``~/…``, e.g. ``["~/.cache/pip"]``."""
+
+
 @dataclass
 class AgentConfig:
     """Limits of the conversation loop."""
@@ -134,6 +154,10 @@ class AgentConfig:
     """Command globs ``bash`` runs without asking, e.g. ``["pytest*", "git status"]``; never a dangerous one."""
     bash_timeout: float = opt(120.0, minimum=1, maximum=3600)
     """Seconds a ``bash`` command may run before it and its children are killed."""
+    sandbox: SandboxConfig = opt(factory=SandboxConfig, scope=USER)
+    """The commands' sandbox: ``{backend, network, write_paths}`` (see :class:`SandboxConfig`)."""
+    pass_env: list[str] = opt(factory=list, scope=USER)
+    """Credential variables commands get anyway, e.g. ``[GITHUB_TOKEN]`` (never a provider key)."""
     compress_at_tokens: int = opt(60_000, scope=REPO, minimum=2_000, maximum=10_000_000)
     """Estimated prompt tokens above which older messages are summarised (AGENT-6)."""
     web_search_url: str | None = opt(None)
@@ -334,5 +358,16 @@ def _repo_may_set(loaded: LoadedConfig, dotted: str, value: Any, scope: str, ori
     return False
 
 
-CHECKS: dict[str, Callable[[Any], str | None]] = {"provider.prices": prices_problem}
+def sandbox_problem(sandbox: SandboxConfig) -> str | None:
+    """Why an ``agent.sandbox`` mapping is unusable, or None."""
+    if sandbox.backend not in SANDBOX_BACKENDS:
+        return f"backend is {sandbox.backend!r}, expected one of: {', '.join(SANDBOX_BACKENDS)}"
+    relative = [p for p in sandbox.write_paths if not os.path.isabs(os.path.expanduser(p))]
+    if relative:
+        return f"write_paths must be absolute or start with ~/ (got {relative[0]!r})"
+    return None
+
+
+CHECKS: dict[str, Callable[[Any], str | None]] = {"provider.prices": prices_problem,
+                                                  "agent.sandbox": sandbox_problem}
 """Keys with a further check after type coercion; each returns a problem or None."""

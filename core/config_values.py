@@ -7,6 +7,7 @@ default.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import types
@@ -90,6 +91,8 @@ def coerce(value: Any, hint: Any) -> Any:
             raise ValueError(f"must be a mapping, got {type(value).__name__}")
         key_hint, value_hint = get_args(hint)
         return {coerce(k, key_hint): coerce(v, value_hint) for k, v in value.items()}
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        return _record(value, hint)
     if hint is bool:
         if isinstance(value, bool):
             return value
@@ -103,6 +106,26 @@ def coerce(value: Any, hint: Any) -> Any:
             return str(value)
         raise ValueError(f"must be text, got {type(value).__name__}")
     return value
+
+
+def _record(value: Any, hint: type) -> Any:
+    """A dataclass from a mapping of some of its fields (the rest keep their defaults)."""
+    from typing import get_type_hints
+
+    if not isinstance(value, dict):
+        raise ValueError(f"must be a mapping, got {type(value).__name__}")
+    hints = get_type_hints(hint)
+    known = [f.name for f in dataclasses.fields(hint)]
+    unknown = [k for k in value if k not in known]
+    if unknown:
+        raise ValueError(f"has unknown key {unknown[0]!r} (known: {', '.join(known)})")
+    fields = {}
+    for key, item in value.items():
+        try:
+            fields[key] = coerce(item, hints[key])
+        except ValueError as exc:
+            raise ValueError(f"key {key!r} {exc}") from None
+    return hint(**fields)
 
 
 def _number(value: Any, hint: type) -> int | float:

@@ -44,6 +44,8 @@ from ljtui.core.tools import ToolContext, ToolRegistry
 
 if TYPE_CHECKING:
     from ljtui.core.agent.session_list import SessionListing
+    from ljtui.core.confine.session import CommandSandbox
+    from ljtui.core.confine.status import SandboxStatus
     from ljtui.core.planner.loop import PlannerResult
     from ljtui.core.edits.service import EditService
     from ljtui.core.review.service import ReviewService
@@ -125,10 +127,13 @@ class Engine(ChatLoop, SessionContext, TaskFacade, GateFacade, PlaybookAccess):
         from ljtui.core.agent.permissions import Permissions, PermissionPolicy
         from ljtui.core.agent.tools.code import RepoOutline
         from ljtui.core.agent.writer import AgentWriter
+        from ljtui.core.confine.session import CommandSandbox
         from ljtui.core.planner.tools import ReadOnlyTools
         from ljtui.core.secret_files import SecretFiles
 
         agent = self.config.agent
+        sandbox = CommandSandbox(self.repo_root, agent.sandbox.backend, write_paths=agent.sandbox.write_paths,
+                                 network=agent.sandbox.network, pass_env=agent.pass_env)
         policy = PermissionPolicy(frozenset(agent.allow_tools), tuple(agent.allow_commands))
         secrets = SecretFiles.allowing(self.config.security.allow_secret_files)
         return {
@@ -137,6 +142,7 @@ class Engine(ChatLoop, SessionContext, TaskFacade, GateFacade, PlaybookAccess):
             "writer": AgentWriter(self.repo_root, self.clock, secrets),
             "permissions": Permissions(self.ask, lambda event: self.sink.emit(event), policy),
             "memory": MemoryStore.for_repo(self.repo_root, clock=self.clock),
+            "sandbox": sandbox,
             "engine": self,
         }
 
@@ -146,6 +152,21 @@ class Engine(ChatLoop, SessionContext, TaskFacade, GateFacade, PlaybookAccess):
 
         self.reconfigure(dataclasses.replace(self.config, provider=dataclasses.replace(self.config.provider,
                                                                                      model=model)))
+
+    @property
+    def sandbox(self) -> CommandSandbox:
+        """The sandbox every command of this session runs in."""
+        return self.services["sandbox"]  # type: ignore[return-value]
+
+    def check_sandbox(self) -> SandboxStatus:
+        """Find the sandbox (a self-test: call from a thread) and report it as a ``SandboxChecked`` event."""
+        from ljtui.core.events import SandboxChecked
+
+        sandbox = self.sandbox
+        status = sandbox.status
+        allows = sandbox.rules(self.repo_root).describe() if status.confined else "everything you may do"
+        self.sink.emit(SandboxChecked(status.backend, status.confined, status.why, allows))
+        return status
 
     def allow_headless(self, tools: frozenset[str]) -> None:
         """Let ``tools`` act without asking in this headless run (``--allow``); dangerous commands still ask."""
@@ -373,8 +394,9 @@ class Engine(ChatLoop, SessionContext, TaskFacade, GateFacade, PlaybookAccess):
         return self._client
 
     async def aclose(self) -> None:
+        """Close the session log, the sandbox's temp dir and the provider's connections."""
         await asyncio.to_thread(self.session_log.close)
-        """Close the provider's connections."""
+        await asyncio.to_thread(self.sandbox.close)
         if self._client is not None:
             await self._client.aclose()
 

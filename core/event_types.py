@@ -23,6 +23,7 @@ __all__ = [
     "Notice",
     "PermissionDecided",
     "PermissionRequested",
+    "SandboxChecked",
     "SessionResumed",
     "TokenDelta",
     "ToolCallFinished",
@@ -214,6 +215,23 @@ class ApprovalDecided(Event):
     request: str
     choice: str
     subject: str = ""
+
+
+@dataclass(frozen=True)
+class SandboxChecked(Event):
+    """The sandbox commands run in was found (``ljtui doctor`` tells the same).
+
+    Attributes:
+        backend: ``landlock``, ``bubblewrap`` or ``none``.
+        confined: whether commands run in a sandbox at all (``False``: "unsandboxed").
+        why: one sentence: why this backend.
+        allows: what a command may do, e.g. ``writes: this repository, a private temp dir; network: off``.
+    """
+
+    backend: str
+    confined: bool
+    why: str
+    allows: str
 
 
 @dataclass(frozen=True)

@@ -214,6 +214,7 @@ class LjtuiApp(App[int]):
         self.run_worker(lambda: self._load_skill_names(engine), name="skills", group="skills", thread=True,
                         exit_on_error=False)
         self.run_worker(engine.gates.restore, name="gates", group="skills", thread=True, exit_on_error=False)
+        self.run_worker(engine.check_sandbox, name="sandbox", group="skills", thread=True, exit_on_error=False)
         self._collector.resume(freeze=not self.is_headless)
         self.started = True
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ljtui.core.events import (
-    ConfigChanged, ContextCompressed, ConversationCleared, Event, ModelCallRetried, ModelCallStarted, Notice, SessionResumed, TokenDelta,
-    ToolCallFinished, ToolCallStarted, ToolOutput, TurnFailed, TurnFinished, TurnStarted, UsageRecorded,
+    ConfigChanged, ContextCompressed, ConversationCleared, Event, ModelCallRetried, ModelCallStarted, Notice,
+    SandboxChecked, SessionResumed, TokenDelta, ToolCallFinished, ToolCallStarted, ToolOutput, TurnFailed,
+    TurnFinished, TurnStarted, UsageRecorded,
 )
 from ljtui.core.events import AGENT_PLANNER, GateChanged
 from ljtui.core.planner.events import (
@@ -95,6 +96,11 @@ async def show_event(screen: MainScreen, event: Event, calls: dict[str, str]) ->
             conv.add_notice(message, level)
         case ConfigChanged(provider=provider):
             screen.status.provider = provider
+        case SandboxChecked(confined=confined, why=why):
+            screen.status.unsandboxed = not confined
+            if not confined:
+                conv.add_notice(f"Unsandboxed: {why}. Every command asks, and no grant or allow-list covers one "
+                                "(`ljtui doctor` says more).", "warning")
         case ConversationCleared():
             await conv.clear()
         case ContextCompressed(tokens_before=before, tokens_after=after, kept_messages=kept):

@@ -1,20 +1,34 @@
-"""Who may write a file or run a command (AGENT-3).
+"""Who may write a file or run a command (AGENT-3, SAFE-1, SAFE-3).
 
 ``write_file``, ``edit_file``, ``create_directory`` and ``bash`` ask before
 they act. The answer comes from, in order: a grant the user gave for this
 session ("allow this tool for the session"), the allow-lists (the user's
 config; a repository's config only once it is trusted), the headless
 policy (``--allow write,bash`` / ``--yes``), and otherwise the user, through
-the Approver port: allow once, allow for the session, or deny. A command
-that matches a dangerous pattern is never allowed for the session nor by an
-allow-list: it is asked every time. Every decision is reported as
-``permission_requested`` / ``permission_decided`` events, policy ones too.
+the Approver port. Every decision is reported as ``permission_requested`` /
+``permission_decided`` events, policy ones too.
+
+Commands carry :class:`CommandFacts`, worked out by the ``bash`` tool from
+a real parse of the line and from the session's sandbox:
+
+* a session grant or a run grant covers only a *plain* line (simple
+  commands joined by ``;``, ``&&``, ``||`` or pipes, with literal words and
+  no substitution, redirection to a file, background job, subshell …) in
+  which nothing looks dangerous; an allow-list covers a line only when
+  every simple command in it matches an entry;
+* a command that looks dangerous is never covered: it is asked every time
+  and only "allow once" (with or without the network) is offered;
+* without a sandbox on this system nothing covers a command: it is asked
+  every time, "allow once" only, and the dialog says "unsandboxed";
+* inside the sandbox the dialog also offers the network for this command
+  (``n``) or for the session (``N``), and running this one command without
+  the sandbox (``u``). Those are only ever a human's answers: a policy, an
+  allow-list or ``--yes`` never widens the sandbox.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
 from typing import Awaitable, Callable, Iterable
 
 from ljtui.core.approval import ApprovalRequest, Choice, Decision
@@ -30,6 +44,8 @@ POLICY_NAMES = {"write": WRITE_TOOLS, "bash": COMMAND_TOOLS}
 """``--allow`` names and the tools each one lets through."""
 
 ONCE, SESSION, POLICY, RUN = "once", "session", "policy", "run"
+NETWORK, NETWORK_SESSION, UNCONFINED = "network", "network_session", "unconfined"
+"""Dialog answers that widen the sandbox: network for this command, for the session; no sandbox this once."""
 ALLOW, DENY = "allow", "deny"
 
 Ask = Callable[[ApprovalRequest], Awaitable[Decision]]
@@ -37,11 +53,41 @@ Ask = Callable[[ApprovalRequest], Awaitable[Decision]]
 
 @dataclass(frozen=True)
 class Permission:
-    """The answer to one request: allowed or not, by which scope, and why not."""
+    """The answer to one request: allowed or not, by which scope, and why not.
+
+    Attributes:
+        network: the command gets the network (a command's answer only).
+        unconfined: the user chose to run this one command without the sandbox.
+        network_for_session: the user turned the network on for every later command of the session too.
+    """
 
     allowed: bool
     scope: str
     reason: str = ""
+    network: bool = False
+    unconfined: bool = False
+    network_for_session: bool = False
+
+
+@dataclass(frozen=True)
+class CommandFacts:
+    """What the permission decision of a command depends on besides its text.
+
+    Attributes:
+        confined: the command runs in a sandbox; without one nothing but a human's "once" lets it run.
+        plain: the line is plain simple commands (see the module docstring), so a session grant may cover it.
+        listed: the allow-list entries that cover every simple command of the line, or ``None``.
+        network: the network is already on for it (the user's config or a session grant).
+        network_enforced: the sandbox can turn the network off at all (else no network choice is offered).
+        why_asked: why no grant covers it, for the dialog (``"a redirection to out.txt"`` …), or ``""``.
+    """
+
+    confined: bool
+    plain: bool
+    listed: tuple[str, ...] | None = None
+    network: bool = False
+    network_enforced: bool = True
+    why_asked: str = ""
 
 
 @dataclass
@@ -60,6 +106,14 @@ class PermissionPolicy:
     allow_commands: tuple[str, ...] = ()
     headless: frozenset[str] = frozenset()
 
+    def allows_command(self, facts: CommandFacts) -> bool:
+        """Whether the policy lets a non-dangerous command with ``facts`` run without asking."""
+        if not facts.confined:
+            return False
+        if COMMAND_TOOLS & self.headless:
+            return True
+        return facts.plain and (bool(COMMAND_TOOLS & self.allow_tools) or facts.listed is not None)
+
     @classmethod
     def from_names(cls, names: Iterable[str]) -> frozenset[str]:
         """The tools ``--allow`` names let through (``write``, ``bash``, or tool names)."""
@@ -68,11 +122,9 @@ class PermissionPolicy:
             tools |= POLICY_NAMES.get(name.strip(), {name.strip()} & ASKING_TOOLS)
         return frozenset(tools)
 
-    def allows(self, tool: str, subject: str) -> bool:
-        """Whether the policy lets ``tool`` act on ``subject`` without asking."""
-        if tool in self.headless or tool in self.allow_tools:
-            return True
-        return tool in COMMAND_TOOLS and any(fnmatchcase(subject.strip(), glob) for glob in self.allow_commands)
+    def allows(self, tool: str) -> bool:
+        """Whether the policy lets ``tool`` (a write tool) act without asking."""
+        return tool in self.headless or tool in self.allow_tools
 
 
 @dataclass
@@ -88,7 +140,8 @@ class Permissions:
     """Tools the user allowed for the task plan now running (its approval's "allow writes for this run")."""
 
     async def request(self, *, tool: str, subject: str, title: str, lines: Iterable[str], turn: int, call_id: str,
-                      agent: str, danger: str | None = None, diff_path: str | None = None) -> Permission:
+                      agent: str, danger: str | None = None, diff_path: str | None = None,
+                      command: CommandFacts | None = None) -> Permission:
         """Ask whether ``tool`` may act on ``subject`` (a path or a command).
 
         Args:
@@ -100,11 +153,16 @@ class Permissions:
             danger: why the action is dangerous, if it is: then only "allow once" is offered
                 and neither a session grant nor an allow-list lets it through.
             diff_path: set when ``lines`` are a unified diff of this file.
+            command: for a command, what its grants depend on (required for :data:`COMMAND_TOOLS`).
         """
         self.emit(PermissionRequested(turn, call_id, tool, subject, agent))
         if agent.startswith("task "):  # tasks run side by side: the question says which one asks
             title = f"{agent.capitalize()}: {title}"
-        permission = await self._decide(tool, subject, title, tuple(lines), danger, diff_path)
+        if tool in COMMAND_TOOLS:
+            permission = await self._decide_command(tool, subject, title, tuple(lines), danger,
+                                                    command or CommandFacts(confined=False, plain=False))
+        else:
+            permission = await self._decide(tool, subject, title, tuple(lines), danger, diff_path)
         self.emit(PermissionDecided(turn, call_id, tool, ALLOW if permission.allowed else DENY, permission.scope,
                                     agent))
         return permission
@@ -116,7 +174,7 @@ class Permissions:
                 return Permission(True, SESSION)
             if tool in self.run_grants:
                 return Permission(True, RUN)
-            if self.policy.allows(tool, subject):
+            if self.policy.allows(tool):
                 return Permission(True, POLICY)
         decision = await self.ask(permission_request(tool, subject, title, lines, danger, diff_path))
         if decision.choice == SESSION and danger is None:
@@ -125,6 +183,51 @@ class Permissions:
         if decision.choice in (ONCE, SESSION):
             return Permission(True, ONCE)
         return Permission(False, ONCE, denied_reason(tool, danger))
+
+    async def _decide_command(self, tool: str, subject: str, title: str, lines: tuple[str, ...],
+                              danger: str | None, facts: CommandFacts) -> Permission:
+        network = facts.network and facts.confined
+        if danger is None and facts.confined:
+            if facts.plain and (tool in self.granted or tool in self.run_grants):
+                return Permission(True, SESSION if tool in self.granted else RUN, network=network)
+            if self.policy.allows_command(facts):
+                return Permission(True, POLICY, network=network)
+        decision = await self.ask(command_request(tool, subject, title, lines, danger, facts))
+        choice = decision.choice
+        if choice == DENY or choice not in (ONCE, SESSION, NETWORK, NETWORK_SESSION, UNCONFINED):
+            return Permission(False, ONCE, denied_reason(tool, danger))
+        if choice == SESSION and danger is None and facts.confined and facts.plain:
+            self.granted.add(tool)
+            return Permission(True, SESSION, network=network)
+        return Permission(True, ONCE, network=network or choice in (NETWORK, NETWORK_SESSION),
+                          unconfined=choice == UNCONFINED and danger is None and facts.confined,
+                          network_for_session=choice == NETWORK_SESSION)
+
+
+def command_request(tool: str, subject: str, title: str, lines: tuple[str, ...], danger: str | None,
+                    facts: CommandFacts) -> ApprovalRequest:
+    """The dialog of one command: what the sandbox allows, and the answers the facts permit."""
+    if not facts.confined:
+        choices = (Choice(ONCE, "allow once, unsandboxed", "enter"), Choice(DENY, "deny (the model is told)", "escape"))
+        head = ("Unsandboxed: no sandbox confines commands on this system; this one runs with your full rights "
+                "(`ljtui doctor` says why).",)
+        if danger:
+            head = (f"Dangerous: {danger}.", *head)
+        return ApprovalRequest("permission", title, (*head, "", *lines), choices, DENY, f"{tool}: {subject}")
+    choices = [Choice(ONCE, "allow once", "enter")]
+    if facts.network_enforced and not facts.network:
+        choices += [Choice(NETWORK, "once with network", "n"), Choice(NETWORK_SESSION, "network for the session", "N")]
+    if danger is None and facts.plain:
+        choices.append(Choice(SESSION, f"allow {tool} for this session", "s"))
+    if danger is None:
+        choices.append(Choice(UNCONFINED, "once without the sandbox", "u"))
+    choices.append(Choice(DENY, "deny (the model is told)", "escape"))
+    head: tuple[str, ...] = ()
+    if danger:
+        head = (f"Dangerous: {danger}. It can only be allowed once.", "")
+    elif not facts.plain and facts.why_asked:
+        head = (f"Asked every time: {facts.why_asked}.", "")
+    return ApprovalRequest("permission", title, head + lines, tuple(choices), DENY, f"{tool}: {subject}")
 
 
 def permission_request(tool: str, subject: str, title: str, lines: tuple[str, ...],

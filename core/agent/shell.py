@@ -1,9 +1,12 @@
 """Running one ``bash`` command: streamed, bounded, and always stoppable.
 
-The command runs as ``/bin/bash -c COMMAND`` in the repository root, in a
-session (and so a process group) of its own, with the environment of
-:func:`~ljtui.core.childenv.child_env` (no provider keys), standard input
-from ``/dev/null`` and standard error merged into standard output. Because
+The command runs as ``/bin/bash -c COMMAND`` in the repository root,
+inside the sandbox its :class:`~ljtui.core.confine.spawn.Confinement`
+names (a caller cannot start a command without one), in a session (and so
+a process group) of its own, with the environment of
+:func:`~ljtui.core.childenv.child_env` (no provider keys or credentials),
+standard input from ``/dev/null`` and standard error merged into standard
+output. Because
 the group has no controlling terminal, nothing in it can prompt on the
 user's terminal (``git`` and ``ssh`` open ``/dev/tty`` for passwords).
 
@@ -47,6 +50,7 @@ from typing import Callable, Mapping
 
 from ljtui.core.agent.procgroup import KILL_WAIT_SECONDS, has_proc, signal_group, stop_group
 from ljtui.core.childenv import child_env
+from ljtui.core.confine.spawn import Confinement
 
 SHELL = "/bin/bash"
 """The shell that runs every command."""
@@ -280,14 +284,15 @@ class _Watch:
         threading.Thread(target=self._proc.wait, name=f"reap-{self._proc.pid}", daemon=True).start()
 
 
-async def run_command(command: str, root: Path, *, timeout: float, on_output: Callable[[str], None] | None = None,
-                      cancelled: asyncio.Event | None = None, env: Mapping[str, str] | None = None,
-                      limits: ShellLimits = ShellLimits()) -> ShellResult:
+async def run_command(command: str, root: Path, *, confinement: Confinement, timeout: float,
+                      on_output: Callable[[str], None] | None = None, cancelled: asyncio.Event | None = None,
+                      env: Mapping[str, str] | None = None, limits: ShellLimits = ShellLimits()) -> ShellResult:
     """Run ``command`` with bash in ``root`` until it exits, times out or is cancelled.
 
     Args:
         command: the shell text.
         root: the working folder.
+        confinement: the sandbox and rules it runs under.
         timeout: seconds before the command and everything it started are stopped.
         on_output: receives output text as it arrives (batched).
         cancelled: when set, the command is stopped; when already set, it never starts.
@@ -299,15 +304,15 @@ async def run_command(command: str, root: Path, *, timeout: float, on_output: Ca
         the group is stopped first and the cancellation propagates.
 
     Raises:
-        OSError: bash could not start (missing shell, missing folder).
+        OSError: bash could not start (missing shell, missing folder), or the sandbox could not be set up.
     """
     if cancelled is not None and cancelled.is_set():
         return ShellResult(None, 0.0, False, True, "", "", 0, 0, NOT_STARTED)
     loop = asyncio.get_running_loop()
     started = time.monotonic()
-    proc = subprocess.Popen([SHELL, "-c", command], cwd=root, env=dict(child_env() if env is None else env),
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            start_new_session=True, bufsize=0)
+    proc = confinement.popen([SHELL, "-c", command], cwd=root, env=dict(child_env() if env is None else env),
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             start_new_session=True, bufsize=0)
     watch = _Watch(loop, proc, limits, on_output)
     ended, left, pipe_held = EXITED, 0, False
     try:

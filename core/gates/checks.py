@@ -1,37 +1,43 @@
 """Running a check item's command and recording what happened as evidence (GATE-5, GATE-11).
 
 The command runs through the same runner as the agent's ``bash`` tool
-(:func:`ljtui.core.agent.shell.run_command`): ``/bin/bash -c`` in a process
-group of its own, standard input empty, output merged and kept as head and
-tail, the whole group stopped at the time limit or on cancel. Its
+(:func:`ljtui.core.agent.shell.run_command`): ``/bin/bash -c`` in the
+session's sandbox (writes only where the check works — the staging tree
+while a gate stages the work, so a check can never write the user's tree —
+and the private temp dir; network off unless the user turned it on), in a
+process group of its own, standard input empty, output merged and kept as
+head and tail, the whole group stopped at the time limit or on cancel. Its
 environment is :func:`~ljtui.core.gates.workspace.command_env`: no API
-keys, and git cannot climb out of a staging tree into the user's
-repository. What the model says about a check is never evidence; only
-what this function saw is.
+keys or credentials, and git cannot climb out of a staging tree into the
+user's repository. What the model says about a check is never evidence;
+only what this function saw is.
 """
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 from ljtui.core.agent.shell import NOT_STARTED, ShellResult, run_command
 from ljtui.core.clock import Clock
+from ljtui.core.confine.refusal import refusal_note
+from ljtui.core.confine.spawn import Confinement
 from ljtui.core.gates.model import CheckItem, Evidence
-from ljtui.core.gates.workspace import command_env
 
 MS_PER_SECOND = 1000
 
 
-async def run_check(item: CheckItem, cwd: Path, *, timeout: float, content_hash: str, agent: str,
-                    verifier: str = "", clock: Clock, cancelled: asyncio.Event | None = None,
-                    on_output: Callable[[str], None] | None = None) -> Evidence:
+async def run_check(item: CheckItem, cwd: Path, *, confinement: Confinement, env: Mapping[str, str],
+                    timeout: float, content_hash: str, agent: str, verifier: str = "", clock: Clock,
+                    cancelled: asyncio.Event | None = None, on_output: Callable[[str], None] | None = None) -> Evidence:
     """Run ``item.command`` in ``cwd`` and return the evidence; never raises for a failing command.
 
     Args:
         item: the check item; its command runs exactly as written.
         cwd: where it runs (the staging tree, or the repository when no gate is started).
+        confinement: the sandbox and rules it runs under.
+        env: its environment (:func:`~ljtui.core.gates.workspace.command_env`).
         timeout: seconds before the command and its whole process group are stopped.
         content_hash: the staged content's hash the evidence is bound to.
         agent: who asked for the check.
@@ -48,12 +54,15 @@ async def run_check(item: CheckItem, cwd: Path, *, timeout: float, content_hash:
     """
     started = clock.monotonic()
     try:
-        result = await run_command(item.command, cwd, timeout=timeout, on_output=on_output, cancelled=cancelled,
-                                   env=command_env(cwd))
+        result = await run_command(item.command, cwd, confinement=confinement, timeout=timeout, on_output=on_output,
+                                   cancelled=cancelled, env=env)
     except OSError as exc:
         exit_code, output = None, f"[the command could not start: {exc.strerror or exc}]"
     else:
         exit_code, output = _exit_code(result), result.output + _ending(result, timeout)
+        note = refusal_note(result.output, result.exit_code, confinement)
+        if note:
+            output += ("\n" if output and not output.endswith("\n") else "") + f"[{note}]\n"
     ended = clock.monotonic()
     return Evidence(item=item.id, command=item.command, exit_code=exit_code,
                     duration_ms=max(0, round((ended - started) * MS_PER_SECOND)), output=output,

@@ -42,7 +42,7 @@ class GateFacade:
         if self._gates is None:
             from ljtui.core.gates.service import GateService
 
-            self._gates = GateService(self.repo_root, self.sink, self.ask, self.clock, env=self._env,
+            self._gates = GateService(self.repo_root, self.sink, self.ask, self.clock, self.sandbox, env=self._env,
                                       check_timeout=lambda: self.config.agent.bash_timeout,
                                       log=self.run_log.emit if self.run_log is not None else None)
 

@@ -78,12 +78,13 @@ def _where_commands_run(view: GateView) -> str:
     return "At this level nothing is staged: these commands run in the repository itself."
 
 
-def confirm_request(view: GateView, root: Path | None = None) -> ApprovalRequest:
+def confirm_request(view: GateView, root: Path | None = None, sandbox: str = "") -> ApprovalRequest:
     """Ask the user to confirm a proposed gate: its risk, its factors and every command it will run.
 
     Args:
         view: the gate as proposed.
         root: the repository root, to judge which commands are dangerous (``None``: the current directory).
+        sandbox: what the sandbox lets the checks do (``sandbox landlock · writes: …``), or the unsandboxed warning.
     """
     where = root if root is not None else Path.cwd()
     lines = [view.title, "", risk_line(view), *factor_lines(view.factors), LEVEL_MEANINGS[view.level], "",
@@ -93,6 +94,8 @@ def confirm_request(view: GateView, root: Path | None = None) -> ApprovalRequest
     if not view.items:
         lines.append("  (none: the gate can only pass as exempt)")
     lines += ["", _where_commands_run(view)]
+    if sandbox:
+        lines.append(f"Checks run {sandbox}" if sandbox.startswith("in the sandbox") else sandbox)
     return confirm(CONFIRM, f"Confirm gate {view.id} (L{view.level})?", lines, "confirm the gate",
                    "cancel, the gate stays unconfirmed", subject=view.id)
 

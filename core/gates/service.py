@@ -35,6 +35,7 @@ from ljtui.core.gates.view import GateView
 
 if TYPE_CHECKING:
     from ljtui.core.clock import Clock
+    from ljtui.core.confine.session import CommandSandbox
     from ljtui.core.ports import EventSink
 
 Ask = Callable[[ApprovalRequest], Awaitable[Decision]]
@@ -59,7 +60,7 @@ class _LoggingSink:
 class GateService(RunEndings):
     """The gates of one repository and the run in progress."""
 
-    def __init__(self, root: Path, sink: EventSink, ask: Ask, clock: Clock, *,
+    def __init__(self, root: Path, sink: EventSink, ask: Ask, clock: Clock, sandbox: CommandSandbox, *,
                  env: Mapping[str, str] | None = None, check_timeout: Callable[[], float] = lambda: 600.0,
                  log: Callable[[object], object] | None = None) -> None:
         from ljtui.core.gates.confirmations import ConfirmationStore
@@ -70,6 +71,8 @@ class GateService(RunEndings):
         """Where events go: the engine's sink, and the gate events also to the run log."""
         self.ask = ask
         self.clock = clock
+        self.sandbox = sandbox
+        """Where check commands run: the session's sandbox, writes confined to where the check works."""
         self.env = env
         self.check_timeout = check_timeout
         self.store = GateStore(root)
@@ -234,7 +237,7 @@ class GateService(RunEndings):
         gate = await asyncio.to_thread(self.gate, gate_id)
         self._refuse_untrusted(gate)
         view = await asyncio.to_thread(self.view, gate_id)
-        decision = await self.ask(confirm_request(view, self.root))
+        decision = await self.ask(confirm_request(view, self.root, await asyncio.to_thread(self.sandbox_line)))
         if decision.choice != YES:
             return False
         await asyncio.to_thread(self.confirmations.confirm, self.root, gate, self.clock.now())
@@ -280,6 +283,7 @@ class GateService(RunEndings):
         """Run the command of ``item_id`` (all items when ``None``; only failed or stale ones with
         ``failed_only``) where the work is, and record what the engine saw (GATE-5, GATE-11)."""
         from ljtui.core.gates.checks import run_check
+        from ljtui.core.gates.workspace import command_env
 
         gate_id = self.run.gate_id if self.run is not None and not self.run.delivered else self.current
         if gate_id is None:
@@ -292,11 +296,15 @@ class GateService(RunEndings):
         items = self._items_to_check(gate, item_id, failed_only)
         run = self.run if self.run is not None and self.run.gate_id == gate_id and not self.run.delivered else None
         cwd = self.staging_root() or self.root
+        rules = await asyncio.to_thread(self.sandbox.rules, cwd)
+        confinement = self.sandbox.confinement(rules)
+        env = command_env(cwd, self.sandbox.environment())
         recorded = []
         for item in items:
             content = await asyncio.to_thread(self.content_hash) if run is not None else ""
-            evidence = await run_check(item, cwd, timeout=self.check_timeout(), content_hash=content, agent=agent,
-                                       verifier=verifier, clock=self.clock, cancelled=cancelled)
+            evidence = await run_check(item, cwd, confinement=confinement, env=env, timeout=self.check_timeout(),
+                                       content_hash=content, agent=agent, verifier=verifier, clock=self.clock,
+                                       cancelled=cancelled)
             recorded.append(evidence)
             if run is None:
                 self._unstarted.setdefault(gate_id, []).append(evidence)
@@ -310,6 +318,16 @@ class GateService(RunEndings):
                                                evidence.duration_ms, verifier, agent))
             self.publish()
         return recorded
+
+    def sandbox_line(self) -> str:
+        """What the sandbox lets checks do, for the confirm dialog (finds the sandbox: call from a thread)."""
+        status = self.sandbox.status
+        if not status.confined:
+            return f"Unsandboxed: {status.why}. The checks will run with your full rights."
+        rules = self.sandbox.rules(self.root)
+        extra = "".join(f", {p.label}" for p in rules.places[2:])
+        return (f"in the sandbox ({status.backend}): they may write only where they run, a private temp dir{extra}; "
+                f"network: {rules.network_word()}.")
 
     def _items_to_check(self, gate: Gate, item_id: str | None, failed_only: bool) -> list[CheckItem]:
         if item_id is not None:

@@ -118,8 +118,12 @@ def command_env(tree: Path, base: Mapping[str, str] | None = None) -> dict[str, 
 
     ``GIT_CEILING_DIRECTORIES`` is the tree's parent, so ``git`` in a plain
     copy (which has no ``.git``) does not find the user's repository above it.
+
+    Args:
+        tree: where the command runs.
+        base: an environment already without keys or credentials (default :func:`child_env`).
     """
-    env = {k: v for k, v in child_env(base).items() if k not in GIT_LOCATION_VARS}
+    env = {k: v for k, v in (child_env() if base is None else base).items() if k not in GIT_LOCATION_VARS}
     env["GIT_CEILING_DIRECTORIES"] = str(Path(tree).parent)
     env["PWD"] = str(tree)
     return env

@@ -1,4 +1,5 @@
-"""The status bar: provider/model, tokens, cost, the active gate's level, git branch and a task plan's progress."""
+"""The status bar: provider/model, tokens, cost, the active gate's level, git branch, a task plan's progress,
+and "unsandboxed" when no sandbox confines commands."""
 
 from __future__ import annotations
 
@@ -42,6 +43,8 @@ class StatusBar(Static):
     """``(finished, total)`` tasks of the task plan running, or ``None``."""
     gate: reactive[str | None] = reactive(None)
     """The active gate's segment (``gate L2``, ``gate L3 · blocked``), or ``None`` without one."""
+    unsandboxed: reactive[bool] = reactive(False)
+    """No sandbox confines commands on this system: every command runs with the user's full rights."""
 
     def render(self) -> Text:
         u = self.usage
@@ -52,6 +55,8 @@ class StatusBar(Static):
         ]
         if self.cost is not None:
             parts.append(f"${self.cost:.4f}")
+        if self.unsandboxed:
+            parts.append("unsandboxed")
         if self.gate:
             parts.append(self.gate)
         parts.append(f"branch {self.branch}" if self.branch else "no git")

@@ -1,13 +1,17 @@
-"""The ``bash`` tool: run one shell command in the repository, with permission (AGENT-2/3).
+"""The ``bash`` tool: run one shell command in the repository, in the sandbox, with permission (AGENT-2/3, SAFE-1).
 
 Every call asks through the session's
 :class:`~ljtui.core.agent.permissions.Permissions`: the dialog shows the
-command, the folder and the time limit. A command that matches a dangerous
-pattern (:func:`~ljtui.core.agent.danger.danger_of`) is asked every time,
-whatever the allow-lists say. The command runs through
-:func:`~ljtui.core.agent.shell.run_command`: its output streams to the UI
-as ``tool_output`` events, and the model reads the exit code, the duration
-and the head and tail of the output.
+command, the folder, the time limit and what the sandbox allows. What a
+grant may cover is read from a real parse of the line
+(:mod:`~ljtui.core.agent.command_rules`): an allow-list entry covers one
+simple command, a session grant only a plain line, and a command that looks
+dangerous (:func:`~ljtui.core.agent.danger.danger_of`) is asked every time.
+The command runs through :func:`~ljtui.core.agent.shell.run_command` inside
+the session's :class:`~ljtui.core.confine.session.CommandSandbox`: its
+output streams to the UI as ``tool_output`` events, and the model reads the
+exit code, the duration, the head and tail of the output, and a note when
+the sandbox refused something (with how the user can grant it).
 """
 
 from __future__ import annotations
@@ -17,17 +21,22 @@ import signal
 from pathlib import Path
 from typing import Any
 
+from ljtui.core.agent.command_rules import check_line
 from ljtui.core.agent.danger import danger_of
-from ljtui.core.agent.permissions import Permissions
+from ljtui.core.agent.permissions import CommandFacts, Permissions
 from ljtui.core.agent.shell import HEAD_CHARS, NOT_STARTED, TAIL_CHARS, ShellResult, run_command
 from ljtui.core.agent.tools.base import failed, int_arg, text_arg
-from ljtui.core.childenv import child_env
 from ljtui.core.config import AgentConfig
+from ljtui.core.confine.refusal import refusal_note
+from ljtui.core.confine.rules import Rules
+from ljtui.core.confine.session import CommandSandbox
+from ljtui.core.confine.status import SandboxStatus
 from ljtui.core.events import ToolOutput
 from ljtui.core.providers.base import ToolSpec
 from ljtui.core.tools import Tool, ToolContext, ToolError, ToolResult
 
 PERMISSIONS = "permissions"
+SANDBOX = "sandbox"
 COMMAND_ENV = "command_env"
 """Service: variables added to a command's environment where the tools work (a staging tree's git ceiling)."""
 TIMEOUT_KEY = "agent.bash_timeout"
@@ -43,6 +52,9 @@ BASH = ToolSpec(
     "characters). Stdin is empty, nothing can prompt, and the command is killed, with everything it started, "
     f"when its time is up (`timeout`, at most {TIMEOUT_KEY}, {AgentConfig().bash_timeout:.0f} s by default); "
     "background processes are stopped when it ends. "
+    "It runs in a sandbox: it may write only in the repository (or the staging tree while a gate stages the "
+    "work) and in $TMPDIR, and has no network unless the user grants it; a refusal is reported as such, and only "
+    "the user can widen the sandbox. "
     "Asks the user first; dangerous commands (recursive deletes, force pushes, writes outside the repository, "
     "sudo, curl | sh) are asked every time. Files a command changes are NOT undone by /undo: only write_file "
     "and edit_file go through the undoable transaction, so prefer them for editing files.",
@@ -55,7 +67,7 @@ BASH = ToolSpec(
 
 
 async def bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    """Ask, run ``command`` in the repository root, and report how it ended."""
+    """Ask, run ``command`` in the sandbox in the repository root, and report how it ended."""
     command = text_arg(args, "command", empty_ok=False, max_chars=MAX_COMMAND_CHARS) or ""
     if not command.strip():
         raise ToolError("argument 'command' is blank")
@@ -63,34 +75,64 @@ async def bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     asked = int_arg(args, "timeout", minimum=MIN_TIMEOUT_SECONDS, maximum=max(MIN_TIMEOUT_SECONDS, int(limit)))
     timeout = float(asked) if asked is not None else limit
     permissions: Permissions = ctx.service(PERMISSIONS)
-    danger = await asyncio.to_thread(danger_of, command, ctx.root)
-    answer = await permissions.request(tool="bash", subject=command, title="Run this command?",
-                                       lines=request_lines(command, ctx.root, timeout, asked is None),
-                                       turn=ctx.turn, call_id=ctx.call_id, agent=ctx.agent, danger=danger)
+    sandbox: CommandSandbox = ctx.service(SANDBOX)
+    rules = await asyncio.to_thread(sandbox.rules, ctx.root)  # finds (and self-tests) the sandbox on first use
+    danger, facts = await asyncio.to_thread(command_facts, command, ctx.root, permissions.policy.allow_commands,
+                                            sandbox.status, rules)
+    title = "Run this command?" if sandbox.status.confined else "Run this command unsandboxed?"
+    answer = await permissions.request(tool="bash", subject=command, title=title,
+                                       lines=request_lines(command, ctx.root, timeout, asked is None,
+                                                           sandbox_line(sandbox.status, rules)),
+                                       turn=ctx.turn, call_id=ctx.call_id, agent=ctx.agent, danger=danger,
+                                       command=facts)
     if not answer.allowed:
         return failed(answer.reason)
+    if answer.network_for_session:
+        sandbox.network_session = True
+    confinement = sandbox.confinement(rules.with_network(rules.network or answer.network),
+                                      unconfined=answer.unconfined)
 
     def stream(text: str) -> None:
         ctx.emit(ToolOutput(ctx.turn, ctx.call_id, text, ctx.agent))
 
     secrets = [ctx.config.provider.api_key] if ctx.config.provider.api_key else []
+    env = sandbox.environment(secrets, ctx.services.get(COMMAND_ENV, {}))
     try:
-        result = await run_command(command, ctx.root, timeout=timeout, on_output=stream, cancelled=ctx.cancelled,
-                                   env=child_env(secrets=secrets) | ctx.services.get(COMMAND_ENV, {}))
+        result = await run_command(command, ctx.root, confinement=confinement, timeout=timeout, on_output=stream,
+                                   cancelled=ctx.cancelled, env=env)
     except OSError as exc:
         raise ToolError(f"cannot start /bin/bash in {ctx.root}: {exc.strerror or exc}") from None
-    return report(result, timeout, asked is None)
+    return report(result, timeout, asked is None, refusal_note(result.output, result.exit_code, confinement))
 
 
-def request_lines(command: str, root: Path, timeout: float, from_config: bool) -> list[str]:
-    """What the permission dialog shows: the command, where it runs, and its time limit."""
+def command_facts(command: str, root: Path, allow_commands: tuple[str, ...], status: SandboxStatus,
+                  rules: Rules) -> tuple[str | None, CommandFacts]:
+    """Why ``command`` looks dangerous (or ``None``), and what its permission depends on (disk work: a thread)."""
+    danger = danger_of(command, root)
+    line = check_line(command, allow_commands, root)
+    facts = CommandFacts(confined=status.confined, plain=line.plain, listed=line.listed,
+                         network=rules.network and rules.network_enforced, network_enforced=rules.network_enforced,
+                         why_asked=line.why)
+    return danger, facts
+
+
+def sandbox_line(status: SandboxStatus, rules: Rules) -> str:
+    """The dialog's sandbox line: ``sandbox landlock · writes: …; network: off`` or ``unsandboxed …``."""
+    if not status.confined:
+        return f"unsandboxed: {status.why}"
+    return f"sandbox {status.backend} · {rules.describe()}"
+
+
+def request_lines(command: str, root: Path, timeout: float, from_config: bool, sandbox: str = "") -> list[str]:
+    """What the permission dialog shows: the command, where it runs, its time limit and its sandbox."""
     first, *rest = command.splitlines() or [command]
-    return [f"$ {first}", *(f"  {line}" for line in rest), "", f"in {root}",
-            f"time limit {_seconds(timeout)}{f' ({TIMEOUT_KEY})' if from_config else ''}"]
+    lines = [f"$ {first}", *(f"  {line}" for line in rest), "", f"in {root}",
+             f"time limit {_seconds(timeout)}{f' ({TIMEOUT_KEY})' if from_config else ''}"]
+    return [*lines, sandbox] if sandbox else lines
 
 
-def report(result: ShellResult, timeout: float, from_config: bool) -> ToolResult:
-    """What the model reads about a finished command, and the UI's one line."""
+def report(result: ShellResult, timeout: float, from_config: bool, refusal: str | None = None) -> ToolResult:
+    """What the model reads about a finished command, and the UI's one line (``refusal``: the sandbox's note)."""
     took = _seconds(result.duration)
     if result.timed_out:
         why = f"({TIMEOUT_KEY})" if from_config else f"(the timeout you asked for; {TIMEOUT_KEY} is the maximum)"
@@ -114,6 +156,9 @@ def report(result: ShellResult, timeout: float, from_config: bool) -> ToolResult
     if result.pipe_held:
         notes.append("note: a process that left the command's process group still holds its output; "
                      "the output may be incomplete")
+    if refusal:
+        notes.append(refusal)
+        summary += " · sandbox refused?"
     body = result.output if result.total_chars else "(no output)"
     label = "output so far" if result.timed_out or result.cancelled else "output"
     content = "\n".join([head, *notes, f"{label} ({result.total_chars} characters):", body])

@@ -13,7 +13,9 @@ from ljtui.core.agent.tools import bash
 from ljtui.core.approval import Decision, ScriptedApprover
 from ljtui.core.config import Config
 from ljtui.core.events import Event, ToolOutput
+from ljtui.core.confine.session import CommandSandbox
 from ljtui.core.tools import ToolContext, ToolRegistry, ToolResult
+from tests.core.confine.helpers import default_sandbox
 
 WAIT_SECONDS = 60.0
 """Longest a test waits for a condition (a loaded CI box is slow, never this slow)."""
@@ -31,11 +33,14 @@ class Harness:
     hooks: list[Callable[[Event], None]] = field(default_factory=list)
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)
     registry: ToolRegistry = field(default_factory=lambda: ToolRegistry(list(bash.TOOLS)))
+    sandbox_factory: Callable[[Path], CommandSandbox] = field(
+        default=lambda root: default_sandbox(root, temp_parent=root.parent))
 
     def __post_init__(self) -> None:
         agent = self.config.agent
         policy = PermissionPolicy(frozenset(agent.allow_tools), tuple(agent.allow_commands))
         self.permissions = Permissions(self.approver.decide, self.emit, policy)
+        self.sandbox = self.sandbox_factory(self.root)
 
     def emit(self, event: Event) -> None:
         self.events.append(event)
@@ -44,7 +49,7 @@ class Harness:
 
     def context(self, call_id: str = "call-1") -> ToolContext:
         return ToolContext(self.root, 1, call_id, "chat", self.emit, self.config,
-                           {"permissions": self.permissions}, self.cancelled)
+                           {"permissions": self.permissions, "sandbox": self.sandbox}, self.cancelled)
 
     async def call(self, **args: Any) -> ToolResult:
         return await self.registry.call("bash", args, self.context())
@@ -55,13 +60,17 @@ class Harness:
 
 
 def harness(root: Path, *, answers: list[str | Decision] | None = None, allow_commands: tuple[str, ...] = (),
-            bash_timeout: float | None = None) -> Harness:
-    """A harness whose approver gives ``answers`` to permission requests in turn (then denies)."""
+            bash_timeout: float | None = None, sandbox: Callable[[Path], CommandSandbox] | None = None) -> Harness:
+    """A harness whose approver gives ``answers`` to permission requests in turn (then denies); its commands run
+    in this machine's default sandbox unless ``sandbox`` makes another."""
     config = Config()
     config.agent.allow_commands = list(allow_commands)
     if bash_timeout is not None:
         config.agent.bash_timeout = bash_timeout
-    return Harness(root, ScriptedApprover({"permission": list(answers or [])}), config)
+    approver = ScriptedApprover({"permission": list(answers or [])})
+    if sandbox is not None:
+        return Harness(root, approver, config, sandbox_factory=sandbox)
+    return Harness(root, approver, config)
 
 
 def running(pid: int) -> bool:

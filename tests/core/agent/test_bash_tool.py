@@ -28,8 +28,11 @@ async def test_a_command_runs_in_the_root_after_the_user_allows_it(tmp_path: Pat
     assert result.summary.startswith("exit 0 · ")
     [asked] = h.approver.asked
     assert asked.kind == "permission" and asked.subject == "bash: pwd; printf 'hello\\n'"
-    assert asked.lines == ("$ pwd; printf 'hello\\n'", "", f"in {tmp_path}", "time limit 120 s (agent.bash_timeout)")
-    assert [c.id for c in asked.choices] == ["once", "session", "deny"]
+    assert asked.lines == ("$ pwd; printf 'hello\\n'", "", f"in {tmp_path}", "time limit 120 s (agent.bash_timeout)",
+                           f"sandbox {h.sandbox.status.backend} · writes: this repository, a private temp dir; "
+                           "network: off")
+    assert [c.id for c in asked.choices] == ["once", "network", "network_session", "session", "unconfined", "deny"]
+    assert [c.key for c in asked.choices] == ["enter", "n", "N", "s", "u", "escape"]
     assert kinds(h.events)[:2] == ["permission_requested", "permission_decided"]
     assert "".join(o.text for o in h.outputs) == f"{os.path.realpath(tmp_path)}\nhello\n"
     assert all(o.call_id == "call-1" and o.turn == 1 and o.agent == "chat" for o in h.outputs)
@@ -168,7 +171,7 @@ async def test_a_dangerous_command_is_asked_every_time_without_a_session_choice(
     assert second.ok and not (tmp_path / "build").exists()
     assert len(h.approver.asked) == 2
     for asked in h.approver.asked:
-        assert [c.id for c in asked.choices] == ["once", "deny"]
+        assert [c.id for c in asked.choices] == ["once", "network", "network_session", "deny"]
         assert asked.lines[0] == "Dangerous: recursive delete (rm -r). It can only be allowed once."
         assert "$ rm -rf build" in asked.lines
     decided = [(e.decision, e.scope) for e in h.events if isinstance(e, PermissionDecided)]

@@ -15,13 +15,20 @@ from ljtui.core.agent.shell import (
 )
 from ljtui.core.agent.procgroup import group_alive
 from tests.core.agent.helpers import IGNORES_TERM, our_zombie, processes_in, read_pid, running, until
+from tests.core.confine.helpers import confinement_for
+
+
+def run(command: str, root: Path, **options: object):  # type: ignore[no-untyped-def]
+    """``run_command`` in this machine's default sandbox, with writes allowed in ``root``."""
+    return run_command(command, root, confinement=confinement_for(root), **options)  # type: ignore[arg-type]
+
 
 LONG = 60.0
 """A time limit no command here should reach."""
 
 
 async def test_output_exit_code_and_working_folder(tmp_path: Path) -> None:
-    result = await run_command("pwd; echo to-stderr >&2; exit 7", tmp_path, timeout=LONG)
+    result = await run("pwd; echo to-stderr >&2; exit 7", tmp_path, timeout=LONG)
     assert result.exit_code == 7
     assert result.output == f"{os.path.realpath(tmp_path)}\nto-stderr\n"
     assert not (result.timed_out or result.cancelled or result.cut_chars or result.left_running)
@@ -29,19 +36,19 @@ async def test_output_exit_code_and_working_folder(tmp_path: Path) -> None:
 
 
 async def test_bad_utf8_is_replaced_and_stdin_is_empty(tmp_path: Path) -> None:
-    result = await run_command(r"printf 'a\xff\xfeb\n'; cat; echo after-cat", tmp_path, timeout=LONG)
+    result = await run(r"printf 'a\xff\xfeb\n'; cat; echo after-cat", tmp_path, timeout=LONG)
     assert result.exit_code == 0
     assert result.output == "a\ufffd\ufffdb\nafter-cat\n"
 
 
 async def test_a_missing_folder_is_an_os_error(tmp_path: Path) -> None:
     with pytest.raises(OSError):
-        await run_command("true", tmp_path / "missing", timeout=LONG)
+        await run("true", tmp_path / "missing", timeout=LONG)
 
 
 async def test_huge_output_keeps_head_and_tail_and_streams_few_bounded_batches(tmp_path: Path) -> None:
     batches: list[str] = []
-    result = await run_command("seq 1 1000000", tmp_path, timeout=LONG, on_output=batches.append)
+    result = await run("seq 1 1000000", tmp_path, timeout=LONG, on_output=batches.append)
     printed = sum(len(str(n)) + 1 for n in range(1, 1_000_001))
     assert result.exit_code == 0 and result.total_chars == printed
     assert len(result.head) == HEAD_CHARS and len(result.tail) == TAIL_CHARS
@@ -57,7 +64,7 @@ async def test_huge_output_keeps_head_and_tail_and_streams_few_bounded_batches(t
 async def test_a_slow_stream_is_batched_not_sent_line_by_line(tmp_path: Path) -> None:
     batches: list[str] = []
     command = "for i in $(seq 1 300); do echo line-$i; sleep 0.002; done"
-    result = await run_command(command, tmp_path, timeout=LONG, on_output=batches.append)
+    result = await run(command, tmp_path, timeout=LONG, on_output=batches.append)
     assert "".join(batches) == result.output == "".join(f"line-{i}\n" for i in range(1, 301))
     assert len(batches) <= result.duration / STREAM_INTERVAL_SECONDS + 2
     assert len(batches) < 300
@@ -65,7 +72,7 @@ async def test_a_slow_stream_is_batched_not_sent_line_by_line(tmp_path: Path) ->
 
 async def test_background_processes_are_stopped_when_bash_exits(tmp_path: Path) -> None:
     command = "(exec sleep 1000) & echo $! > child.pid; echo left-behind"
-    result = await run_command(command, tmp_path, timeout=LONG)
+    result = await run(command, tmp_path, timeout=LONG)
     child = read_pid(tmp_path / "child.pid")
     assert result.exit_code == 0 and result.output == "left-behind\n"
     assert not result.timed_out and result.duration < LONG
@@ -73,7 +80,7 @@ async def test_background_processes_are_stopped_when_bash_exits(tmp_path: Path) 
 
 
 async def test_timeout_kills_a_child_that_ignores_sigterm(tmp_path: Path) -> None:
-    result = await run_command(IGNORES_TERM, tmp_path, timeout=1)
+    result = await run(IGNORES_TERM, tmp_path, timeout=1)
     child = read_pid(tmp_path / "child.pid")
     assert result.timed_out and not result.cancelled
     assert result.output == "started\n"
@@ -85,7 +92,7 @@ async def test_timeout_kills_a_child_that_ignores_sigterm(tmp_path: Path) -> Non
 
 async def test_cancelling_the_awaiting_task_kills_the_group(tmp_path: Path) -> None:
     pid_file = tmp_path / "child.pid"
-    task = asyncio.create_task(run_command(IGNORES_TERM, tmp_path, timeout=LONG))
+    task = asyncio.create_task(run(IGNORES_TERM, tmp_path, timeout=LONG))
     await until(lambda: pid_file.exists() and pid_file.read_text().strip() != "", "the child to start")
     child = read_pid(pid_file)
     task.cancel()
@@ -97,14 +104,14 @@ async def test_cancelling_the_awaiting_task_kills_the_group(tmp_path: Path) -> N
 async def test_nothing_runs_when_the_cancel_flag_is_already_set(tmp_path: Path) -> None:
     flag = asyncio.Event()
     flag.set()
-    result = await run_command("touch ran.txt", tmp_path, timeout=LONG, cancelled=flag)
+    result = await run("touch ran.txt", tmp_path, timeout=LONG, cancelled=flag)
     assert result.cancelled and result.pid == NOT_STARTED and result.exit_code is None
     assert not (tmp_path / "ran.txt").exists()
 
 
 @pytest.mark.parametrize("steps", range(12))
 async def test_a_cancel_while_bash_starts_leaves_nothing_running(tmp_path: Path, steps: int) -> None:
-    task = asyncio.create_task(run_command(IGNORES_TERM, tmp_path, timeout=LONG))
+    task = asyncio.create_task(run(IGNORES_TERM, tmp_path, timeout=LONG))
     for _ in range(steps):
         await asyncio.sleep(0)
     task.cancel()
@@ -118,7 +125,7 @@ async def test_a_second_cancel_during_the_grace_period_still_kills_the_group(tmp
     pid_file = tmp_path / "child.pid"
     batches: list[str] = []
     patient = ShellLimits(kill_grace=LONG)
-    task = asyncio.create_task(run_command(command, tmp_path, timeout=LONG, on_output=batches.append, limits=patient))
+    task = asyncio.create_task(run(command, tmp_path, timeout=LONG, on_output=batches.append, limits=patient))
     await until(lambda: "started" in "".join(batches), "the command to run and print")
     child, shell = read_pid(pid_file), read_pid(tmp_path / "bash.pid")
     task.cancel()
@@ -133,7 +140,7 @@ async def test_bash_stays_unreaped_while_its_group_is_stopped(tmp_path: Path) ->
     """Its zombie keeps the group id taken, so no signal can reach a process given the recycled id."""
     flag = asyncio.Event()
     batches: list[str] = []
-    task = asyncio.create_task(run_command("echo $$ > bash.pid; " + IGNORES_TERM, tmp_path, timeout=LONG,
+    task = asyncio.create_task(run("echo $$ > bash.pid; " + IGNORES_TERM, tmp_path, timeout=LONG,
                                            cancelled=flag, on_output=batches.append,
                                            limits=ShellLimits(kill_grace=LONG)))
     await until(lambda: "started" in "".join(batches), "the command to run and print")
@@ -151,7 +158,7 @@ async def test_the_cancel_flag_ends_the_command(tmp_path: Path) -> None:
     flag = asyncio.Event()
     pid_file = tmp_path / "child.pid"
     seen: list[str] = []
-    task = asyncio.create_task(run_command(IGNORES_TERM, tmp_path, timeout=LONG, cancelled=flag,
+    task = asyncio.create_task(run(IGNORES_TERM, tmp_path, timeout=LONG, cancelled=flag,
                                            on_output=seen.append))
     await until(lambda: "".join(seen) == "started\n", "the command to say it started (its child set its trap)")
     flag.set()
@@ -161,7 +168,7 @@ async def test_the_cancel_flag_ends_the_command(tmp_path: Path) -> None:
 
 
 async def test_a_stopped_process_is_killed_too(tmp_path: Path) -> None:
-    result = await run_command("sleep 1000 & echo $! > child.pid; kill -STOP $!; wait", tmp_path, timeout=1)
+    result = await run("sleep 1000 & echo $! > child.pid; kill -STOP $!; wait", tmp_path, timeout=1)
     assert result.timed_out and not running(read_pid(tmp_path / "child.pid"))
     assert result.duration < 1 + KILL_GRACE_SECONDS, "SIGCONT lets a stopped process see SIGTERM"
 

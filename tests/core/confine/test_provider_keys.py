@@ -79,3 +79,26 @@ def test_credential_names(name: str) -> None:
                                   "PYTHONPATH", "VIRTUAL_ENV"])
 def test_ordinary_names(name: str) -> None:
     assert not is_credential(name, "/usr/bin")
+
+
+def test_the_ljtui_command_withdraws_the_key_and_no_command_can_read_it(tmp_path: Path) -> None:
+    """End to end: ``ljtui run`` with a model whose bash command hunts for the key in ljtui's /proc and env."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    hunt = ('env | grep -c sk-ant-test; tr "\\\\0" "\\\\n" < /proc/$PPID/environ | grep -c sk-ant-test; '
+            'grep -c sk-ant-test /proc/$PPID/cmdline; head -c 4096 /proc/$PPID/mem | wc -c; echo hunted')
+    script = tmp_path / "script.yaml"
+    script.write_text(json.dumps({"turns": [{"tool_calls": [{"name": "bash", "input": {"command": hunt}}]},
+                                            {"text": "done"}]}))
+    env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "cfg"),
+           "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_DATA_HOME": str(tmp_path / "data")}
+    entry = "import sys; from ljtui.cli.main import entry; sys.exit(entry())"
+    done = subprocess.run([sys.executable, "-c", entry, "run", "--provider", "scripted", "--script", str(script),
+                           "--repo", str(repo), "--allow", "bash", "--json", "hunt for the key"],
+                          capture_output=True, text=True, env=env, timeout=120, cwd=repo)
+    assert "hunted" in done.stdout, done.stdout + done.stderr
+    finished = [json.loads(line) for line in done.stdout.splitlines() if '"tool_call_finished"' in line]
+    output = finished[0]["output"]
+    assert KEY not in done.stdout and KEY not in done.stderr
+    counts = output.split("output (", 1)[1].splitlines()[1:4]
+    assert counts == ["0", "0", "0"], output

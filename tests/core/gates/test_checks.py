@@ -12,7 +12,9 @@ from ljtui.core.agent.shell import HEAD_CHARS, TAIL_CHARS
 from ljtui.core.clock import SystemClock
 from ljtui.core.gates.checks import run_check
 from ljtui.core.gates.model import CheckItem, Evidence
+from ljtui.core.gates.workspace import command_env
 from tests.core.agent.helpers import read_pid, running, until
+from tests.core.confine.helpers import confinement_for
 
 LONG = 60.0
 """A time limit no command here should reach."""
@@ -22,8 +24,9 @@ SHORT = 3.0
 
 
 async def check(command: str, cwd: Path, timeout: float = LONG, **kwargs: object) -> Evidence:
-    return await run_check(CheckItem("tests", "the tests pass", command), cwd, timeout=timeout, content_hash=HASH,
-                           agent="chat", clock=SystemClock(), **kwargs)  # type: ignore[arg-type]
+    return await run_check(CheckItem("tests", "the tests pass", command), cwd, confinement=confinement_for(cwd),
+                           env=command_env(cwd), timeout=timeout, content_hash=HASH, agent="chat",
+                           clock=SystemClock(), **kwargs)  # type: ignore[arg-type]
 
 
 async def test_a_passing_check_records_everything(tmp_path: Path) -> None:

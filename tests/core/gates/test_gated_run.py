@@ -22,7 +22,7 @@ async def test_the_work_is_staged_checked_refused_then_delivered_atomically(git_
         *START,
         call("gate_deliver"),
         EDIT,
-        call("bash", command="echo made-by-bash > from_bash.txt"),
+        call("bash", command="python3 -c \"open('from_bash.txt', 'w').write('made-by-bash\\n')\""),
         call("gate_check", item="tests"),
         call("gate_finish", outcome="pass"),
         {"text": "Delivered."},
@@ -51,7 +51,8 @@ async def test_the_work_is_staged_checked_refused_then_delivered_atomically(git_
 async def test_until_delivery_the_users_tree_is_byte_identical(git_repo: Path) -> None:
     repo = with_tests(git_repo)
     engine, sink, _ = make_engine(repo, [*START, EDIT, call("bash", command="echo x > app.py.bak; echo y >> app.py"),
-                                         {"text": "Stopped before the checks."}], USER_SAYS_YES)
+                                         {"text": "Stopped before the checks."}],
+                                  {**USER_SAYS_YES, "permission": ["once"]})  # redirections: asked every time
     before = {p.name: p.read_bytes() for p in repo.iterdir() if p.is_file()}
     await engine.run_turn("make greet friendlier")
     assert {p.name: p.read_bytes() for p in repo.iterdir() if p.is_file()} == before

@@ -204,7 +204,7 @@ async def test_cancelling_a_run_kills_the_running_command_and_reports_it(git_rep
     engine, sink = make_engine(git_repo, {
         "decompose": [plan_reply((1, "Wait a long time", "bash", []))],
         "task 1": [{"tool_calls": [{"name": "bash", "input": {"command": command}}]}],
-    })
+    }, ScriptedApprover({"task_plan": ["approve"], "permission": ["once"]}))  # a background job: always asked
     run = asyncio.create_task(engine.run_plan("wait"))
     pid_file = git_repo / "child.pid"
     await until(lambda: pid_file.exists() and pid_file.read_text().strip() != "", "the command to start")

@@ -1,0 +1,141 @@
+"""``ljtui doctor``: which sandbox confines commands here and why, and how the key is kept.
+
+It finds the sandbox exactly as a session does (with the user's
+``agent.sandbox`` settings, and the same self-test: a command that tries to
+write outside its place must be refused) and prints:
+
+* the backend (``landlock``, ``bubblewrap`` or ``unsandboxed``) and why it
+  was chosen, the kernel's Landlock ABI and what it covers, whether
+  bubblewrap is on ``PATH`` and works;
+* what a command may do (writable places, network), and the
+  ``agent.sandbox.write_paths`` entries that are ignored;
+* whether ljtui's process is non-dumpable (its memory and environment closed
+  to other processes), which provider keys it holds outside its environment,
+  and which credential variables commands do not get (names only).
+
+``--json`` prints the same as one object. Exit status: 0 commands are
+sandboxed; 1 they are not (unsandboxed); 2 a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+from typing import Any
+
+EXIT_SANDBOXED = 0
+EXIT_UNSANDBOXED = 1
+EXIT_USAGE = 2
+PROG = "ljtui doctor"
+LABEL_WIDTH = 14
+LANDLOCK_FEATURES: tuple[tuple[int, str], ...] = (
+    (1, "writes"), (2, "renames across folders"), (3, "truncation"), (4, "TCP connect and bind"),
+    (5, "device ioctls"), (6, "signal and abstract-socket scoping"), (7, "audit logs"))
+"""What each Landlock ABI added, as far as ljtui uses it."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``doctor`` command."""
+    from ljtui.cli.main import add_model_flags
+
+    parser = subparsers.add_parser(
+        "doctor", help="which sandbox confines commands here, and how the key is kept",
+        description="Find the sandbox ljtui's commands run in (with your agent.sandbox settings and a real "
+                    "self-test) and say why; show what commands may do, and how the API key is kept from them.")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_model_flags(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ljtui.cli.main import model_overrides, repo_root_arg
+
+    root = repo_root_arg(args, PROG)
+    if root is None:
+        return EXIT_USAGE
+    report = gather(root, model_overrides(args))
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print("\n".join(render(report)))
+    return EXIT_SANDBOXED if report["sandbox"]["confined"] else EXIT_UNSANDBOXED
+
+
+def gather(root: Any, overrides: dict[str, object]) -> dict[str, Any]:
+    """Everything the report shows, as plain data."""
+    from ljtui.core import provider_keys
+    from ljtui.core.childenv import SECRET_ENV_VARS, is_credential
+    from ljtui.core.config import load_config
+    from ljtui.core.confine.session import CommandSandbox
+
+    loaded = load_config(root, provider_keys.environment(), overrides)
+    settings = loaded.config.agent.sandbox
+    sandbox = CommandSandbox(root, settings.backend, write_paths=settings.write_paths, network=settings.network,
+                             pass_env=loaded.config.agent.pass_env)
+    try:
+        status = sandbox.status
+        rules = sandbox.rules(root)
+        allows = rules.describe() if status.confined else "everything you may do"
+    finally:
+        sandbox.close()
+    program = shutil.which("bwrap")
+    withheld = sorted(k for k, v in os.environ.items()
+                      if k not in sandbox.pass_env and (k in SECRET_ENV_VARS or is_credential(k, v)))
+    return {
+        "repository": str(root),
+        "sandbox": {"backend": status.backend, "confined": status.confined, "why": status.why,
+                    "landlock_abi": status.abi, "landlock_covers": covers(status.abi),
+                    "bwrap": program, "allows": allows, "network_enforced": status.network_enforced,
+                    "ignored_write_paths": sandbox.missing_write_paths(), "setting": settings.backend},
+        "process": {"dumpable": provider_keys.is_dumpable(), "uid": os.getuid() if hasattr(os, "getuid") else None},
+        "keys_held": sorted(provider_keys.held_names()),
+        "withheld_from_commands": withheld,
+        "passed_to_commands": sorted(n for n in sandbox.pass_env if n in os.environ),
+        "warnings": loaded.warnings,
+    }
+
+
+def covers(abi: int) -> list[str]:
+    """What the kernel's Landlock ABI lets ljtui confine."""
+    return [what for version, what in LANDLOCK_FEATURES if abi >= version]
+
+
+def render(report: dict[str, Any]) -> list[str]:
+    """The human report."""
+    box = report["sandbox"]
+    process = report["process"]
+    label = box["backend"] if box["confined"] else "unsandboxed"
+    lines = [f"{PROG}: {report['repository']}", "", _row("sandbox", label), _row("  why", box["why"])]
+    abi = box["landlock_abi"]
+    lines.append(_row("  landlock", f"ABI {abi}: {', '.join(box['landlock_covers'])}" if abi else "not available"))
+    lines.append(_row("  bubblewrap", box["bwrap"] or "not on PATH"))
+    lines.append(_row("  commands", box["allows"]))
+    if box["ignored_write_paths"]:
+        lines.append(_row("  ignored", "agent.sandbox.write_paths (not absolute, or missing): "
+                          + ", ".join(box["ignored_write_paths"])))
+    if not box["confined"]:
+        lines.append(_row("", "every command asks; session grants and allow-lists do not cover commands"))
+    dumpable = process["dumpable"]
+    lines.append(_row("process", "non-dumpable: other processes cannot read ljtui's memory or environment"
+                      if dumpable is False else "dumpable: processes of your user can read ljtui's environment"
+                      if dumpable else "cannot tell whether other processes can read ljtui's memory"))
+    if process["uid"] == 0:
+        lines.append(_row("", "running as root: root commands can still read ljtui's memory; run ljtui as a "
+                          "normal user"))
+    held = report["keys_held"]
+    lines.append(_row("keys", (f"{', '.join(held)}: held by ljtui, not in its environment"
+                               if held else "none taken from the environment")
+                      + "; commands never get a provider key"))
+    withheld = report["withheld_from_commands"]
+    lines.append(_row("credentials", f"not passed to commands: {', '.join(withheld)}" if withheld
+                      else "none in the environment"))
+    if report["passed_to_commands"]:
+        lines.append(_row("", f"passed by agent.pass_env: {', '.join(report['passed_to_commands'])}"))
+    lines += [f"warning: {w}" for w in report["warnings"]]
+    return lines
+
+
+def _row(name: str, value: str) -> str:
+    return f"{name:<{LABEL_WIDTH}}{value}"

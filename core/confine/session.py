@@ -1,0 +1,156 @@
+"""One session's sandbox: the backend, the private temp dir, and what the user widened.
+
+:class:`CommandSandbox` is made once per engine. It finds the backend on
+first use (:func:`~ljtui.core.confine.status.detect`, a self-test of tens
+of milliseconds: first use happens in a worker, never on the UI's event
+loop), creates the session's private temp dir (``ljtui-…`` in the system
+temp dir, mode 0700) and removes it on :meth:`close`.
+
+For each command it gives a :class:`~ljtui.core.confine.spawn.Confinement`:
+writes allowed below the folder the command works in (the repository, or
+the staging tree while a gate stages the work), the private temp dir, the
+user's ``agent.sandbox.write_paths``, and harmless devices; the network off
+unless ``agent.sandbox.network`` is on, the user granted it for the
+session, or for this one command. Only the user widens it: the values come
+from the user's own config (keys a repository cannot set) and from dialog
+answers, never from the model.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+from typing import Callable, Iterable
+
+from ljtui.core.childenv import child_env
+from ljtui.core.confine.rules import Place, Rules
+from ljtui.core.confine.spawn import Confinement
+from ljtui.core.confine.status import AUTO, NONE, SandboxStatus, detect
+
+TMP_PREFIX = "ljtui-session-"
+"""Name prefix of the private temp dirs."""
+TMP_LABEL = "a private temp dir"
+REPO_LABEL = "this repository"
+STAGING_LABEL = "the staging tree"
+
+Detect = Callable[[str], SandboxStatus]
+
+
+class CommandSandbox:
+    """The sandbox every command of one session runs in.
+
+    Args:
+        repo_root: the repository (commands working elsewhere below it work in a staging tree).
+        backend: ``agent.sandbox.backend`` (``auto``, ``landlock``, ``bubblewrap``, ``none``).
+        write_paths: ``agent.sandbox.write_paths``: further folders commands may write below.
+        network: ``agent.sandbox.network``: the network is on for every command.
+        pass_env: ``agent.pass_env``: credential variables commands get anyway.
+        detect: finds the backend (tests inject one).
+        temp_parent: where the private temp dir is made (default: the system temp dir).
+    """
+
+    def __init__(self, repo_root: Path, backend: str = AUTO, *, write_paths: Iterable[str] = (),
+                 network: bool = False, pass_env: Iterable[str] = (), detect: Detect = detect,
+                 temp_parent: Path | None = None) -> None:
+        self.repo_root = Path(os.path.realpath(repo_root))
+        self.backend = backend
+        self.write_paths = tuple(write_paths)
+        self.pass_env = tuple(pass_env)
+        self.network_config = network
+        self.network_session = False
+        """The user granted the network for the rest of the session in a dialog."""
+        self._detect = detect
+        self._temp_parent = temp_parent
+        self._status: SandboxStatus | None = None
+        self._tmp: Path | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def status(self) -> SandboxStatus:
+        """The backend in use (found, and self-tested, on first use: call from a thread)."""
+        with self._lock:
+            if self._status is None:
+                self._status = self._detect(self.backend)
+            return self._status
+
+    @property
+    def known_status(self) -> SandboxStatus | None:
+        """The backend if it was already found, without finding it."""
+        return self._status
+
+    @property
+    def confined(self) -> bool:
+        """Whether commands run in a sandbox (finds the backend)."""
+        return self.status.confined
+
+    @property
+    def network(self) -> bool:
+        """Whether commands get the network without asking for it."""
+        return self.network_config or self.network_session
+
+    @property
+    def tmp_dir(self) -> Path:
+        """The session's private temp dir (made on first use)."""
+        with self._lock:
+            if self._tmp is None or not self._tmp.is_dir():
+                parent = str(self._temp_parent) if self._temp_parent is not None else None
+                self._tmp = Path(os.path.realpath(tempfile.mkdtemp(prefix=TMP_PREFIX, dir=parent)))
+            return self._tmp
+
+    def extra_places(self) -> tuple[Place, ...]:
+        """The user's ``agent.sandbox.write_paths`` that exist, as places."""
+        places = []
+        for text in self.write_paths:
+            path = Path(os.path.expanduser(text))
+            if path.is_absolute() and path.exists():
+                places.append(Place(Path(os.path.realpath(path)), str(path)))
+        return tuple(places)
+
+    def missing_write_paths(self) -> list[str]:
+        """``agent.sandbox.write_paths`` entries that are ignored (not absolute, or missing)."""
+        return [t for t in self.write_paths
+                if not (Path(os.path.expanduser(t)).is_absolute() and Path(os.path.expanduser(t)).exists())]
+
+    def rules(self, cwd: Path, *, network: bool | None = None) -> Rules:
+        """The rules of a command working in ``cwd``: writes below ``cwd`` (the repository, or a staging tree
+        inside it), the private temp dir and the user's write paths (``network``: ``None`` means the session's
+        setting). Finds the backend on first use: call from a thread."""
+        status = self.status
+        real = Path(os.path.realpath(cwd))
+        label = REPO_LABEL if real == self.repo_root else STAGING_LABEL if self.repo_root in real.parents else str(real)
+        places = (Place(real, label), Place(self.tmp_dir, TMP_LABEL), *self.extra_places())
+        return Rules(places, self.network if network is None else network, status.network_enforced)
+
+    def environment(self, secrets: Iterable[str] = (), extra: dict[str, str] | None = None) -> dict[str, str]:
+        """A command's environment: ljtui's without keys or credentials (but ``agent.pass_env``), plus ``extra``."""
+        return {**child_env(secrets=secrets, pass_env=self.pass_env), **(extra or {})}
+
+    def confinement(self, rules: Rules, *, unconfined: bool = False) -> Confinement:
+        """How to start a command under ``rules``; ``unconfined`` only when the user chose it for this one."""
+        status = self.status
+        if unconfined and status.confined:
+            status = SandboxStatus(NONE, "you allowed this one command without the sandbox", status.abi)
+        return Confinement(status, rules, self.tmp_dir)
+
+    def close(self) -> None:
+        """Remove the private temp dir and everything commands left in it."""
+        with self._lock:
+            tmp, self._tmp = self._tmp, None
+        if tmp is not None:
+            _remove_tree(tmp)
+
+
+def _remove_tree(path: Path) -> None:
+    """Remove ``path``; a command may have left folders without permissions in it: those are opened first."""
+    for folder, subfolders, _files in os.walk(path):
+        for name in subfolders:
+            child = os.path.join(folder, name)
+            if not os.path.islink(child):
+                try:
+                    os.chmod(child, 0o700)
+                except OSError:
+                    pass
+    shutil.rmtree(path, ignore_errors=True)
