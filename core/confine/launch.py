@@ -16,16 +16,16 @@ Run as root, it first drops ``CAP_SYS_PTRACE`` from the bounding set, so
 the command (root too) cannot read the memory or the environment of the
 non-dumpable ljtui.
 
-It uses the standard library only (``-S`` leaves site-packages out, so it
-starts in about 15 ms) and is a separate program rather than a
+It uses the standard library only (``-S`` leaves site-packages out, and
+``posix`` and ``_ctypes`` are used directly rather than ``os`` and
+``ctypes``, so it starts in about 10 ms) and is a separate program rather than a
 ``preexec_fn``, because running Python code between ``fork`` and ``exec``
 in ljtui's multi-threaded process can deadlock.
 """
 
 from __future__ import annotations
 
-import ctypes
-import os
+import posix
 import sys
 
 SYS_LANDLOCK_RESTRICT_SELF = 446
@@ -33,35 +33,69 @@ SYS_LANDLOCK_RESTRICT_SELF = 446
 PR_SET_NO_NEW_PRIVS = 38
 PR_CAPBSET_DROP = 24
 CAP_SYS_PTRACE = 19
+RTLD_NOW = 2
 REFUSED_EXIT = 125
 """Exit status when the sandbox could not be entered (the command did not run)."""
 PREFIX = "ljtui sandbox:"
 """How the launcher's own messages start."""
+NOT_RUN = "(the command did not run)"
 
 
-def _fail(message: str) -> int:
-    os.write(2, f"{PREFIX} {message}; the command did not run\n".encode("utf-8", "replace"))
+
+class Libc:
+    """The C library's functions, called by name with integer or bytes arguments.
+
+    Through ``_ctypes`` directly when it offers the calls (importing
+    :mod:`ctypes`, or :mod:`typing`, would cost a third of the launcher's
+    start), else through :mod:`ctypes`.
+    """
+
+    def __init__(self) -> None:
+        self._library = None
+        try:
+            import _ctypes
+
+            self._handle = _ctypes.dlopen(None, RTLD_NOW)
+            self._call, self._symbol = _ctypes.call_function, _ctypes.dlsym
+        except (ImportError, AttributeError, OSError):
+            import ctypes
+
+            self._library = ctypes.CDLL(None)
+
+    def __call__(self, name: str, *args: int | bytes) -> int:
+        if self._library is not None:
+            return int(getattr(self._library, name)(*args))
+        return int(self._call(self._symbol(self._handle, name), args))
+
+
+def _fail(call: Libc, what: str) -> int:
+    """Report the failed step with the C library's own words for ``errno``; nothing runs."""
+    call("perror", f"{PREFIX} {what} {NOT_RUN}".encode())
+    return REFUSED_EXIT
+
+
+def _say(message: str) -> int:
+    posix.write(2, f"{PREFIX} {message} {NOT_RUN}\n".encode("utf-8", "replace"))
     return REFUSED_EXIT
 
 
 def main(argv: list[str]) -> int:
     """Enter the Landlock domain of the ruleset named in ``argv`` and exec the rest."""
     if len(argv) < 4 or argv[2] != "--" or not argv[1].isdigit():
-        return _fail("usage: launch.py FD -- PROGRAM [ARG...]")
+        return _say("usage: launch.py FD -- PROGRAM [ARG...]")
     fd, program = int(argv[1]), argv[3:]
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.syscall.restype = ctypes.c_long
-    if os.geteuid() == 0 and libc.prctl(PR_CAPBSET_DROP, CAP_SYS_PTRACE, 0, 0, 0) != 0:
-        return _fail(f"cannot drop CAP_SYS_PTRACE: {os.strerror(ctypes.get_errno())}")
-    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-        return _fail(f"cannot set no_new_privs: {os.strerror(ctypes.get_errno())}")
-    if libc.syscall(ctypes.c_long(SYS_LANDLOCK_RESTRICT_SELF), ctypes.c_long(fd), ctypes.c_long(0)) != 0:
-        return _fail(f"cannot enter the Landlock domain: {os.strerror(ctypes.get_errno())}")
-    os.close(fd)
+    call = Libc()
+    if posix.geteuid() == 0 and call("prctl", PR_CAPBSET_DROP, CAP_SYS_PTRACE, 0, 0, 0) != 0:
+        return _fail(call, "cannot drop CAP_SYS_PTRACE")
+    if call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        return _fail(call, "cannot set no_new_privs")
+    if call("syscall", SYS_LANDLOCK_RESTRICT_SELF, fd, 0) != 0:
+        return _fail(call, "cannot enter the Landlock domain")
+    posix.close(fd)
     try:
-        os.execv(program[0], program)
+        posix.execv(program[0], program)
     except OSError as exc:
-        return _fail(f"cannot start {program[0]}: {exc.strerror or exc}")
+        return _say(f"cannot start {program[0]}: {exc.strerror or exc}")
     return REFUSED_EXIT  # not reached: execv does not return
 
 

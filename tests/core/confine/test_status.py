@@ -91,6 +91,7 @@ def test_the_self_test_catches_a_sandbox_that_does_not_confine() -> None:
 
 
 def test_the_launcher_refuses_to_run_anything_without_its_domain(tmp_path: Path) -> None:
+    real_abi()
     marker = tmp_path / "ran"
     argv = [sys.executable, "-I", "-S", str(landlock.LAUNCHER), "999", "--", "/bin/sh", "-c", f"echo > {marker}"]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
@@ -117,3 +118,17 @@ def test_writable_places_that_do_not_exist_are_left_out(tmp_path: Path) -> None:
         assert not os.get_inheritable(fd)
     finally:
         os.close(fd)
+
+
+@pytest.mark.parametrize("direct", [True, False], ids=["_ctypes", "ctypes"])
+def test_the_launcher_reports_the_kernels_refusal_in_its_words(tmp_path: Path, direct: bool) -> None:
+    """Both ways the launcher calls the C library: ``_ctypes`` directly, and :mod:`ctypes` where it must."""
+    real_abi()
+    marker = tmp_path / "ran"
+    hide = "" if direct else "import _ctypes; del _ctypes.call_function; "
+    code = (f"import sys; {hide}sys.path.insert(0, {str(landlock.LAUNCHER.parent)!r}); import launch; "
+            f"sys.exit(launch.main(['launch.py', '999', '--', '/bin/sh', '-c', 'echo > {marker}']))")
+    done = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == REFUSED_EXIT and not marker.exists()
+    assert done.stderr.strip() == (f"{PREFIX} cannot enter the Landlock domain (the command did not run): "
+                                   "Bad file descriptor")
