@@ -52,6 +52,9 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 
 PROG = "ljtui run"
+UNSANDBOXED_HINT = ("pass --allow write to let the agent write; no sandbox confines commands here (`ljtui doctor` says why), so --allow bash does not cover "
+                    "them; --yes runs each with your full rights")
+"""What a denied question says when commands would run unsandboxed."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -225,12 +228,14 @@ async def _run(config: Config, repo: Path, args: argparse.Namespace) -> int:
                 errors.append(event.message)
             sink.emit(event)
 
-    engine = Engine(config, _Watch(), repo_root=repo, approver=CliApprover(
+    approver = CliApprover(
         PROG, yes=args.yes, hint="pass --allow write,bash to let the agent act; a dangerous command needs --yes",
-        hints={"task_plan": "pass --yes to approve it"}))
+        hints={"task_plan": "pass --yes to approve it"})
+    engine = Engine(config, _Watch(), repo_root=repo, approver=approver)
     engine.allow_headless(PermissionPolicy.from_names(n for n in args.allow.split(",") if n.strip()))
     try:
-        await asyncio.to_thread(engine.check_sandbox)
+        if not (await asyncio.to_thread(engine.check_sandbox)).confined:
+            approver.hint = UNSANDBOXED_HINT
         resume = getattr(args, "resume", None)
         if resume is not None and not await asyncio.to_thread(engine.resume, resume):
             if text is None:  # the notice is already on stderr otherwise

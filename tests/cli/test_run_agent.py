@@ -77,3 +77,18 @@ def test_resuming_an_unknown_session_fails_before_the_model_is_called(git_repo: 
     assert "20990101-000000-ffff" in proc.stderr and proc.stdout == ""
     bad = run(git_repo, "hello", "--script", str(SCRIPTS / "agent_edit.yaml"), "--resume", "x", "--continue")
     assert bad.returncode == 2 and "not allowed with argument" in bad.stderr
+
+
+def test_unsandboxed_allow_bash_covers_no_command_and_says_why(git_repo: Path, tmp_path: Path) -> None:
+    config = tmp_path / "config"
+    (config / "ljtui").mkdir(parents=True)
+    (config / "ljtui" / "config.yaml").write_text("agent:\n  sandbox: {backend: none}\n", encoding="utf-8")
+    env = {**os.environ, "XDG_CONFIG_HOME": str(config)}
+    denied = run(git_repo, "list the files", "--script", str(SCRIPTS / "bash_quick.yaml"), "--allow", "bash",
+                 env=env)
+    assert "[unsandboxed: agent.sandbox.backend is 'none' in your config" in denied.stderr
+    assert "Run this command unsandboxed? Not a terminal" in denied.stderr
+    assert "so --allow bash does not cover them; --yes runs each with your full rights" in denied.stderr
+    assert "[bash: deny (once)]" in denied.stderr
+    allowed = run(git_repo, "list the files", "--script", str(SCRIPTS / "bash_quick.yaml"), "--yes", env=env)
+    assert "[bash: allow (once)]" in allowed.stderr and "[tool bash: ok: exit 0" in allowed.stderr
