@@ -136,8 +136,8 @@ async def _show_resumed(screen: MainScreen, event: SessionResumed) -> None:
     notice += f" ({hidden} earlier lines not shown)." if hidden else "."
     if event.summary:
         notice += " Older messages were summarised; the summary goes on with it."
+    screen.status.usage = event.usage  # before the transcript is drawn: its notice says the session is back
     await screen.conversation.show_transcript(entries, notice)
-    screen.status.usage = event.usage
 
 
 REVIEW_KEYS = "In the Diff pane (F4): space accepts/rejects, a applies, e exports."
