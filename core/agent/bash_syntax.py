@@ -308,7 +308,8 @@ class _Reader:
                  continuations: list[tree_sitter.Node]) -> None:
         """Read one redirection node into ``redirects``; words after its target go to ``extra``."""
         descriptor = node.child_by_field_name("descriptor")
-        fd = int(self.reading.node_text(descriptor)) if descriptor is not None and descriptor.text.isdigit() else None
+        text = self.reading.node_text(descriptor) if descriptor is not None else ""
+        fd = int(text) if text.isdigit() else None
         operator = next((c.type for c in node.children if not c.is_named), "")
         if node.type == "heredoc_redirect":
             self.heredoc(node, operator, fd, redirects, extra, continuations)

@@ -207,13 +207,13 @@ class Permissions:
 def command_request(tool: str, subject: str, title: str, lines: tuple[str, ...], danger: str | None,
                     facts: CommandFacts) -> ApprovalRequest:
     """The dialog of one command: what the sandbox allows, and the answers the facts permit."""
+    deny = Choice(DENY, "deny (the model is told)", "escape")
+    head: list[str] = [f"Dangerous: {danger}."] if danger else []
     if not facts.confined:
-        choices = (Choice(ONCE, "allow once, unsandboxed", "enter"), Choice(DENY, "deny (the model is told)", "escape"))
-        head = ("Unsandboxed: no sandbox confines commands on this system; this one runs with your full rights "
-                "(`ljtui doctor` says why).",)
-        if danger:
-            head = (f"Dangerous: {danger}.", *head)
-        return ApprovalRequest("permission", title, (*head, "", *lines), choices, DENY, f"{tool}: {subject}")
+        head.append("Unsandboxed: no sandbox confines commands on this system; this one runs with your full rights "
+                    "(`ljtui doctor` says why).")
+        return ApprovalRequest("permission", title, (*head, "", *lines),
+                               (Choice(ONCE, "allow once, unsandboxed", "enter"), deny), DENY, f"{tool}: {subject}")
     choices = [Choice(ONCE, "allow once", "enter")]
     if facts.network_enforced and not facts.network:
         choices += [Choice(NETWORK, "once with network", "n"), Choice(NETWORK_SESSION, "network for the session", "N")]
@@ -221,13 +221,12 @@ def command_request(tool: str, subject: str, title: str, lines: tuple[str, ...],
         choices.append(Choice(SESSION, f"allow {tool} for this session", "s"))
     if danger is None:
         choices.append(Choice(UNCONFINED, "once without the sandbox", "u"))
-    choices.append(Choice(DENY, "deny (the model is told)", "escape"))
-    head: tuple[str, ...] = ()
+    choices.append(deny)
     if danger:
-        head = (f"Dangerous: {danger}. It can only be allowed once.", "")
+        head = [f"Dangerous: {danger}. It can only be allowed once.", ""]
     elif not facts.plain and facts.why_asked:
-        head = (f"Asked every time: {facts.why_asked}.", "")
-    return ApprovalRequest("permission", title, head + lines, tuple(choices), DENY, f"{tool}: {subject}")
+        head = [f"Asked every time: {facts.why_asked}.", ""]
+    return ApprovalRequest("permission", title, (*head, *lines), tuple(choices), DENY, f"{tool}: {subject}")
 
 
 def permission_request(tool: str, subject: str, title: str, lines: tuple[str, ...],
