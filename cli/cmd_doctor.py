@@ -93,8 +93,16 @@ def gather(root: Any, overrides: dict[str, object]) -> dict[str, Any]:
         "keys_held": sorted(provider_keys.held_names()),
         "withheld_from_commands": withheld,
         "passed_to_commands": sorted(n for n in sandbox.pass_env if n in os.environ),
-        "warnings": loaded.warnings,
+        "warnings": [*loaded.warnings, *wide_root(root)],
     }
+
+
+def wide_root(root: Any) -> list[str]:
+    """A warning when the repository is so wide that confining writes to it protects little."""
+    real = os.path.realpath(root)
+    if real == os.path.realpath(os.path.expanduser("~")) or real == os.path.realpath(os.sep):
+        return [f"the repository is {real}: commands may write anywhere below it; run ljtui in a project folder"]
+    return []
 
 
 def covers(abi: int) -> list[str]:

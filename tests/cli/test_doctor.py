@@ -96,3 +96,10 @@ def test_a_bad_sandbox_setting_is_a_warning_and_the_default_stays(repo: Path, tm
     user_config(tmp_path / "cfg", "agent:\n  sandbox: {netwrok: true}\n")
     report = json.loads(doctor(repo, tmp_path / "cfg", "--json").stdout)
     assert any("has unknown key 'netwrok' (known: backend, network, write_paths)" in w for w in report["warnings"])
+
+
+def test_doctor_warns_when_the_repository_is_the_home_folder(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    done = doctor(home, tmp_path / "cfg", HOME=str(home))
+    assert f"warning: the repository is {home}: commands may write anywhere below it" in done.stdout

@@ -4,6 +4,7 @@ git works, a staging tree keeps checks off the user's tree, and the runner still
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -183,3 +184,21 @@ def _running(argv: list[str]) -> list[int]:
         except OSError:
             continue
     return found
+
+
+async def test_a_command_cannot_signal_a_process_outside_its_sandbox(backend: str,
+                                                                     places: tuple[Path, Path, Path]) -> None:
+    repo, _, _ = places
+    box = sandbox_for(backend, repo)
+    if backend == "landlock" and box.status.abi < 6:
+        pytest.skip(f"Landlock ABI {box.status.abi} has no signal scoping")
+    bystander = subprocess.Popen(["sleep", "60"])
+    try:
+        result = await run_command(f"kill -TERM {bystander.pid}; echo after", repo,
+                                   confinement=box.confinement(box.rules(repo)), timeout=60, env=box.environment())
+        assert bystander.poll() is None, result.output
+        assert result.output.endswith("after\n")
+    finally:
+        bystander.kill()
+        bystander.wait()
+        box.close()
