@@ -140,3 +140,13 @@ async def test_yes_to_everything_never_widens_the_sandbox(tmp_path: Path) -> Non
     h.permissions.ask = AllowAll().decide
     result = await h.call(command=f"cp /dev/null {outside}/marker.txt")
     assert not result.ok and not (outside / "marker.txt").exists()
+
+
+async def test_a_quoted_here_document_marker_no_longer_hides_a_recursive_delete(tmp_path: Path) -> None:
+    """The issue's reproduction under ``--allow bash``: the ``<<EOF`` in quotes used to hide the next line."""
+    (tmp_path / "victim" / "inner").mkdir(parents=True)
+    h = harness(tmp_path)
+    h.permissions.policy.headless = frozenset({"bash"})
+    result = await h.call(command='echo "<<EOF"\nrm -r victim')
+    assert not result.ok and "recursive delete" in result.content
+    assert (tmp_path / "victim" / "inner").is_dir() and len(h.approver.asked) == 1
