@@ -51,10 +51,11 @@ def outside_commands(outside: Path) -> list[str]:
         f"rm {outside}/existing.txt",
         f"mv {outside}/existing.txt moved.txt",
         f"echo x >> {outside}/existing.txt",
+        f"ln {outside}/existing.txt hard-link && echo x >> hard-link",
     ]
 
 
-@pytest.mark.parametrize("index", range(13))
+@pytest.mark.parametrize("index", range(14))
 async def test_a_write_outside_the_repository_leaves_nothing(backend: str, places: tuple[Path, Path, Path],
                                                              index: int) -> None:
     repo, outside, home = places
