@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 from dataclasses import dataclass, field, replace
 
 import tree_sitter
@@ -64,12 +65,26 @@ class _Unreadable(Exception):
     """The tree has a shape this reader does not know."""
 
 
+PARSED_LINES_KEPT = 64
+"""Lines whose parse is kept: the danger check and the allow-list rules read the same line in turn."""
+_PER_THREAD = threading.local()
+
+
 @functools.cache
+def _language() -> tree_sitter.Language:
+    return tree_sitter.Language(tree_sitter_bash.language())
+
+
 def parser() -> tree_sitter.Parser:
-    """The bash parser, built once."""
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+    """This thread's bash parser (a tree-sitter parser must not be shared between threads: commands of
+    tasks running side by side are checked in worker threads at the same time)."""
+    found = getattr(_PER_THREAD, "parser", None)
+    if found is None:
+        found = _PER_THREAD.parser = tree_sitter.Parser(_language())
+    return found
 
 
+@functools.lru_cache(maxsize=PARSED_LINES_KEPT)
 def parse(command: str) -> Script:
     """The script ``command`` is, as bash would read it (``problem`` set, and no chains, when it cannot be read)."""
     try:

@@ -296,3 +296,16 @@ def test_a_huge_brace_expansion_is_refused() -> None:
         expand_braces("{1..100000}")
     with pytest.raises(BraceLimitExceeded):
         expand_braces("{a,b}" * 12)
+
+
+def test_lines_are_read_alike_from_many_threads_at_once() -> None:
+    """Tasks running side by side check their commands in worker threads at the same time."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ljtui.core.agent.bash_syntax import parse
+
+    lines = [f"echo {i} && rm -r build{i}; cat <<'EOF'\nline {i}\nEOF" for i in range(200)]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        scripts = list(pool.map(parse, lines))
+    assert all(s.problem is None and s.text == line for s, line in zip(scripts, lines))
+    assert [len(s.chains) for s in scripts] == [len(parse(line).chains) for line in lines]
