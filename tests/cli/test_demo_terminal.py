@@ -51,7 +51,7 @@ def test_the_installed_demo_runs_from_anywhere_with_no_key_and_keeps_its_reposit
         term.press(b"\r")
         term.wait_for(lambda: (copy / COUNTING).read_bytes() == original, "undo on disk")
         term.wait_for(agent_step, "the agent's step of the guide")
-        asked = term.shows("python3 -m unittest -v")
+        asked = term.shows("Run this command?")  # the dialog itself: the folded tool line comes first
         term.press(b"do the tests pass?\r")
         term.wait_for(asked, "the permission dialog for the test command")
         ran = term.shows("Step 6 of 18")
