@@ -103,6 +103,9 @@ async def _compressed(pilot) -> None:
     for text in ("How do retries work?", "And the waits?", "Summarise."):
         await pilot.press(*text, "enter")
         await settle(pilot)
+    conversation = pilot.app.main_screen.conversation
+    await until(pilot, lambda: conversation.scroll_y >= conversation.max_scroll_y, "the last reply scrolled into view")
+    await pilot.pause()
 
 
 @pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "120x40"])
