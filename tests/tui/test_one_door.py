@@ -24,6 +24,7 @@ CORE_ALLOWED = {
     "ljtui.core.tasks.events",
     "ljtui.core.ports",
     "ljtui.core.clock",
+    "ljtui.core.display",  # untrusted text made safe to show
 }
 """The only core modules the TUI may import."""
 
