@@ -158,6 +158,8 @@ class AgentConfig:
     """The commands' sandbox: ``{backend, network, write_paths}`` (see :class:`SandboxConfig`)."""
     pass_env: list[str] = opt(factory=list, scope=USER)
     """Credential variables commands get anyway, e.g. ``[GITHUB_TOKEN]`` (never a provider key)."""
+    max_tool_calls_per_reply: int = opt(25, scope=REPO, minimum=1, maximum=1000)
+    """Tool calls one model reply may make; the calls past it are refused, and the model is told (SAFE-6)."""
     compress_at_tokens: int = opt(60_000, scope=REPO, minimum=2_000, maximum=10_000_000)
     """Estimated prompt tokens above which older messages are summarised (AGENT-6)."""
     web_search_url: str | None = opt(None)

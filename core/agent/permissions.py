@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Awaitable, Callable, Iterable
 
 from ljtui.core.approval import ApprovalRequest, Choice, Decision
+from ljtui.core.display import shown
 from ljtui.core.events import Event, PermissionDecided, PermissionRequested
 
 WRITE_TOOLS = frozenset({"write_file", "edit_file", "create_directory"})
@@ -208,6 +209,8 @@ def command_request(tool: str, subject: str, title: str, lines: tuple[str, ...],
                     facts: CommandFacts) -> ApprovalRequest:
     """The dialog of one command: what the sandbox allows, and the answers the facts permit."""
     deny = Choice(DENY, "deny (the model is told)", "escape")
+    danger = shown(danger, exact=True) if danger else danger  # it quotes the command's own words
+    why_asked = shown(facts.why_asked, exact=True)
     head: list[str] = [f"Dangerous: {danger}."] if danger else []
     if not facts.confined:
         head.append("Unsandboxed: no sandbox confines commands on this system; this one runs with your full rights "
@@ -224,8 +227,8 @@ def command_request(tool: str, subject: str, title: str, lines: tuple[str, ...],
     choices.append(deny)
     if danger:
         head = [f"Dangerous: {danger}. It can only be allowed once.", ""]
-    elif not facts.plain and facts.why_asked:
-        head = [f"Asked every time: {facts.why_asked}.", ""]
+    elif not facts.plain and why_asked:
+        head = [f"Asked every time: {why_asked}.", ""]
     return ApprovalRequest("permission", title, (*head, *lines), tuple(choices), DENY, f"{tool}: {subject}")
 
 

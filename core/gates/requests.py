@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ljtui.core.agent.danger import danger_of
 from ljtui.core.approval import NO, YES, ApprovalRequest, Choice, confirm
+from ljtui.core.display import shown
 from ljtui.core.gates.model import GATED_LEVEL, VERIFIER_LEVEL, Factors
 from ljtui.core.gates.view import GateView, ItemView
 
@@ -64,7 +65,7 @@ def _required(item: ItemView) -> str:
 
 def _item_lines(item: ItemView, root: Path) -> list[str]:
     """An item, its full command, and a warning when the command looks dangerous."""
-    lines = [f"• {item.id} ({_required(item)}): {item.description}", f"    $ {item.command}"]
+    lines = [f"• {item.id} ({_required(item)}): {shown(item.description)}", f"    $ {shown(item.command, exact=True)}"]
     danger = danger_of(item.command, root)
     if danger:
         lines.append(f"    ⚠ dangerous command: {danger}")

@@ -31,6 +31,7 @@ from ljtui.core.confine.refusal import refusal_note
 from ljtui.core.confine.rules import Rules
 from ljtui.core.confine.session import CommandSandbox
 from ljtui.core.confine.status import SandboxStatus
+from ljtui.core.display import shown
 from ljtui.core.events import ToolOutput
 from ljtui.core.providers.base import ToolSpec
 from ljtui.core.tools import Tool, ToolContext, ToolError, ToolResult
@@ -124,8 +125,9 @@ def sandbox_line(status: SandboxStatus, rules: Rules) -> str:
 
 
 def request_lines(command: str, root: Path, timeout: float, from_config: bool, sandbox: str = "") -> list[str]:
-    """What the permission dialog shows: the command, where it runs, its time limit and its sandbox."""
-    first, *rest = command.splitlines() or [command]
+    """What the permission dialog shows: the command exactly as it will run (every control, override and
+    invisible character visible; split at line feeds only), where it runs, its time limit and its sandbox."""
+    first, *rest = shown(command, exact=True).split("\n")
     lines = [f"$ {first}", *(f"  {line}" for line in rest), "", f"in {root}",
              f"time limit {_seconds(timeout)}{f' ({TIMEOUT_KEY})' if from_config else ''}"]
     return [*lines, sandbox] if sandbox else lines

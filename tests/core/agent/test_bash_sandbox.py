@@ -150,3 +150,14 @@ async def test_a_quoted_here_document_marker_no_longer_hides_a_recursive_delete(
     result = await h.call(command='echo "<<EOF"\nrm -r victim')
     assert not result.ok and "recursive delete" in result.content
     assert (tmp_path / "victim" / "inner").is_dir() and len(h.approver.asked) == 1
+
+
+async def test_the_dialog_shows_the_command_exactly_as_it_will_run(tmp_path: Path) -> None:
+    h = harness(tmp_path)
+    hidden = "pytest -q\x1b[2K\x1b[1Gecho HIDDEN-RAN > f\rsafe\u202e\u200bx\nsecond line"
+    await h.call(command=hidden)
+    [asked] = h.approver.asked
+    start = next(i for i, line in enumerate(asked.lines) if line.startswith("$ "))
+    assert asked.lines[start:start + 2] == ("$ pytest -q\\x1b[2K\\x1b[1Gecho HIDDEN-RAN > f\\rsafe\\u202e\\u200bx",
+                                            "  second line")
+    assert not any("\x1b" in line or "\r" in line or "\u202e" in line for line in asked.lines)
