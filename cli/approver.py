@@ -7,6 +7,8 @@ new files in the repository that nobody asked for. Without
 it, a terminal gets the question and a prompt (on stderr when that is the
 terminal, so ``--json`` output stays clean, else on stdout); with no
 terminal the safe answer is taken and the command says how to proceed.
+Questions and their lines are printed with their controls visible
+(:func:`ljtui.cli.output.visible`): a command is shown as it will run.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import asyncio
 import sys
 from typing import TextIO
 
+from ljtui.cli.output import visible
 from ljtui.core.approval import AllowAll, ApprovalRequest, Decision
 
 OFFERS = frozenset({"playbook_offer"})
@@ -54,23 +57,26 @@ class CliApprover:
         if not self.interactive and request.kind in OFFERS:
             return Decision(request.safe)
         if not self.interactive:
+            title = _title(request)
             if request.tasks is not None:  # a plan is shown even when nobody can approve it
-                for line in (request.title, *request.lines):
-                    print(f"  {line}" if line != request.title else line, file=self.out)
+                print(title, file=self.out)
+                for line in request.lines:
+                    print(f"  {_line(line)}", file=self.out)
             safe = request.choice(request.safe)
-            print(f"{self.prog}: {request.title} Not a terminal, so the answer is "
+            print(f"{self.prog}: {title} Not a terminal, so the answer is "
                   f"'{safe.label if safe else request.safe}'; {self.hints.get(request.kind, self.hint)}.", file=self.out)
             return Decision(request.safe)
         return await asyncio.to_thread(self._prompt, request)
 
     def _prompt(self, request: ApprovalRequest) -> Decision:
         colour = self.out.isatty()
-        for line in request.lines:
+        title = _title(request)
+        for line in map(_line, request.lines):
             start = COLOURS.get(line[:1], "") if colour and not line.startswith(("+++", "---")) else ""
             print(f"{start}{line}{RESET if start else ''}", file=self.out)
         text = None
         if request.text is not None:
-            self.out.write(f"{request.title} [{request.text}]: ")
+            self.out.write(f"{title} [{_line(request.text)}]: ")
             self.out.flush()
             text = self.inp.readline().strip() or request.text
         keys = {c.key if len(c.key) == 1 else c.id[:1]: c for c in request.choices}
@@ -78,10 +84,21 @@ class CliApprover:
             shown = "y/N"
         else:
             shown = " / ".join(f"{key}={c.label}" for key, c in keys.items()) + f"; default: {request.safe}"
-        self.out.write(f"{request.title} [{shown}] ")
+        self.out.write(f"{title} [{shown}] ")
         self.out.flush()
         answer = self.inp.readline().strip().lower()
         chosen = keys.get(answer[:1]) if answer else None
         if chosen is None and answer in ("yes", "y"):
             chosen = request.choice("yes")
         return Decision(chosen.id if chosen else request.safe, text)
+
+
+def _title(request: ApprovalRequest) -> str:
+    """The question on one line, as it may be printed (it may name a path or a gate)."""
+    return visible(request.title, exact=True).replace("\n", "\\n")
+
+
+def _line(line: str) -> str:
+    """A line of a question as it may be printed: a command or a diff's line, every control and invisible
+    character visible (ljtui's own colours go around it)."""
+    return visible(line, exact=True)

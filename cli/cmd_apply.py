@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from pathlib import Path
 
 from ljtui.cli.approver import CliApprover
+from ljtui.cli.output import echo, json_text, visible
 from ljtui.cli.session import headless_engine
 from ljtui.core.edits.apply import DEFAULT_CHUNK_SIZE
 from ljtui.core.edits.result import ERROR, ApplyResult, ContractViolation, emit
@@ -48,7 +48,7 @@ class _Progress:
 
     def emit(self, event: Event) -> None:
         if isinstance(event, (ApplyProgressed, Notice)):
-            print(event.line if isinstance(event, ApplyProgressed) else event.message, file=sys.stderr, flush=True)
+            echo(event.line if isinstance(event, ApplyProgressed) else event.message, sys.stderr, flush=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -64,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
     outcome = asyncio.run(engine.edits.apply_file(args.plan, options))
     if args.dry_run and outcome.diff:
         colour = sys.stdout.isatty() and not args.json
-        (sys.stderr if args.json else sys.stdout).write(_coloured(outcome.diff) if colour else outcome.diff)
+        diff = visible(outcome.diff)  # the plan's and the files' text: an escape in it is shown, not obeyed
+        (sys.stderr if args.json else sys.stdout).write(_coloured(diff) if colour else diff)
     return _finish(outcome, args.json)
 
 
@@ -76,18 +77,18 @@ def _finish(outcome: FileApply, as_json: bool) -> int:
         result = ApplyResult(ERROR, message=f"internal error: the result broke its contract ({exc})")
         data = result.to_dict()
     if as_json:
-        print(json.dumps(data, indent=2, ensure_ascii=False))
+        print(json_text(data, indent=2))
         return result.exit_code
     for path in result.files:
-        print(f"wrote {path}")
+        echo(f"wrote {path}")
     for check in result.checks:
         mark = "ok" if check["ok"] else f"FAILED: {check['message']}"
-        print(f"check {check['checker']} {check['file']}: {mark}")
+        echo(f"check {check['checker']} {check['file']}: {mark}")
     for failed in result.failed:
-        print(f"failed entry {failed.entry_id}: {failed.reason}", file=sys.stderr)
+        echo(f"failed entry {failed.entry_id}: {failed.reason}", sys.stderr)
     for note in result.notes:
-        print(f"note: {note}", file=sys.stderr)
-    print(f"{result.status}" + (f": {result.message}" if result.message else ""), file=sys.stderr)
+        echo(f"note: {note}", sys.stderr)
+    echo(f"{result.status}" + (f": {result.message}" if result.message else ""), sys.stderr)
     return result.exit_code
 
 

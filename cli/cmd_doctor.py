@@ -57,9 +57,11 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     report = gather(root, model_overrides(args))
     if args.json:
-        print(json.dumps(report, indent=2))
+        print(json.dumps(report, indent=2))  # ASCII only: every other character, controls too, is an escape
     else:
-        print("\n".join(render(report)))
+        from ljtui.cli.output import echo
+
+        echo("\n".join(render(report)))  # paths and warnings (a repository's config) with controls visible
     return EXIT_SANDBOXED if report["sandbox"]["confined"] else EXIT_UNSANDBOXED
 
 

@@ -23,10 +23,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
-import json
 import sys
 from pathlib import Path
 from typing import Any
+
+from ljtui.cli.output import echo, json_text
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -60,15 +61,15 @@ def run(args: argparse.Namespace) -> int:
     if root is None:
         return EXIT_USAGE
     if args.action != "list" and not args.gate:
-        print(f"{PROG} {args.action}: name the gate (ljtui gates list shows them)", file=sys.stderr)
+        echo(f"{PROG} {args.action}: name the gate (ljtui gates list shows them)", sys.stderr)
         return EXIT_USAGE
     if args.item and args.action != "check":
-        print(f"{PROG} {args.action}: unexpected argument {args.item!r}", file=sys.stderr)
+        echo(f"{PROG} {args.action}: unexpected argument {args.item!r}", sys.stderr)
         return EXIT_USAGE
     try:
         return asyncio.run(_run(root, args))
     except Exception as exc:  # the CLI reports, it never shows a traceback
-        print(f"{PROG}: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        echo(f"{PROG}: internal error: {type(exc).__name__}: {exc}", sys.stderr)
         return EXIT_FAILED
 
 
@@ -92,7 +93,7 @@ async def _run(root: Path, args: argparse.Namespace) -> int:
             return EXIT_OK if all(e.passed for e in found) else EXIT_FAILED
         if args.action == "deliver":
             delivery = await engine.deliver_gate(args.gate)
-            print(delivery.message, file=sys.stderr)
+            echo(delivery.message, sys.stderr)
             return EXIT_OK if delivery.delivered else EXIT_FAILED
         if args.action == "discard":
             await asyncio.to_thread(gates.discard, args.gate)
@@ -100,7 +101,7 @@ async def _run(root: Path, args: argparse.Namespace) -> int:
         await gates.rework(args.gate)
         return EXIT_OK
     except GateRefused as exc:
-        print(f"{PROG}: {exc}", file=sys.stderr)
+        echo(f"{PROG}: {exc}", sys.stderr)
         return EXIT_FAILED
     finally:
         await engine.aclose()
@@ -109,14 +110,14 @@ async def _run(root: Path, args: argparse.Namespace) -> int:
 def _list(gates: Any, as_json: bool) -> int:
     rows, bad = gates.listing()
     for problem in bad:
-        print(f"{PROG}: {problem}", file=sys.stderr)
+        echo(f"{PROG}: {problem}", sys.stderr)
     if as_json:
-        print(json.dumps(rows, ensure_ascii=False))
+        print(json_text(rows))
     elif not rows:
         print("No gates in this repository (.agent/gates/).")
     for row in [] if as_json else rows:
         mark = "confirmed" if row["confirmed_by_user"] else "not confirmed"
-        print(f"{row['id']}  L{row['level']}  R {row['R']:.2f}  {mark}  {row['runs']} run(s)  {row['title']}")
+        echo(f"{row['id']}  L{row['level']}  R {row['R']:.2f}  {mark}  {row['runs']} run(s)  {row['title']}")
     return EXIT_FAILED if bad else EXIT_OK
 
 
@@ -137,25 +138,25 @@ def _show(gates: Any, gate_id: str, as_json: bool) -> int:
     gate = gates.gate(gate_id)
     view = gates.view(gate_id)
     if as_json:
-        print(json.dumps(show_data(view, gate), ensure_ascii=False))
+        print(json_text(show_data(view, gate)))
         return EXIT_OK
     from ljtui.core.gates.status import prompt_section
     from ljtui.core.runlog import utc_iso
 
-    print(prompt_section(view).removeprefix("## "))
+    echo(prompt_section(view).removeprefix("## "))
     f = view.factors
     print(f"R {view.risk.r:.2f} = 0.5·D {view.risk.d:.2f} + 0.5·(1 − P {view.risk.p:.2f}); surface "
           f"{f.change_surface:g}, chain {f.chain_length:g}, density {f.cognitive_density:g}"
           f"{', verifiable' if f.objectively_verifiable else ''}{', irreversible' if f.irreversible else ''}")
     for item in view.items:
-        print(f"  {item.id}: $ {item.command}")
+        echo(f"  {item.id}: $ {item.command}", exact=True)
     print(f"history: {view.stats.runs} run(s), {view.stats.passed} passed, {view.stats.failed} failed, "
           f"{view.stats.reworks} rework(s)")
     if gate.playbook:
-        print(f"P also counts playbook {gate.playbook.id}: {gate.playbook.ok} ok, {gate.playbook.fail} fail")
+        echo(f"P also counts playbook {gate.playbook.id}: {gate.playbook.ok} ok, {gate.playbook.fail} fail")
     for entry in gate.history:
         codes = ", ".join(f"{e.item} {e.exit_code}" for e in entry.evidence)
-        print(f"  {entry.run_id}  {entry.outcome}  {utc_iso(entry.at)}{f'  ({codes})' if codes else ''}")
+        echo(f"  {entry.run_id}  {entry.outcome}  {utc_iso(entry.at)}{f'  ({codes})' if codes else ''}")
     return EXIT_OK
 
 
@@ -191,4 +192,4 @@ class _TextSink:
 
         line = event.message if isinstance(event, Notice) else gate_event_line(event)
         if line:
-            print(f"[{line}]", file=sys.stderr, flush=True)
+            echo(f"[{line}]", sys.stderr, flush=True)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ljtui.cli.main import add_model_flags, model_overrides
-from ljtui.cli.output import Collect, Fanout, JsonLinesSink
+from ljtui.cli.output import Collect, Fanout, JsonLinesSink, echo
 from ljtui.core.config import load_config
 from ljtui.core.engine import Engine
 from ljtui.core.events import Event, ToolCallFinished, ToolCallStarted, TurnFailed
@@ -66,7 +66,7 @@ class TraceSink:
     def emit(self, event: Event) -> None:
         line = self._line(event)
         if line:
-            print(line, file=self.stream, flush=True)
+            echo(line, self.stream, flush=True)
 
     def _line(self, event: Event) -> str | None:
         if isinstance(event, ToolCallStarted):
@@ -107,17 +107,17 @@ def run(args: argparse.Namespace) -> int:
     """Run the planner for the parsed ``args``; return the exit status."""
     problem = _usage_problem(args)
     if problem:
-        print(f"{PROG}: {problem}", file=sys.stderr)
+        echo(f"{PROG}: {problem}", sys.stderr)
         return EXIT_USAGE
     if args.script and not args.provider:
         args.provider = "scripted"
     source = args.source.resolve()
     loaded = load_config(repo_root=source, overrides=model_overrides(args))
     for warning in loaded.warnings:
-        print(f"{PROG}: {warning}", file=sys.stderr)
+        echo(f"{PROG}: {warning}", sys.stderr)
     problem = provider_problem(loaded.config.provider)
     if problem:
-        print(f"{PROG}: {problem}", file=sys.stderr)
+        echo(f"{PROG}: {problem}", sys.stderr)
         return EXIT_USAGE
     secrets = known_secrets(loaded.config.provider)
     out = JsonLinesSink(sys.stdout) if args.json else TraceSink(sys.stderr)
@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = asyncio.run(_plan(engine, args))
     except Exception as exc:  # the CLI reports, it never shows a traceback
-        print(f"{PROG}: internal error: {type(exc).__name__}: {redact(str(exc), secrets)}", file=sys.stderr)
+        echo(f"{PROG}: internal error: {type(exc).__name__}: {redact(str(exc), secrets)}", sys.stderr)
         return EXIT_FAILED
     return _report(engine, result, failures.events, args)
 
@@ -142,16 +142,16 @@ def _report(engine: Engine, result: PlannerResult | None, failures: list[Event],
     written: str | None = None
     if result is None:
         message = failures[0].message if failures else "the model could not be reached"  # type: ignore[attr-defined]
-        print(f"{PROG}: model error: {message}", file=sys.stderr)
+        echo(f"{PROG}: model error: {message}", sys.stderr)
         status, errors = EXIT_FAILED, (message,)
     elif result.aborted:
-        print(f"{PROG}: {result.abort_message} ({result.turns} turns)", file=sys.stderr)
+        echo(f"{PROG}: {result.abort_message} ({result.turns} turns)", sys.stderr)
         status, errors = EXIT_ABORTED, result.errors
     elif not result.ok:
-        print(f"{PROG}: the plan still fails its check after {result.repair_rounds} repair rounds; "
-              "no plan written:", file=sys.stderr)
+        echo(f"{PROG}: the plan still fails its check after {result.repair_rounds} repair rounds; "
+             "no plan written:", sys.stderr)
         for error in result.errors:
-            print(f"  {error}", file=sys.stderr)
+            echo(f"  {error}", sys.stderr)
         status, errors = EXIT_FAILED, result.errors
     else:
         status, errors = EXIT_OK, ()
@@ -160,12 +160,12 @@ def _report(engine: Engine, result: PlannerResult | None, failures: list[Event],
             written = str(args.out)
         except OSError as exc:
             message = f"cannot write {args.out}: {exc.strerror or exc}"
-            print(f"{PROG}: {message}", file=sys.stderr)
+            echo(f"{PROG}: {message}", sys.stderr)
             status, errors = EXIT_FAILED, (message,)
     if args.json:
         engine.sink.emit(_outcome(result, written, status == EXIT_OK, errors))
     elif written and result is not None:
-        print(f"plan written to {written} ({result.turns} turns, {result.repair_rounds} repair rounds)")
+        echo(f"plan written to {written} ({result.turns} turns, {result.repair_rounds} repair rounds)")
     return status
 
 

@@ -27,12 +27,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from ljtui.cli.output import silence_stdout
+from ljtui.cli.output import echo, json_text, silence_stdout
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -48,7 +47,7 @@ class _StderrNotices:
         from ljtui.core.events import Notice
 
         if isinstance(event, Notice):
-            print(f"{PROG}: {event.message}", file=sys.stderr)
+            echo(f"{PROG}: {event.message}", sys.stderr)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -124,7 +123,7 @@ def _run(args: argparse.Namespace, root: Path) -> int:
     if args.action == "show":
         found = service.find(args.id, for_model=False)
         if found.playbook is None:
-            print(f"{PROG}: {found.message}", file=sys.stderr)
+            echo(f"{PROG}: {found.message}", sys.stderr)
             return EXIT_FAILED
         path = service.path_of(found.playbook)
         _print(args, views.full_json(found.playbook, path), views.show_lines(found.playbook, path))
@@ -149,16 +148,15 @@ def _change(args: argparse.Namespace, service: Any) -> int:
 
 def _warn(warnings: list[str]) -> None:
     for warning in warnings:
-        print(f"{PROG}: {warning}", file=sys.stderr)
+        echo(f"{PROG}: {warning}", sys.stderr)
 
 
 def _print(args: argparse.Namespace, data: Any, lines: list[str], stderr: tuple[str, ...] = ()) -> None:
     if args.json:
-        text = json.dumps(data, ensure_ascii=False, indent=JSON_INDENT)
-        print(text.encode("utf-8", "backslashreplace").decode("utf-8"))
+        print(json_text(data, indent=JSON_INDENT))  # a lone surrogate as its escape
     else:
         for line in lines:
-            print(line)
+            echo(line)
         for line in stderr:
-            print(f"{PROG}: {line}", file=sys.stderr)
+            echo(f"{PROG}: {line}", sys.stderr)
     sys.stdout.flush()

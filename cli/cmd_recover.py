@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ljtui.cli.output import echo
 from ljtui.cli.session import headless_engine
 from ljtui.core.approval import DenyAll
 from ljtui.core.events import Event, Notice
@@ -44,5 +45,5 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     lines = _Lines()
     report = headless_engine(PROG, root, lines, DenyAll()).edits.recover()
-    print("\n".join(lines.lines) if lines.lines else "nothing to recover", file=sys.stdout)
+    echo("\n".join(lines.lines) if lines.lines else "nothing to recover", sys.stdout)
     return EXIT_FAILED if report.errors or report.skipped or report.quarantined else EXIT_OK

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from ljtui.cli.main import model_overrides
+from ljtui.cli.output import echo
 
 EXIT_USAGE = 2
 
@@ -29,11 +30,11 @@ def run(args: argparse.Namespace) -> int:
     plan: Path = args.plan
     if not plan.is_file():
         reason = "is a directory" if plan.is_dir() else "no such file"
-        print(f"ljtui review: {plan}: {reason}", file=sys.stderr)
+        echo(f"ljtui review: {plan}: {reason}", sys.stderr)
         return EXIT_USAGE
     repo = (getattr(args, "repo", None) or Path.cwd()).resolve()
     if not repo.is_dir():
-        print(f"ljtui review: --repo {repo}: not a directory", file=sys.stderr)
+        echo(f"ljtui review: --repo {repo}: not a directory", sys.stderr)
         return EXIT_USAGE
     from ljtui.core.edits.paths import find_repo_root
 

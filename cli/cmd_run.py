@@ -27,14 +27,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from pathlib import Path
 from typing import TextIO
 
 from ljtui.cli.approver import CliApprover
 from ljtui.cli.main import add_model_flags, add_resume_flags, model_overrides
-from ljtui.cli.output import JsonLinesSink, silence_stdout
+from ljtui.cli.output import JsonLinesSink, VisibleStream, echo, json_text, silence_stdout
 from ljtui.core.config import Config, load_config
 from ljtui.core.edits.paths import find_repo_root
 from ljtui.core.agent.permissions import PermissionPolicy
@@ -67,7 +66,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON event per line on stdout")
     parser.add_argument("--allow", metavar="WHAT", default="",
                         help="let the agent act without asking: write (write_file, edit_file, create_directory), "
-                             "bash (in the sandbox, network off), or both (write,bash); a dangerous command "
+                             "bash (in the sandbox, network off), memory (save_memory), or several (write,bash); "
+                             "a dangerous command "
                              "still needs --yes, and without a sandbox (`ljtui doctor`) every command does")
     parser.add_argument("--yes", action="store_true",
                         help="answer every question yes (each dangerous command is allowed once; "
@@ -86,7 +86,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 class TextSink:
-    """Streams the reply to ``out`` and reports the rest on ``err``."""
+    """Streams the reply to ``out`` and reports the rest on ``err``.
+
+    The reply, a command's output and every note are text from outside (a model, a command, a repository):
+    they are written with their controls visible (:mod:`ljtui.cli.output`), so none of it can move the
+    cursor, rewrite a line already printed, set the window title or the clipboard.
+    """
 
     def __init__(self, out: TextIO, err: TextIO) -> None:
         self.out = out
@@ -95,26 +100,27 @@ class TextSink:
         self.cost: float | None = None
         self._open_line = False
         """The reply's last line on ``out`` has no newline yet."""
+        self._reply = VisibleStream()
+        self._output = VisibleStream()
 
     def emit(self, event: Event) -> None:
         if event.kind == "token_delta":
-            text: str = event.text  # type: ignore[attr-defined]
-            self.out.write(text)
-            self.out.flush()
-            if text:
-                self._open_line = not text.endswith("\n")
+            self._write_reply(self._reply.piece(event.text))  # type: ignore[attr-defined]
             return
+        if not isinstance(event, UsageRecorded):
+            self._write_reply(self._reply.rest())
         if self._open_line and not isinstance(event, UsageRecorded):
             self.out.write("\n")  # the reply's words and what happens next are on lines of their own
             self.out.flush()
             self._open_line = False
+        if not isinstance(event, ToolOutput):
+            self._write_output(self._output.rest())
         if isinstance(event, ToolCallStarted):
-            self._note(f"tool {event.name} {json.dumps(event.input, ensure_ascii=False)}")
+            self._note(f"tool {event.name} {json_text(event.input)}")
         elif isinstance(event, ToolCallFinished):
             self._note(f"tool {event.name}: {'ok' if event.ok else 'failed'}: {event.summary}")
         elif isinstance(event, ToolOutput):
-            self.err.write(event.text)
-            self.err.flush()
+            self._write_output(self._output.piece(event.text))
         elif isinstance(event, PermissionDecided):
             self._note(f"{event.tool}: {event.decision} ({event.scope})")
         elif isinstance(event, SandboxChecked) and not event.confined:
@@ -136,8 +142,19 @@ class TextSink:
             if line:
                 self._note(line)
 
+    def _write_reply(self, text: str) -> None:
+        if text:
+            self.out.write(text)
+            self.out.flush()
+            self._open_line = not text.endswith("\n")
+
+    def _write_output(self, text: str) -> None:
+        if text:
+            self.err.write(text)
+            self.err.flush()
+
     def _note(self, line: str) -> None:
-        print(f"[{line}]", file=self.err, flush=True)
+        echo(f"[{line}]", self.err, flush=True)
 
     def summary(self) -> str:
         """Token use (and cost when priced) of the run, on one line."""
@@ -178,28 +195,28 @@ def task_event_line(event: Event) -> str:
 def run(args: argparse.Namespace) -> int:
     """Run one request for the parsed ``args``; return the exit status."""
     if not args.request.strip():
-        print(f"{PROG}: the request is empty", file=sys.stderr)
+        echo(f"{PROG}: the request is empty", sys.stderr)
         return EXIT_USAGE
     if args.chat and (args.plan or args.skill):
-        print(f"{PROG}: --chat cannot be combined with --plan or --skill", file=sys.stderr)
+        echo(f"{PROG}: --chat cannot be combined with --plan or --skill", sys.stderr)
         return EXIT_USAGE
     if args.script and not args.provider:
         args.provider = "scripted"
     unknown = [n for n in args.allow.split(",") if n.strip() and not PermissionPolicy.from_names([n])]
     if unknown:
-        print(f"{PROG}: --allow {','.join(unknown)}: expected write, bash or a tool that asks", file=sys.stderr)
+        echo(f"{PROG}: --allow {','.join(unknown)}: expected write, bash, memory or a tool that asks", sys.stderr)
         return EXIT_USAGE
     repo = (args.repo or Path.cwd()).resolve()
     if not repo.is_dir():
-        print(f"{PROG}: --repo {repo} is not a directory", file=sys.stderr)
+        echo(f"{PROG}: --repo {repo} is not a directory", sys.stderr, exact=True)
         return EXIT_USAGE
     repo = find_repo_root(repo)
     loaded = load_config(repo_root=repo, overrides=model_overrides(args))
     for warning in loaded.warnings:
-        print(f"{PROG}: {warning}", file=sys.stderr)
+        echo(f"{PROG}: {warning}", sys.stderr)
     problem = provider_problem(loaded.config.provider)
     if problem:
-        print(f"{PROG}: {problem}", file=sys.stderr)
+        echo(f"{PROG}: {problem}", sys.stderr)
         return EXIT_USAGE
     secrets = known_secrets(loaded.config.provider)
     try:
@@ -208,7 +225,7 @@ def run(args: argparse.Namespace) -> int:
         silence_stdout()
         return EXIT_FAILED
     except Exception as exc:  # the CLI reports, it never shows a traceback
-        print(f"{PROG}: internal error: {type(exc).__name__}: {redact(str(exc), secrets)}", file=sys.stderr)
+        echo(f"{PROG}: internal error: {type(exc).__name__}: {redact(str(exc), secrets)}", sys.stderr)
         return EXIT_FAILED
 
 
@@ -239,7 +256,7 @@ async def _run(config: Config, repo: Path, args: argparse.Namespace) -> int:
         resume = getattr(args, "resume", None)
         if resume is not None and not await asyncio.to_thread(engine.resume, resume):
             if text is None:  # the notice is already on stderr otherwise
-                print(f"{PROG}: {errors[-1] if errors else 'the session was not resumed'}", file=sys.stderr)
+                echo(f"{PROG}: {errors[-1] if errors else 'the session was not resumed'}", sys.stderr)
             return EXIT_FAILED
         if args.plan or args.skill:
             done = await engine.run_plan(args.request, skill=args.skill)
@@ -252,21 +269,21 @@ async def _run(config: Config, repo: Path, args: argparse.Namespace) -> int:
         await engine.aclose()
     if delivery is not None and not delivery.delivered:
         if text is not None:
-            print(text.summary(), file=sys.stderr)
-        print(f"{PROG}: {delivery.message}", file=sys.stderr)
+            echo(text.summary(), sys.stderr)
+        echo(f"{PROG}: {delivery.message}", sys.stderr)
         return EXIT_FAILED
     if isinstance(done, RunOutcome):
         if text is not None:
-            print(text.summary(), file=sys.stderr)
+            echo(text.summary(), sys.stderr)
         if done.status in ("done", "empty"):  # empty: the planner found nothing to do
             return EXIT_OK
-        print(f"{PROG}: the task plan ended {done.status}", file=sys.stderr)
+        echo(f"{PROG}: the task plan ended {done.status}", sys.stderr)
         return EXIT_FAILED
     if text is not None:
-        print(text.summary(), file=sys.stderr)
+        echo(text.summary(), sys.stderr)
     if done is None:
         message = failures[0].message if failures else "the turn failed"
-        print(f"{PROG}: {message}", file=sys.stderr)
+        echo(f"{PROG}: {message}", sys.stderr)
         return EXIT_FAILED
     return EXIT_OK
 

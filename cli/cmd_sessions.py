@@ -15,13 +15,12 @@ read (e.g. it is a symbolic link); 2 a usage error.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ljtui.cli.output import silence_stdout
+from ljtui.cli.output import echo, json_text, silence_stdout
 
 if TYPE_CHECKING:
     from ljtui.core.agent.sessions import SessionInfo
@@ -58,18 +57,18 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     listing = list_sessions(root)
     for warning in listing.warnings:
-        print(f"{PROG}: {warning}", file=sys.stderr)
+        echo(f"{PROG}: {warning}", sys.stderr)
     if listing.problem is not None:
-        print(f"{PROG}: {listing.problem}", file=sys.stderr)
+        echo(f"{PROG}: {listing.problem}", sys.stderr)
         return EXIT_FAILED
     try:
         if args.json:
-            print(json.dumps([_as_json(info) for info in listing.sessions], ensure_ascii=False, indent=1))
+            print(json_text([_as_json(info) for info in listing.sessions], indent=1))
         elif not listing.sessions:
-            print(f"no sessions saved in {root}")
+            echo(f"no sessions saved in {root}")
         else:
             for info in listing.sessions:
-                print(_as_line(info))
+                echo(_as_line(info))  # a session's first message may be a repository's words
         sys.stdout.flush()
     except BrokenPipeError:
         silence_stdout()

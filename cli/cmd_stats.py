@@ -26,12 +26,12 @@ Exit status: 0 reported (perhaps no runs); 1 the log cannot be read (e.g.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ljtui.cli.output import silence_stdout
+from ljtui.cli.output import LONE_SURROGATE, echo, json_text, silence_stdout
+from ljtui.core.display import shown_line
 
 if TYPE_CHECKING:
     from ljtui.core.runlog import RunLogRead
@@ -79,17 +79,16 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     read = read_run_log(root)
     if read.problem is not None:
-        print(f"{PROG}: {read.problem}", file=sys.stderr)
+        echo(f"{PROG}: {read.problem}", sys.stderr)
         return EXIT_FAILED
     for reason in read.reasons:
-        print(f"{PROG}: ignored {reason}", file=sys.stderr)
+        echo(f"{PROG}: ignored {reason}", sys.stderr)
     stats = compute_stats(read.events)
     try:
         if args.json:
-            text = json.dumps(as_json(stats, read), ensure_ascii=False, indent=1)
-            print(text.encode("utf-8", "backslashreplace").decode("utf-8"))  # a lone surrogate as its escape
+            print(json_text(as_json(stats, read), indent=1))  # a lone surrogate as its escape
         else:
-            print("\n".join(as_lines(stats, read)))
+            echo("\n".join(as_lines(stats, read)))
         sys.stdout.flush()
     except BrokenPipeError:
         silence_stdout()
@@ -113,7 +112,8 @@ def as_lines(stats: Stats, read: RunLogRead) -> list[str]:
     lines.append(_row("mean replans per run", "-" if mean is None else f"{mean:.2f}"))
     if stats.failing_tool_hints:
         lines.append("tool hints most often followed by failure:")
-        lines.extend(f"  {shown(h.hint):<{HINT_WIDTH}} {h.failures} of {h.uses} failed" for h in stats.failing_tool_hints)
+        lines.extend(f"  {hint_shown(h.hint):<{HINT_WIDTH}} {h.failures} of {h.uses} failed"
+                     for h in stats.failing_tool_hints)
     else:
         lines.append(_row("failing tool hints", "none"))
     lines.append(_row("ignored lines", f"{read.ignored} malformed, {read.other} of other kinds"))
@@ -126,7 +126,8 @@ def _row(label: str, value: str) -> str:
     return f"{label:<{LABEL_WIDTH}}{value}"
 
 
-def shown(text: str) -> str:
-    """``text`` safe for a terminal: unprintable characters (escape sequences…) replaced, cut short."""
-    flat = "".join(ch if ch.isprintable() else UNPRINTABLE for ch in text)
+def hint_shown(text: str) -> str:
+    """A tool hint from the log as printed: controls and invisible characters as visible escapes
+    (:func:`~ljtui.core.display.shown_line`), a lone surrogate as U+FFFD, cut short."""
+    flat = LONE_SURROGATE.sub(UNPRINTABLE, shown_line(text))
     return flat if len(flat) <= MAX_HINT_CHARS else flat[:MAX_HINT_CHARS - len(CUT_MARK)] + CUT_MARK

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from ljtui.cli.approver import CliApprover
+from ljtui.cli.output import echo
 from ljtui.cli.session import headless_engine
 from ljtui.core.events import Event, Notice
 from ljtui.core.review.events import UndoFinished
@@ -37,7 +38,7 @@ class _Report:
         if isinstance(event, UndoFinished):
             self.finished = event
         elif isinstance(event, Notice):
-            print(f"{PROG}: {event.message}", file=sys.stderr)
+            echo(f"{PROG}: {event.message}", sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,8 +55,8 @@ def run(args: argparse.Namespace) -> int:
     if finished is None:
         return EXIT_REFUSED
     if finished.error is not None:
-        print(f"{PROG}: {finished.error}", file=sys.stderr)
+        echo(f"{PROG}: {finished.error}", sys.stderr)
         return EXIT_REFUSED
     for path in finished.files:
-        print(f"reverted {path}")
+        echo(f"reverted {path}")
     return EXIT_OK

@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ljtui.cli.output import echo
+
 DEMO_OWN_FLAGS = {"provider": "--provider", "model": "--model", "base_url": "--base-url", "script": "--script",
                   "repo": "--repo"}
 """Flags the demo cannot take: it brings its own model and repository."""
@@ -30,13 +32,13 @@ def run_demo(args: argparse.Namespace, command: str | None = None) -> int:
     """
     refused = conflicts(args, command)
     if refused:
-        print(f"ljtui --demo: {refused}", file=sys.stderr)
+        echo(f"ljtui --demo: {refused}", sys.stderr)
         return 2
     from ljtui.demo.repo import DemoFailure, create_demo_repo, forget_demo_repo
 
     demo = create_demo_repo()
     if isinstance(demo, DemoFailure):
-        print(f"ljtui --demo: {demo.message}", file=sys.stderr)
+        echo(f"ljtui --demo: {demo.message}", sys.stderr)
         return 1
     from ljtui.demo.app import DemoApp
 
@@ -45,7 +47,7 @@ def run_demo(args: argparse.Namespace, command: str | None = None) -> int:
         app.run()
     finally:
         forget_demo_repo(demo)
-        print(kept_message(str(demo.root), str(demo.root.parent)))
+        echo(kept_message(str(demo.root), str(demo.root.parent)))
     return app.return_code or 0
 
 

@@ -175,7 +175,9 @@ def repo_root_arg(args: argparse.Namespace, prog: str) -> Path | None:
     the folder does not exist: a typo never creates a tree."""
     start = getattr(args, "repo", None) or Path.cwd()
     if not start.is_dir():
-        print(f"{prog}: --repo {start}: not a directory", file=sys.stderr)
+        from ljtui.cli.output import visible
+
+        print(f"{prog}: --repo {visible(str(start), exact=True)}: not a directory", file=sys.stderr)
         return None
     from ljtui.core.edits.paths import find_repo_root
 
@@ -203,10 +205,11 @@ def recover_leftover_journal(args: argparse.Namespace) -> None:
     root = find_repo_root(start)
     if not journal_dir(root).is_dir():
         return
+    from ljtui.cli.output import echo
     from ljtui.core.edits.recovery import recover_journal
 
     for line in recover_journal(root).summary(max_files=STARTUP_RECOVERY_FILES):
-        print(line, file=sys.stderr)
+        echo(line, sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any, Mapping
 
+from ljtui.cli.output import echo
 from ljtui.core.approval import Approver
 from ljtui.core.config import load_config
 from ljtui.core.engine import Engine
@@ -17,5 +18,5 @@ def headless_engine(prog: str, root: Path, sink: EventSink, approver: Approver,
     """The engine of ``root`` with every config layer read; config warnings go to stderr."""
     loaded = load_config(repo_root=root, overrides=overrides)
     for warning in loaded.warnings:
-        print(f"{prog}: {warning}", file=sys.stderr)
+        echo(f"{prog}: {warning}", sys.stderr)
     return Engine(loaded.config, sink, repo_root=root, approver=approver)

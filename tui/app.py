@@ -9,11 +9,13 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from textual import events, on
 from textual.app import App, SystemCommand
+from textual.markup import escape
 from textual.screen import Screen
 from textual.theme import Theme
 from textual.widgets import Input
 
 from ljtui.core.clock import Clock, SystemClock
+from ljtui.core.display import shown_line
 from ljtui.core.startup import environment, prepare
 from ljtui.tui.actions import APP, NONE, REQUIRED
 from ljtui.tui.approver import DialogApprover
@@ -393,5 +395,6 @@ class LjtuiApp(App[int]):
             if action.palette:
                 yield SystemCommand(action.title, f"Key: {action.keys}" if action.keys else action.title,
                                     lambda a=action: a.run(self, ""))
-        for name in self.theme_set.themes:
-            yield SystemCommand(f"Theme: {name}", f"Switch to the {name} theme", lambda n=name: self.choose_theme(n))
+        for name in self.theme_set.themes:  # a theme's name is a file's: the palette reads its entries as markup
+            label = escape(shown_line(name))
+            yield SystemCommand(f"Theme: {label}", f"Switch to the {label} theme", lambda n=name: self.choose_theme(n))

@@ -83,7 +83,7 @@ def test_ignored_lines_are_counted_and_hints_shown_safely(recorded: Path, env: d
     proc = ljtui("--repo", str(recorded), "stats", env=env)
     assert proc.returncode == 0, proc.stderr
     assert "ignored lines           3 malformed, 1 of other kinds" in proc.stdout
-    assert "\x1b" not in proc.stdout and "\ufffd]0;pwned\ufffdx" in proc.stdout
+    assert "\x1b" not in proc.stdout and "\\x1b]0;pwned\\x07x" in proc.stdout
     assert proc.stderr.splitlines() == [
         "ljtui stats: ignored line 53: task_plan_approved: 'run_id' is int",
         "ljtui stats: ignored line 54: not JSON",

@@ -12,18 +12,24 @@ from __future__ import annotations
 
 from typing import Generic, TypeVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import _time
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from ljtui.core.approval import ApprovalRequest, Decision
+from ljtui.core.display import shown_line
+from ljtui.tui.plain import plain_exact
 
 T = TypeVar("T")
 
 KEY_NAMES = {"enter": "Enter", "escape": "Esc"}
+TITLE_FRAME_CELLS = 6
+"""Cells of a dialog's width its border title cannot use (corners, padding, the spaces around the title)."""
 
 
 class Dialog(ModalScreen[T], Generic[T]):
@@ -43,6 +49,8 @@ class Dialog(ModalScreen[T], Generic[T]):
         padding: 0 1;
     }
     Dialog .dialog-body { height: auto; max-height: 1fr; }
+    Dialog .dialog-title { text-style: bold; margin-bottom: 1; display: none; }
+    Dialog .dialog-title.-shown { display: block; }
     Dialog .dialog-keys { color: $text-muted; margin-top: 1; height: auto; dock: bottom; }
     """
 
@@ -53,20 +61,6 @@ class Dialog(ModalScreen[T], Generic[T]):
 
     def on_mount(self) -> None:
         self.opened_at = _time.get_time()
-
-    def _body(self) -> Text:
-        """The request's lines; a diff coloured as in the Diff pane."""
-        lines = self.request.lines
-        if self.request.diff_path is None:
-            return Text("\n".join(lines))
-        from ljtui.tui.widgets.diff_render import render_lines, split_header
-
-        label, body = split_header(lines)
-        rendered = render_lines(body, self.request.diff_path, self.app.theme_variables,
-                                dark=self.app.current_theme.dark)
-        if label:
-            rendered.insert(0, Text(f"({label})", style="dim"))
-        return Text("\n").join(rendered)
 
     def key_line(self) -> str:
         """The keys of the dialog, e.g. ``Enter: apply    Esc: cancel``."""
@@ -88,19 +82,30 @@ class ApprovalDialog(Dialog[Decision]):
             self._bindings.bind(choice.key, f"choose('{choice.id}')", choice.label, show=False)
 
     def compose(self) -> ComposeResult:
-        with Vertical() as box:
-            box.border_title = self.request.title
+        title = shown_line(self.request.title)  # it may hold a path or a gate's title: never markup, controls visible
+        with Vertical(id="dialog-box") as box:
+            box.border_title = Content(title)
             with VerticalScroll(classes="dialog-body"):
-                yield Static(self._body())
+                yield Static(Content(title), classes="dialog-title")
+                yield Static(self._body(), classes="dialog-lines")
             if self.request.text is not None:
                 yield Input(self.request.text, id="dialog-text")
-            yield Static(Text(self.key_line()), classes="dialog-keys")
+            yield Static(Content(self.key_line()), classes="dialog-keys")
 
-    def _body(self) -> Text:
-        """The request's lines; a diff coloured as in the Diff pane."""
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_title)
+
+    def _fit_title(self) -> None:
+        """A title too long for the border is also shown whole, wrapped, at the top of the body."""
+        box = self.query_one("#dialog-box", Vertical)
+        title = self.query_one(".dialog-title", Static)
+        title.set_class(cell_len(shown_line(self.request.title)) > box.size.width - TITLE_FRAME_CELLS, "-shown")
+
+    def _body(self) -> Content | Text:
+        """The request's lines (controls and invisible characters visible); a diff coloured as in the Diff pane."""
         lines = self.request.lines
         if self.request.diff_path is None:
-            return Text("\n".join(lines))
+            return plain_exact("\n".join(lines))
         from ljtui.tui.widgets.diff_render import render_lines, split_header
 
         label, body = split_header(lines)

@@ -10,8 +10,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.widgets import Static
 
+from ljtui.core.display import shown_line
 from ljtui.tui.screens.dialog import Dialog
 
 if TYPE_CHECKING:
@@ -33,6 +35,11 @@ def key_label(keys: str) -> str:
     return ", ".join(shown)
 
 
+def _cell(text: str) -> Text:
+    """A table cell as plain text: a Rich table would read a string as markup (keys come from the user's keymap)."""
+    return Text(shown_line(text))
+
+
 def _table(first: str, second: str) -> Table:
     table = Table(box=None, show_header=True, header_style="bold", expand=True, padding=(0, 2, 0, 0))
     table.add_column(first, no_wrap=True)
@@ -52,7 +59,8 @@ def bindings_table(registry: Registry, keymap: dict[str, str]) -> Table:
         keys = keymap.get(action.id, action.keys)
         if keys:
             what = action.title.removeprefix(f"{SCOPE_WORDS.get(action.scope, '')}: ")
-            table.add_row(key_label(keys), SCOPE_WORDS.get(action.scope, action.scope), what[:1].upper() + what[1:])
+            table.add_row(_cell(key_label(keys)), _cell(SCOPE_WORDS.get(action.scope, action.scope)),
+                          _cell(what[:1].upper() + what[1:]))
     return table
 
 
@@ -60,7 +68,7 @@ def slash_table(registry: Registry) -> Table:
     """Every slash command with its usage."""
     table = _table("Command", "What it does")
     for action in registry.slash_commands():
-        table.add_row(action.usage, action.title)
+        table.add_row(_cell(action.usage), _cell(action.title))
     return table
 
 
@@ -97,8 +105,8 @@ class HelpScreen(Dialog[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll() as scroll:
-            scroll.border_title = "ljtui help"
-            scroll.border_subtitle = "Esc to close"
+            scroll.border_title = Content("ljtui help")
+            scroll.border_subtitle = Content("Esc to close")
             yield Static(Text("Keys"), classes="section")
             yield Static(bindings_table(self._registry, self._keymap))
             yield Static(Text("Slash commands (type in the input box)"), classes="section")

@@ -16,6 +16,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ljtui.core.display import shown, shown_line
+
 if TYPE_CHECKING:
     from ljtui.core.review.views import BlockView
 
@@ -23,9 +25,9 @@ STATE_MARKS = {"accepted": "✓", "rejected": "✗", "stale": "⟳", "failed": "
 
 
 def row_text(view: BlockView) -> Text:
-    """``✓ EDIT 1  accepted  app.py  greet (~2) — why``."""
-    where = f"  {view.where.replace('`', '')}" if view.where else ""
-    return Text(f"{STATE_MARKS[view.state]} EDIT {view.number}  {view.state:<8}  {view.file}{where}",
+    """``✓ EDIT 1  accepted  app.py  greet (~2) — why`` (the file and the hint are the plan's: controls visible)."""
+    where = f"  {shown(view.where.replace('`', ''), one_line=True)}" if view.where else ""
+    return Text(f"{STATE_MARKS[view.state]} EDIT {view.number}  {view.state:<8}  {shown_line(view.file)}{where}",
                 no_wrap=True, overflow="ellipsis")
 
 

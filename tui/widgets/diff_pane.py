@@ -12,9 +12,11 @@ from typing import TYPE_CHECKING, Sequence
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.content import Content
 from textual.containers import Vertical
 from textual.message import Message
 
+from ljtui.core.display import shown, shown_line
 from ljtui.tui.commands import ACTIONS, DIFF
 from ljtui.tui.widgets.block_list import BlockList
 from ljtui.tui.widgets.diff_view import DiffView, Place
@@ -117,7 +119,7 @@ class DiffPane(Vertical, can_focus=True):
         numbers = [b.number for b in self.blocks]
         self.selected = numbers.index(keep) if keep in numbers else 0
         self.set_class(not self.blocks, "-empty")
-        self.border_subtitle = _subtitle(self.blocks)
+        self.border_subtitle = Content(_subtitle(self.blocks))
         self.query_one(BlockList).show(self.blocks, self.selected)
         self._load_diff(place="keep" if self.current_number == keep else "top", again=False)
         return True
@@ -163,7 +165,7 @@ class DiffPane(Vertical, can_focus=True):
         if view is None or view.state == "checking":
             self.page = None
             lines = [] if view is None else [Text(CHECKING_TEXT, style=self.get_component_rich_style("diff-pane--note"))]
-            self.diff_view.show(lines, view.file if view else "")
+            self.diff_view.show(lines, shown_line(view.file) if view else "")
             return
         same = self.page is not None and self.page.number == view.number
         if start is None:
@@ -198,7 +200,7 @@ class DiffPane(Vertical, can_focus=True):
         note = self.get_component_rich_style("diff-pane--note")
         lines = self._reason_lines(view)
         if page.note:
-            lines.append(Text(f"({page.note})", style=note))
+            lines.append(Text(f"({shown(page.note)})", style=note))
         if page.above:
             lines.append(Text(f"… {page.above:,} line(s) above: PageUp at the top shows them", style=note))
         lines += message.lines
@@ -210,7 +212,8 @@ class DiffPane(Vertical, can_focus=True):
         if not view.reason:
             return []
         style = self.get_component_rich_style("diff-pane--reason")
-        return [Text(view.reason, style=style), *(Text(f"  nearest: {c}", style=style) for c in view.candidates)]
+        return [Text(shown(view.reason), style=style),
+                *(Text(f"  nearest: {shown(str(c))}", style=style) for c in view.candidates)]
 
 
 def _subtitle(blocks: Sequence[BlockView]) -> str:
@@ -224,8 +227,8 @@ def _subtitle(blocks: Sequence[BlockView]) -> str:
 
 
 def _title(view: BlockView, page: DiffPage, label: str | None) -> Text:
-    """``app.py · new file · lines 1–500 of 9,000``."""
-    parts = [view.file]
+    """``app.py · new file · lines 1–500 of 9,000`` (the file is the plan's: controls visible)."""
+    parts = [shown_line(view.file)]
     if label:
         parts.append(label)
     if page.above or page.below:

@@ -13,6 +13,8 @@ from rich.style import Style
 from rich.syntax import Syntax
 from rich.text import Span, Text
 
+from ljtui.core.display import shown
+
 DARK_CODE_THEME = "monokai"
 LIGHT_CODE_THEME = "friendly"
 FALLBACK_COLOURS = {
@@ -66,12 +68,16 @@ def render_lines(diff_lines: Sequence[str], path: str, colours: Mapping[str, str
     """Highlight ``diff_lines`` (lines of a unified diff of ``path``, without its
     ``---``/``+++`` lines: see :func:`split_header`), one Text per line.
 
+    The lines are a file's or a model's text: their control characters (an
+    escape sequence that would erase the line, say) are shown, not obeyed.
+
     Args:
         colours: theme variables; ``diff-added``, ``diff-removed`` and their
             ``-background`` variants are used.
         dark: pick a code theme for a dark background.
     """
     c = {**FALLBACK_COLOURS, **{k: v for k, v in colours.items() if k in FALLBACK_COLOURS}}
+    diff_lines = [shown(line) for line in diff_lines]
     highlighted = _highlighted(_code_lines(diff_lines), path, dark)
     added = Style.parse(f"{c['diff-added']} on {c['diff-added-background']}")
     removed = Style.parse(f"{c['diff-removed']} on {c['diff-removed-background']}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Literal
 
 from rich.text import Text
+from textual.content import Content
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -35,11 +36,11 @@ class DiffView(ScrollView, can_focus=False):
         self.lines: list[Text] = []
         self._strips: dict[int, Strip] = {}
 
-    def show(self, lines: list[Text], title: str, place: Place = "top") -> None:
-        """Show ``lines`` under ``title``, scrolled to ``place``."""
+    def show(self, lines: list[Text], title: str | Text, place: Place = "top") -> None:
+        """Show ``lines`` under ``title`` (plain text, never markup), scrolled to ``place``."""
         self.lines = lines
         self._strips.clear()
-        self.border_title = title
+        self.border_title = Content(title) if isinstance(title, str) else title
         width = max((line.cell_len for line in lines), default=0)
         self.virtual_size = Size(width, len(lines))
         if place == "top":

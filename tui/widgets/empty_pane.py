@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.widgets import Static
 
 
 class EmptyState(Static):
-    """The placeholder text of an empty pane."""
+    """The placeholder text of an empty pane (plain text, never markup)."""
 
     DEFAULT_CSS = """
     EmptyState {
@@ -15,6 +16,9 @@ class EmptyState(Static):
         padding: 0 1;
     }
     """
+
+    def __init__(self, text: str, **kwargs: object) -> None:
+        super().__init__(Content(text), **kwargs)  # type: ignore[arg-type]
 
 
 class SidePane(VerticalScroll):

@@ -12,6 +12,7 @@ from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.content import Content
 from textual.containers import VerticalScroll
 from textual.geometry import Region
 from textual.message import Message
@@ -201,9 +202,9 @@ class GatesPane(VerticalScroll, can_focus=True):
         title = f"{TITLE} · {key}" if key else TITLE
         if self.view is not None:
             title += f" · L{self.view.level}"
-        self.border_title = title
+        self.border_title = Content(title)
         if self.view is None:
-            self.border_subtitle = ""
+            self.border_subtitle = Content("")
         else:
             passed, total = passed_count(self.view)
-            self.border_subtitle = f"{passed}/{total} passed"
+            self.border_subtitle = Content(f"{passed}/{total} passed")

@@ -3,7 +3,9 @@
 Pure functions of a gate view (``ljtui.core.gates.view.GateView``, read by
 field only), the width, the theme's styles, the selection and the clock. Long
 commands and outputs are cut before they are laid out, so a huge output costs
-no more than the lines shown.
+no more than the lines shown. A gate's words (its title, items, commands) are
+a repository's or a model's, and a check's output a command's: each is drawn
+with its controls visible (:func:`~ljtui.core.display.shown`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import Any, Collection, Iterable
 
 from rich.style import Style
 from rich.text import Text
+
+from ljtui.core.display import shown, shown_line
 
 GLYPHS = {"pending": "○", "passed": "✓", "failed": "✗", "stale": "↻", "independent": "◆"}
 """The symbol before each check item, by status."""
@@ -128,10 +132,10 @@ def _score(value: float) -> str:
 
 def head_lines(view: Any, width: int, styles: GateStyles) -> list[Text]:
     """The gate's id, level and R; its title; D, P and the factors; whether it is confirmed and started."""
-    head = Text(f"{view.id}", style=styles["heading"])
+    head = Text(shown_line(str(view.id)), style=styles["heading"])
     head.append(SEPARATOR).append(f"L{view.level}", style=styles["level"])
     head.append(f"{SEPARATOR}R {view.risk.r:.2f}", style=styles["heading"])
-    lines = [_fit(head, width), _fit(Text(view.title), width)]
+    lines = [_fit(head, width), _fit(Text(shown(str(view.title), one_line=True)), width)]
     f = view.factors
     factors = [f"D {view.risk.d:.2f}", f"P {view.risk.p:.2f}", f"surface {_score(f.change_surface)}",
                f"chain {_score(f.chain_length)}", f"density {_score(f.cognitive_density)}",
@@ -141,7 +145,8 @@ def head_lines(view: Any, width: int, styles: GateStyles) -> list[Text]:
     state = ["confirmed ✓" if view.confirmed else "not confirmed"]
     if view.started:
         staged = len(view.staged_files)
-        state += ["started", f"run {view.run_id}", f"{staged} file{'s' if staged != 1 else ''} staged"]
+        state += ["started", f"run {shown_line(str(view.run_id))}",
+                  f"{staged} file{'s' if staged != 1 else ''} staged"]
     else:
         state.append("not started")
     lines += _pack(state, width, Style())
@@ -152,14 +157,15 @@ def alert_lines(view: Any, width: int, styles: GateStyles) -> list[Text]:
     """The guard's error, the open breaker and why delivery is refused, in the warning and error colours."""
     lines: list[Text] = []
     if view.error:
-        lines += _wrap(f"✗ guard error: {view.error} — delivery only with your confirmation", width,
+        lines += _wrap(f"✗ guard error: {shown(str(view.error))} — delivery only with your confirmation", width,
                        styles["error"])
     if view.breaker_open:
         lines += _wrap(f"⚠ breaker open: delivery refused {view.bounces}× — the decision is yours", width,
                        styles["error"])
     if view.blocked:
         lines.append(_fit(Text("blocked: delivery is refused", style=styles["warning"]), width))
-        lines += [_fit(Text(f"  {reason}", style=styles["warning"]), width) for reason in view.blocked]
+        lines += [_fit(Text(f"  {shown(str(reason), one_line=True)}", style=styles["warning"]), width)
+                  for reason in view.blocked]
     elif view.started and not view.error:
         lines.append(_fit(Text("delivery allowed", style=styles["passed"]), width))
     return lines
@@ -188,7 +194,7 @@ def _evidence(item: Any) -> str:
     if item.duration_ms is not None:
         parts.append(format_duration(item.duration_ms))
     if item.verifier:
-        parts.append(f"verifier {item.verifier}")
+        parts.append(f"verifier {shown_line(str(item.verifier))}")
     return SEPARATOR.join(parts)
 
 
@@ -205,8 +211,8 @@ def item_lines(item: Any, *, width: int, styles: GateStyles, selected: bool, exp
     evidence = _evidence(item)
     if wide:
         row.append(f"{required:<8} ", style=styles["muted"])
-    row.append(f"{item.id}: ", style=styles["heading"])
-    row.append(str(item.description))
+    row.append(f"{shown_line(str(item.id))}: ", style=styles["heading"])
+    row.append(shown(str(item.description), one_line=True))
     if wide and evidence:
         row = _fit(row, width - len(evidence) - 1)
         row.append(" " * max(1, width - len(evidence) - row.cell_len) + evidence, style=styles["muted"])
@@ -224,19 +230,20 @@ def item_lines(item: Any, *, width: int, styles: GateStyles, selected: bool, exp
 
 
 def expanded_lines(item: Any, width: int, styles: GateStyles) -> list[Text]:
-    """The item's full command (wrapped, cut only when enormous), who checked it, and its output."""
+    """The item's full command (wrapped, cut only when enormous; every control and invisible character and
+    line break visible), who checked it, and its output."""
     room = max(1, width - len(INDENT) - 2)
-    command = str(item.command)
-    shown = command[: room * COMMAND_LINES_SHOWN]
-    lines = [Text(f"{INDENT}{'$ ' if at == 0 else '  '}{shown[at:at + room]}", style=styles["heading"])
-             for at in range(0, max(1, len(shown)), room)]
-    if len(shown) < len(command):
-        lines.append(Text(f"{INDENT}  … ({len(command) - len(shown):,} more characters)", style=styles["muted"]))
+    command = shown_line(str(item.command))
+    kept = command[: room * COMMAND_LINES_SHOWN]
+    lines = [Text(f"{INDENT}{'$ ' if at == 0 else '  '}{kept[at:at + room]}", style=styles["heading"])
+             for at in range(0, max(1, len(kept)), room)]
+    if len(kept) < len(command):
+        lines.append(Text(f"{INDENT}  … ({len(command) - len(kept):,} more characters)", style=styles["muted"]))
     if item.status == "pending":
         lines.append(_fit(Text(f"{INDENT}no evidence yet · c runs this check", style=styles["muted"]), width))
         return lines
     if item.agent:
-        lines.append(_fit(Text(f"{INDENT}checked by {item.agent}", style=styles["muted"]), width))
+        lines.append(_fit(Text(f"{INDENT}checked by {shown_line(str(item.agent))}", style=styles["muted"]), width))
     return lines + output_lines(str(item.output), width, styles)
 
 
@@ -251,11 +258,16 @@ def output_lines(output: str, width: int, styles: GateStyles) -> list[Text]:
         rest = parts.pop()
     if parts and parts[-1] == "" and not rest:
         parts.pop()
-    lines = [_fit(Text(f"{INDENT}│ {line[:room + 1]}", style=styles["muted"]), width) for line in parts]
+    lines = [_fit(Text(f"{INDENT}│ {_output_line(line, room + 1)}", style=styles["muted"]), width) for line in parts]
     if rest:
         more = rest.count("\n") + (0 if rest.endswith("\n") else 1)
         lines.append(Text(f"{INDENT}… {more:,} more line{'s' if more != 1 else ''}", style=styles["muted"]))
     return lines
+
+
+def _output_line(line: str, cells: int) -> str:
+    """A line of a check's output as drawn: a CRLF line's carriage return dropped, other controls visible."""
+    return shown(line[:cells + 1].removesuffix("\r"))[:cells]
 
 
 def history_lines(history: Any, *, width: int, styles: GateStyles, now: float) -> list[Text]:
@@ -267,13 +279,13 @@ def history_lines(history: Any, *, width: int, styles: GateStyles, now: float) -
                   width)]
     colours = {"pass": "passed", "fail": "failed", "rework": "stale", "exempt": "muted"}
     for entry in reversed(recent):
-        outcome = str(entry.outcome)
+        outcome = shown_line(str(entry.outcome))
         line = Text(" ")
         line.append(f"{OUTCOME_GLYPHS.get(outcome, UNKNOWN_GLYPH)} {outcome:<6}", style=styles[colours.get(outcome,
                                                                                                           "muted")])
         line.append(" ")
         line.append(format_age(max(0.0, now - entry.at)))
-        line.append(f"{SEPARATOR}run {entry.run_id}", style=styles["muted"])
+        line.append(f"{SEPARATOR}run {shown_line(str(entry.run_id))}", style=styles["muted"])
         lines.append(_fit(line, width))
     return lines
 

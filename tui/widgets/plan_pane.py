@@ -17,6 +17,7 @@ from rich.text import Text
 from textual import _time, events
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.geometry import Region
 from textual.timer import Timer
 from textual.widgets import Static
@@ -24,7 +25,7 @@ from textual.widgets import Static
 from ljtui.tui.commands import ACTIONS, PLAN
 from ljtui.tui.widgets.empty_pane import EmptyState
 from ljtui.tui.widgets.plan_lines import PlanLines
-from ljtui.tui.widgets.plan_render import HEAD_CELLS, PlanStyles, entry_lines, task_lines
+from ljtui.tui.widgets.plan_render import HEAD_CELLS, PlanStyles, entry_lines, one_line, task_lines
 from ljtui.tui.widgets.plan_rows import PlanRows, ReplanEntry, Row, task_row
 
 if TYPE_CHECKING:
@@ -103,7 +104,7 @@ class PlanPane(VerticalScroll, can_focus=True):
 
     def compose(self) -> ComposeResult:
         yield EmptyState(EMPTY_TEXT, id="plan-empty")
-        yield Static("", classes="plan-keys")
+        yield Static(Content(""), classes="plan-keys")
         yield PlanLines(self._task_lines, id="plan-tasks")
         yield PlanLines(self._history_lines, id="plan-history")
 
@@ -122,7 +123,7 @@ class PlanPane(VerticalScroll, can_focus=True):
         self._reset(request.tasks or ())
         self.set_class(True, "-approving")
         self.app.refresh_bindings()
-        self.query_one(".plan-keys", Static).update(self._key_hint())
+        self.query_one(".plan-keys", Static).update(Content(self._key_hint()))
         self._asked_at = _time.get_time()
         screen: Any = self.screen
         if hasattr(screen, "content_changed"):
@@ -223,7 +224,7 @@ class PlanPane(VerticalScroll, can_focus=True):
                 self.model.delete(at)
             self._redraw()
 
-        self.app.push_screen(TaskEditScreen(str(row["description"]), place), done)
+        self.app.push_screen(TaskEditScreen(one_line(row["description"]), place), done)
 
     def _line_of(self, index: int) -> int:
         """The line of task ``index`` in the task list."""
@@ -257,7 +258,7 @@ class PlanPane(VerticalScroll, can_focus=True):
                 self.run_id = run_id
             case T.TaskPlanRejected():
                 self._reset(())
-                self.query_one("#plan-empty", EmptyState).update(REJECTED_TEXT)
+                self.query_one("#plan-empty", EmptyState).update(Content(REJECTED_TEXT))
             case T.TaskStarted(task_id=task_id, description=description):
                 self.model.set_status(task_id, "running", description)
                 self._started[task_id] = now
@@ -368,17 +369,17 @@ class PlanPane(VerticalScroll, can_focus=True):
         title = f"{TITLE} · {key}" if key else TITLE
         if self.replans:
             title += f" · replans {self.replans}/{REPLAN_LIMIT}"
-        self.border_title = title
+        self.border_title = Content(title)
         if self.approving:
             offers_writes = self._request is not None and any(c.key == "w" for c in self._request.choices)
-            self.border_subtitle = APPROVE_WRITES_SUBTITLE if offers_writes else APPROVE_SUBTITLE
+            self.border_subtitle = Content(APPROVE_WRITES_SUBTITLE if offers_writes else APPROVE_SUBTITLE)
         elif self.has_class("-history"):
-            self.border_subtitle = HISTORY_SUBTITLE
+            self.border_subtitle = Content(HISTORY_SUBTITLE)
         elif self.model.rows:
             done, total = self.model.progress
-            self.border_subtitle = f"{done}/{total} finished"
+            self.border_subtitle = Content(f"{done}/{total} finished")
         else:
-            self.border_subtitle = ""
+            self.border_subtitle = Content("")
 
     def _key_hint(self) -> str:
         """The pane's keys during approval, after the user's keymap: ``j/k select · e edit …``."""

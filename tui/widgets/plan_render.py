@@ -2,6 +2,8 @@
 
 Pure functions of the rows, the styles of the active theme and the time, so
 a tick of the clock only repaints (the line count depends on the tasks alone).
+A task's words are the model's: they go through :func:`one_line` (controls
+visible, on one line) before they are drawn.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Mapping, Sequence
 from rich.style import Style
 from rich.text import Text
 
+from ljtui.core.display import shown
 from ljtui.tui.widgets.plan_rows import ReplanEntry, Row
 
 SYMBOLS = {
@@ -51,6 +54,11 @@ def format_elapsed(seconds: float) -> str:
     return f"{hours}:{minutes:02}:{secs:02}" if hours else f"{minutes}:{secs:02}"
 
 
+def one_line(value: object) -> str:
+    """A task's field as drawn: its controls visible and its line breaks shown as ``\\n``."""
+    return shown(str(value), one_line=True)
+
+
 def after_text(depends_on: Sequence[int]) -> str:
     """``after 1, 2`` (empty without dependencies)."""
     return f"after {', '.join(str(d) for d in depends_on)}" if depends_on else ""
@@ -58,7 +66,7 @@ def after_text(depends_on: Sequence[int]) -> str:
 
 def detail_text(row: Row) -> str:
     """The second line of a task: its tool hint and dependencies."""
-    return " · ".join(p for p in (row.get("tool_hint") or "", after_text(row.get("depends_on") or ())) if p)
+    return " · ".join(p for p in (one_line(row.get("tool_hint") or ""), after_text(row.get("depends_on") or ())) if p)
 
 
 def _fit(line: Text, width: int) -> Text:
@@ -82,7 +90,7 @@ def task_lines(rows: Sequence[Row], *, width: int, styles: PlanStyles, selected:
         mark = SELECTED_MARK if chosen else " "
         head = Text(f"{mark}{SYMBOLS.get(status, UNKNOWN_SYMBOL)} ", style=styles[status])
         head.append(f"{row['id']}. ", style=styles["muted"])
-        head.append(str(row.get("description") or "…"))
+        head.append(one_line(row.get("description") or "…"))
         seconds = elapsed.get(int(row["id"]))
         clock = f" {format_elapsed(seconds)}" if seconds is not None else ""
         head = _fit(head, width - len(clock))
@@ -91,7 +99,7 @@ def task_lines(rows: Sequence[Row], *, width: int, styles: PlanStyles, selected:
         if chosen:
             head.stylize(styles["selected"])
         lines.append(head)
-        for extra, style in ((detail_text(row), "muted"), (decisions.get(int(row["id"]), ""), "changed")):
+        for extra, style in ((detail_text(row), "muted"), (one_line(decisions.get(int(row["id"]), "")), "changed")):
             if extra:
                 lines.append(_fit(Text(INDENT + extra, style=styles[style]), width))
     return lines
@@ -99,11 +107,11 @@ def task_lines(rows: Sequence[Row], *, width: int, styles: PlanStyles, selected:
 
 def entry_lines(entry: ReplanEntry, *, width: int, styles: PlanStyles, limit: int) -> list[Text]:
     """A replan: ``Replan 1/3: reason`` then ``+`` added, ``-`` removed, ``~`` changed tasks."""
-    lines = [_fit(Text(f"Replan {entry.count}/{limit}: {entry.reason}", style=styles["heading"]), width)]
+    lines = [_fit(Text(f"Replan {entry.count}/{limit}: {one_line(entry.reason)}", style=styles["heading"]), width)]
     for row in entry.added:
-        lines.append(_fit(Text(f" + {row['id']}. {row['description']}", style=styles["added"]), width))
+        lines.append(_fit(Text(f" + {row['id']}. {one_line(row['description'])}", style=styles["added"]), width))
     for row in entry.removed:
-        lines.append(_fit(Text(f" - {row['id']}. {row['description']}", style=styles["removed"]), width))
+        lines.append(_fit(Text(f" - {row['id']}. {one_line(row['description'])}", style=styles["removed"]), width))
     for before, after in entry.changed:
         lines.append(_fit(Text(f" ~ {after['id']}. {_change(before, after)}", style=styles["changed"]), width))
     if len(lines) == 1:
@@ -115,11 +123,12 @@ def _change(before: Row, after: Row) -> str:
     """What changed in a task kept by a replan, e.g. ``Write tests → Write unit tests``."""
     parts = []
     if before.get("description") != after.get("description"):
-        parts.append(f"{before.get('description')} → {after.get('description')}")
+        parts.append(f"{one_line(before.get('description'))} → {one_line(after.get('description'))}")
     else:
-        parts.append(str(after.get("description")))
+        parts.append(one_line(after.get("description")))
     if before.get("tool_hint") != after.get("tool_hint"):
-        parts.append(f"hint {before.get('tool_hint') or 'none'} → {after.get('tool_hint') or 'none'}")
+        hints = (one_line(row.get("tool_hint") or "none") for row in (before, after))
+        parts.append("hint {} → {}".format(*hints))
     if list(before.get("depends_on") or ()) != list(after.get("depends_on") or ()):
         parts.append(f"{after_text(before.get('depends_on') or ()) or 'no deps'} → "
                      f"{after_text(after.get('depends_on') or ()) or 'no deps'}")

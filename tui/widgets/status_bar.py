@@ -3,11 +3,13 @@ and "unsandboxed" when no sandbox confines commands."""
 
 from __future__ import annotations
 
-from rich.text import Text
+from typing import TYPE_CHECKING
+
+from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from typing import TYPE_CHECKING
+from ljtui.core.display import shown_line
 
 if TYPE_CHECKING:
     from ljtui.core.events import Usage
@@ -46,11 +48,13 @@ class StatusBar(Static):
     unsandboxed: reactive[bool] = reactive(False)
     """No sandbox confines commands on this system: every command runs with the user's full rights."""
 
-    def render(self) -> Text:
+    def render(self) -> Content:
+        """The bar as plain text: the provider label comes from config (a repository's too) and the branch
+        name from the repository, so both are shown with their controls visible."""
         u = self.usage
         tokens = (u.input_tokens, u.output_tokens, u.cache_read_tokens) if u is not None else (0, 0, 0)
         parts = [
-            self.provider or "no model",
+            shown_line(self.provider) or "no model",
             f"tokens in {format_count(tokens[0])} out {format_count(tokens[1])} cached {format_count(tokens[2])}",
         ]
         if self.cost is not None:
@@ -58,10 +62,10 @@ class StatusBar(Static):
         if self.unsandboxed:
             parts.append("unsandboxed")
         if self.gate:
-            parts.append(self.gate)
-        parts.append(f"branch {self.branch}" if self.branch else "no git")
+            parts.append(shown_line(self.gate))
+        parts.append(f"branch {shown_line(self.branch)}" if self.branch else "no git")
         if self.tasks is not None:
             parts.append(f"tasks {self.tasks[0]}/{self.tasks[1]}")
         if self.busy:
             parts.append("working")
-        return Text("  │  ".join(parts))
+        return Content("  │  ".join(parts))

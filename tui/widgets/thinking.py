@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Callable
 
+from textual.content import Content
 from textual.widgets import Static
+
+from ljtui.core.display import shown_line
 
 FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK_SECONDS = 0.1
@@ -23,7 +26,8 @@ class Thinking(Static):
 
     def __init__(self, label: str, monotonic: Callable[[], float], **kwargs: object) -> None:
         super().__init__("", **kwargs)
-        self._label = label
+        self._label = shown_line(label)
+        """What is being waited for (it may name a file: shown as plain text, controls visible)."""
         self._monotonic = monotonic
         self._started = monotonic()
         self._frame = 0
@@ -38,4 +42,4 @@ class Thinking(Static):
 
     def _render_frame(self) -> None:
         elapsed = self._monotonic() - self._started
-        self.update(f"{FRAMES[self._frame]} {self._label} {elapsed:.1f}s")
+        self.update(Content(f"{FRAMES[self._frame]} {self._label} {elapsed:.1f}s"))
