@@ -1,9 +1,12 @@
 """``ljtui trust``: let a repository's own files configure endpoints and commands.
 
 Until a repository is trusted, its ``.agent/`` files cannot set provider
-URLs or scripts, nor anything that runs a command. ``ljtui trust [DIR]``
-shows what trusting would enable and asks; ``--revoke`` forgets a
-repository; ``--list`` shows every trusted one.
+URLs or scripts, nor anything that runs a command. Trust covers the
+settings as they were when trusted: once they change, the repository is
+asked about again. ``ljtui trust [DIR]`` shows what trusting would enable
+(and what changed since it was last trusted) and asks; ``--revoke``
+forgets a repository; ``--list`` shows every trusted one and whether its
+settings still match.
 """
 
 from __future__ import annotations
@@ -13,11 +16,14 @@ import sys
 import time
 from pathlib import Path
 
+from ljtui.cli.output import echo, visible
+from ljtui.core.display import shown_line
 from ljtui.core.edits.paths import find_repo_root
-from ljtui.core.trust import TrustStore, trust_would_enable
+from ljtui.core.trust import TrustedRepo, TrustStore, change_lines, trust_would_enable, unbound_lines
 
 EXIT_OK = 0
 EXIT_DECLINED = 1
+"""Not trusted: the user said no, or the settings cannot be recorded."""
 EXIT_USAGE = 2
 YES_ANSWERS = ("y", "yes")
 PROG = "ljtui trust"
@@ -28,11 +34,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "trust", help="trust a repository's own settings (endpoints, commands), or revoke that",
         description="Show what a repository's .agent/ files would be allowed to set once trusted, and ask. "
-                    "Trust is recorded in your config dir by the repository's real path.")
+                    "Trust is recorded in your config dir by the repository's real path, with its settings as "
+                    "they are then: once they change, the repository is asked about again.")
     parser.add_argument("dir", nargs="?", type=Path, default=None, help="the repository (default: current)")
     action = parser.add_mutually_exclusive_group()
     action.add_argument("--revoke", action="store_true", help="stop trusting the repository")
-    action.add_argument("--list", action="store_true", help="list every trusted repository")
+    action.add_argument("--list", action="store_true",
+                        help="list every trusted repository and whether its settings changed since")
     parser.add_argument("--yes", action="store_true", help="trust without asking (needed without a terminal)")
     parser.set_defaults(func=run)
 
@@ -43,47 +51,78 @@ def run(args: argparse.Namespace) -> int:
     if args.list:
         entries = store.entries()
         for line in store.warnings:
-            print(f"{PROG}: {line}", file=sys.stderr)
+            echo(f"{PROG}: {line}", file=sys.stderr)
         for entry in entries:
-            print(f"{entry.path}  (since {time.strftime('%Y-%m-%d %H:%M', time.localtime(entry.since))})")
+            echo(f"{shown_line(entry.path)}  (since {time.strftime('%Y-%m-%d %H:%M', time.localtime(entry.since))})"
+                  f"  {_state(store, entry)}")
         if not entries:
-            print("no repository is trusted")
+            echo("no repository is trusted")
         return EXIT_OK
     start = args.dir or Path.cwd()
     if not start.is_dir():
-        print(f"{PROG}: {start}: not a directory", file=sys.stderr)
+        echo(f"{PROG}: {_path(start)}: not a directory", file=sys.stderr)
         return EXIT_USAGE
     root = find_repo_root(start)
     if args.revoke:
         if store.revoke(root):
-            print(f"no longer trusted: {root}")
+            echo(f"no longer trusted: {_path(root)}")
         else:
-            print(f"{root} was not trusted")
+            echo(f"{_path(root)} was not trusted")
         return EXIT_OK
     return _trust(store, root, args.yes)
 
 
+def _path(path: Path) -> str:
+    """A folder's name as it may be printed: every control and invisible character visible."""
+    return visible(str(path), exact=True)
+
+
+def _state(store: TrustStore, entry: TrustedRepo) -> str:
+    """Whether a trusted repository's settings still match what was trusted."""
+    if not entry.bound:
+        return "changed since trusted (recorded by an older ljtui without its settings)"
+    folder = Path(entry.path)
+    if not folder.is_dir():
+        return "folder not found"
+    check = store.check(folder)
+    if check.trusted:
+        return "settings unchanged"
+    problems = check.changes.problems if check.changes is not None else ()
+    if problems:
+        return f"changed since trusted (cannot be checked: {shown_line(problems[0])})"
+    return "changed since trusted"
+
+
 def _trust(store: TrustStore, root: Path, yes: bool) -> int:
-    if store.is_trusted(root):
-        print(f"already trusted: {root}")
+    check = store.check(root)
+    if check.trusted:
+        echo(f"already trusted: {_path(root)}")
         return EXIT_OK
+    if check.changes is not None:
+        for line in change_lines(check.changes):
+            echo(line)
+        echo()
+    if check.seen.problems:
+        for line in unbound_lines(check.seen.problems):
+            echo(line, file=sys.stderr)
+        return EXIT_DECLINED
     enables = trust_would_enable(root)
-    print(f"Trusting {root} lets its own files:")
+    echo(f"Trusting {_path(root)} lets its own files:")
     if enables:
         for line in enables:
-            print(f"  - {line}")
+            echo(f"  - {line}")
     else:
-        print("  - (nothing today: its files set nothing that needs trust)")
+        echo("  - (nothing today: its files set nothing that needs trust)")
     if not yes:
         if not sys.stdin.isatty():
-            print(f"{PROG}: not a terminal, so nothing was recorded; run `ljtui trust --yes {root}` to trust it",
+            echo(f"{PROG}: not a terminal, so nothing was recorded; run `ljtui trust --yes {_path(root)}` to trust it",
                   file=sys.stderr)
             return EXIT_USAGE
         sys.stdout.write("Trust this repository? [y/N] ")
         sys.stdout.flush()
         if sys.stdin.readline().strip().lower() not in YES_ANSWERS:
-            print("not trusted")
+            echo("not trusted")
             return EXIT_DECLINED
-    store.trust(root, time.time())
-    print(f"trusted: {root} (revoke with `ljtui trust --revoke {root}`)")
+    store.trust(root, time.time(), check.seen)
+    echo(f"trusted: {_path(root)} (revoke with `ljtui trust --revoke {_path(root)}`)")
     return EXIT_OK

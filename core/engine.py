@@ -204,19 +204,23 @@ class Engine(ChatLoop, SessionContext, TaskFacade, GateFacade, PlaybookAccess):
 
     async def trust_repository(self, enables: list[str], env: Mapping[str, str],
                                reload: Callable[[], Config]) -> bool:
-        """Ask whether to trust this repository, whose own settings would do ``enables``.
-
-        A yes is recorded in the user's config dir and the configuration is
-        read again (``reload``) and used from the next model call on.
+        """Ask whether to trust this repository, whose own settings would do ``enables`` (and what changed since
+        the user last trusted it). A yes records the settings as asked about, and the configuration is read again
+        (``reload``) and used from the next model call on; settings that cannot be recorded are not asked about.
         """
-        from ljtui.core.trust import TrustStore, trust_request
+        from ljtui.core.trust import TrustStore, trust_request, unbound_notice
 
-        decision = await self.ask(trust_request(self.repo_root, enables))
+        store = TrustStore.for_env(env)
+        check = await asyncio.to_thread(store.check, self.repo_root)
+        if check.seen.problems:
+            self.sink.emit(Notice(unbound_notice(check.seen.problems), "warning"))
+            return False
+        decision = await self.ask(trust_request(self.repo_root, enables, check.changes))
         if decision.choice != "yes":
             self.sink.emit(Notice("Not trusted: this repository's own settings stay ignored "
                                   "(`ljtui trust` asks again).", "warning"))
             return False
-        await asyncio.to_thread(lambda: TrustStore.for_env(env).trust(self.repo_root, self.clock.now()))
+        await asyncio.to_thread(lambda: store.trust(self.repo_root, self.clock.now(), check.seen))
         self.reconfigure(await asyncio.to_thread(reload))
         self.sink.emit(Notice(f"Trusted {self.repo_root.name}: its own settings are in use."))
         return True

@@ -149,11 +149,11 @@ def test_openai_compatible_configured_by_the_repo_config_file(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
-    TrustStore.for_env().trust(tmp_path, now=0.0)
     (tmp_path / ".agent").mkdir()
     (tmp_path / ".agent" / "config.yaml").write_text(
         f"provider:\n  name: openai-compatible\n  model: llama\n  base_url: {fake_openai.url}/v1\n"
         "  prices:\n    llama: {input: 1, output: 2}\n", encoding="utf-8")
+    TrustStore.for_env().trust(tmp_path, now=0.0)
     fake_openai.queue(oapi.text_reply("configured by file", prompt_tokens=1000, completion_tokens=500))
     assert main(["run", "hi", "--repo", str(tmp_path)]) == 0
     out, err = capsys.readouterr()
