@@ -9,6 +9,12 @@ refused outright; anything else is resolved through symlinks and must
 still land inside the root, so a link pointing out of the tree is refused
 too. A :class:`MountTable` joins a source sandbox and an optional second,
 read-only one mounted under a prefix (the handbook at ``__handbook__/``).
+
+ljtui's own state folder, ``.agent`` (sessions, memory, caches, gate runs),
+is never read by a model's tool: a path with a ``.agent`` component at any
+depth (a nested repository keeps its own state there too), compared
+ignoring case (a case-insensitive file system opens ``.AGENT`` as
+``.agent``), is refused as named and where its links lead.
 """
 
 from __future__ import annotations
@@ -24,6 +30,9 @@ HANDBOOK_MOUNT = "__handbook__"
 HANDBOOK_SUBDIR = "references"
 """The handbook's folder inside a skill directory."""
 
+STATE_DIR = ".agent"
+"""ljtui's own state folder, never read by a model's tool."""
+
 _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -35,6 +44,31 @@ class PathRefused(ValueError):
 def handbook_dir_from_skill(skill_dir: str | os.PathLike[str]) -> Path:
     """The handbook folder of a skill: ``skill_dir/references``."""
     return Path(skill_dir) / HANDBOOK_SUBDIR
+
+
+def is_state_name(name: str) -> bool:
+    """Whether a folder or file name is ljtui's state folder (:data:`STATE_DIR`, any case)."""
+    return name.casefold() == STATE_DIR
+
+
+def in_state_dir(parts: tuple[str, ...] | list[str]) -> bool:
+    """Whether path components ``parts`` name ljtui's state folder or something in it, at any depth."""
+    return any(is_state_name(part) for part in parts)
+
+
+def state_refusal(path: str) -> str:
+    """What the model reads when ``path`` is (or leads into) ljtui's state folder."""
+    return (f"path {path!r} is inside {STATE_DIR}/, ljtui's own state folder (sessions, memory, caches): the "
+            "model's tools never read it")
+
+
+def leads_into_state(root: Path, path: str) -> bool:
+    """Whether ``path`` (relative to ``root``) names ljtui's state folder, or leads into it through a link."""
+    if in_state_dir(PurePosixPath(path).parts):
+        return True
+    real_root = os.path.realpath(root)
+    inside = os.path.relpath(os.path.realpath(os.path.join(real_root, path)), real_root)
+    return not inside.startswith(os.pardir) and in_state_dir(PurePosixPath(inside).parts)
 
 
 def _relative_parts(path: str) -> tuple[str, ...]:
@@ -75,16 +109,20 @@ class Sandbox:
         """The real path of ``path`` (relative to the root) inside the sandbox.
 
         Raises:
-            PathRefused: absolute, containing ``..``, or leaving the root
-                through a symlink.
+            PathRefused: absolute, containing ``..``, leaving the root
+                through a symlink, or in ljtui's state folder.
         """
         parts = _relative_parts(path)
+        if in_state_dir(parts):
+            raise PathRefused(state_refusal(path))
         real = Path(os.path.realpath(self.root.joinpath(*parts)))
         if not self.contains(real):
             raise PathRefused(
                 f"path {path!r} leaves the sandbox (through a symlink); only files inside "
                 f"{self.label or 'the repository'} can be read"
             )
+        if in_state_dir(real.relative_to(self.root).parts):
+            raise PathRefused(state_refusal(path))
         return real
 
     def contains(self, real: Path) -> bool:

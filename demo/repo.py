@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Mapping
 
 from ljtui.core.childenv import child_env
+from ljtui.core.git import GitRefused, run_git
 from ljtui.core.trust import TrustStore
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -138,15 +139,16 @@ def _commit(root: Path, git: str) -> str | None:
 def _git(root: Path, git: str, args: tuple[str, ...]) -> str | None:
     shown = f"git {args[0]}"
     try:
-        done = subprocess.run([git, *args], cwd=root, env={**child_env(), **GIT_ENV}, capture_output=True,
-                              text=True, timeout=GIT_TIMEOUT_SECONDS, stdin=subprocess.DEVNULL)
+        done = run_git(args, root, env={**child_env(), **GIT_ENV}, timeout=GIT_TIMEOUT_SECONDS, executable=git)
     except FileNotFoundError:
         return f"the demo needs git to make its sample project a repository, and {git} was not found"
     except subprocess.TimeoutExpired:
         return f"{shown} did not finish within {GIT_TIMEOUT_SECONDS:.0f} s"
     except OSError as exc:
         return f"cannot run {git}: {exc.strerror or exc}"
+    except GitRefused as exc:
+        return f"{shown} was not run: {exc}"
     if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        last = (done.stderr.decode("utf-8", "replace").strip().splitlines() or ["no message"])[-1]
         return f"{shown} failed in {root} (exit {done.returncode}): {last}"
     return None

@@ -15,6 +15,12 @@ recorded only when the content before the append was empty or matched the
 last fingerprint (trust lets a file load, but does not fingerprint it, so
 revoking trust stops it loading again).
 
+Every entry is headed by when it was saved and, where known, by which
+session and agent (``## 2026-05-09 07:35 UTC (session …, chat)``), so the
+system prompt can present the file as notes with their origin. The
+``save_memory`` tool asks the user before it appends (the exact text is in
+the question).
+
 The file is always reached through :mod:`ljtui.core.statedir`, never
 through a symlink, and it is bounded: one entry at most
 :data:`MAX_ENTRY_CHARS`, the file at most :data:`MAX_MEMORY_BYTES`.
@@ -47,6 +53,8 @@ MAX_MEMORY_BYTES = 32 * 1024
 MAX_SHOW_CHARS = 8_000
 """Characters ``/memory`` shows before it cuts."""
 ENTRY_DATE_FORMAT = "%Y-%m-%d %H:%M UTC"
+MAX_SOURCE_CHARS = 120
+"""Longest "saved by" note in an entry's heading (the session id and the agent)."""
 TRUST_HINT = "run `ljtui trust` to accept it"
 HASHES_FILE = "memory-hashes.json"
 """The fingerprints of what ljtui wrote, in the user's state dir."""
@@ -55,6 +63,7 @@ MAX_HASHES_FILE_BYTES = 4 * 1024 * 1024
 """A fingerprint file larger than this is treated as damaged."""
 _SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_ONE_LINE = re.compile(r"[\n\u2028\u2029]")
 
 
 @dataclass(frozen=True)
@@ -141,16 +150,18 @@ class MemoryStore:
         """How the repository is recorded: its real path (as in the trust list)."""
         return TrustStore.key(self.root)
 
-    def append(self, text: str) -> SaveResult:
-        """Append a dated entry; refuse empty or oversized entries and a full file."""
+    def append(self, text: str, *, source: str = "") -> SaveResult:
+        """Append an entry headed by when it was saved (and ``source``: which session and agent saved it).
+
+        Empty or oversized entries and a full file are refused.
+        """
+        problem = entry_problem(text)
+        if problem is not None:
+            return SaveResult(False, problem)
         entry = text.strip()
-        if not entry:
-            return SaveResult(False, "nothing to save: the text is empty")
-        if len(entry) > MAX_ENTRY_CHARS:
-            return SaveResult(False, f"the entry is {len(entry):,} characters; one entry may hold at most "
-                                     f"{MAX_ENTRY_CHARS:,}. Save a shorter summary")
         stamp = time.strftime(ENTRY_DATE_FORMAT, time.gmtime(self.clock.now()))
-        record = f"## {stamp}\n\n{entry}\n\n".encode("utf-8")
+        by = _ONE_LINE.sub(" ", _CONTROL.sub("", source)).strip()[:MAX_SOURCE_CHARS]
+        record = f"## {stamp}{f' ({by})' if by else ''}\n\n{entry}\n\n".encode("utf-8")
         try:
             fd = open_state_file(self.root, MEMORY_FILE, flags=os.O_RDWR | os.O_CREAT | os.O_APPEND)
         except StateDirUnsafe as exc:
@@ -248,6 +259,17 @@ class MemoryStore:
             return _Read(None, f"it is {max(size, len(data)):,} bytes, over the limit of {MAX_MEMORY_BYTES:,}; "
                                f"shorten it")
         return _Read(data)
+
+
+def entry_problem(text: str) -> str | None:
+    """Why ``text`` cannot be saved as one entry (empty, too long), or ``None``."""
+    entry = text.strip()
+    if not entry:
+        return "nothing to save: the text is empty"
+    if len(entry) > MAX_ENTRY_CHARS:
+        return (f"the entry is {len(entry):,} characters; one entry may hold at most {MAX_ENTRY_CHARS:,}. "
+                f"Save a shorter summary")
+    return None
 
 
 def _digest(data: bytes) -> str:

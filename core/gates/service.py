@@ -225,10 +225,23 @@ class GateService(RunEndings):
             except GateInvalid as exc:
                 raise GateRefused(f"the gate was not written: {exc}") from None
             self.current = gate.id
+        self._record_author(gate)
         found = gate_risk(gate)
         self.sink.emit(G.GateProposed(gate.id, found.level, round(found.r, 4), tuple(i.id for i in gate.items)))
         self.publish()
         return gate
+
+    def _record_author(self, gate: Gate) -> None:
+        """Remember in the user's state dir that ljtui wrote ``gate`` for them; say so when it cannot."""
+        from ljtui.core.gates.authors import GateAuthors
+
+        authors = GateAuthors.for_env(self.env)
+        try:
+            authors.record(self.root, gate, self.clock.now())
+        except OSError as exc:
+            self.sink.emit(Notice(f"Gate {gate.id} was written, but {authors.path} could not record that ljtui "
+                                  f"wrote it for you ({exc.strerror or exc}): outside git its commands run only "
+                                  "in a trusted repository.", "warning"))
 
     async def confirm(self, gate_id: str) -> bool:
         """Ask the user to confirm the gate's items, commands and level; record a yes in the user's state."""
@@ -343,12 +356,14 @@ class GateService(RunEndings):
         return [i for i in gate.items if i.id in wanted]
 
     def _refuse_untrusted(self, gate: Gate) -> None:
-        """A repository's committed gate runs its commands only in a trusted repository."""
-        from ljtui.core.gates.release import committed
+        """A gate that is not the user's own (:mod:`~ljtui.core.gates.authors`) runs its commands only in a
+        trusted repository."""
+        from ljtui.core.gates.authors import users_own
         from ljtui.core.trust import TrustStore
 
-        if committed(self.root, gate.id) and not TrustStore.for_env(self.env).is_trusted(self.root):
-            raise GateRefused(f"gate {gate.id} was committed to this repository, which is not trusted: its commands "
+        if not users_own(self.root, gate, self.env) and not TrustStore.for_env(self.env).is_trusted(self.root):
+            raise GateRefused(f"gate {gate.id} was not written by ljtui for you: it was committed to this repository, "
+                              "which is not trusted, or came with it (git cannot say it is untracked): its commands "
                               "do not run (`ljtui trust` first)")
 
     def blockers_now(self):

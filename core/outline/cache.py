@@ -2,7 +2,12 @@
 
 Two files, both JSON, reached only through
 :func:`~ljtui.core.statedir.state_dir` and
-:func:`~ljtui.core.statedir.open_state_file` (never through a symlink):
+:func:`~ljtui.core.statedir.open_state_file` (never through a symlink).
+When git would see them there (a repository committed ``.agent/cache/``,
+or its ignore rules do not cover it) they live in the user's cache dir
+instead, never through a symlink either
+(:mod:`~ljtui.core.outline.cache_place`), so ljtui never rewrites a
+tracked file nor adds an untracked one:
 
 * ``outline.json``: one entry per source file: its stat key (size,
   modification and status-change times), when it was read, its content
@@ -25,19 +30,26 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ljtui.core.outline.cache_place import cache_place
 from ljtui.core.outline.model import ROWS_PATTERN
 from ljtui.core.outline.parse import MAX_FILE_BYTES, STATUSES, Entry
 from ljtui.core.outline.files import LANGUAGES, MAX_FILES
-from ljtui.core.statedir import StateDirUnsafe, StateFileTooBig, read_state_bytes, replace_state_file, state_dir
+from ljtui.core.statedir import (
+    StateDirUnsafe, StateFileTooBig, read_at_most, read_state_bytes, replace_state_file, state_dir,
+)
+from ljtui.core.user_records import PRIVATE_DIR_MODE
 
 CACHE_DIR = "cache"
 """The folder below ``.agent`` (to be listed in ``.agent/.gitignore`` as ``cache/``)."""
 ENTRIES_FILE = "outline.json"
 RENDER_FILE = "outline-render.json"
+CACHE_FILES = (ENTRIES_FILE, RENDER_FILE)
 FORMAT = "ljtui-outline"
 VERSION = 1
 """Bumped whenever extraction or the file layout changes: an older cache is then ignored."""
@@ -133,8 +145,14 @@ def save_render(root: Path, rendered: dict[str, Any]) -> str:
 
 
 def _read_json(root: Path, name: str, limit: int) -> Any:
+    place = cache_place(root, CACHE_FILES, writing=False)
+    if not place.usable:
+        raise FileNotFoundError(name)
     try:
-        data = read_state_bytes(root, CACHE_DIR, name, limit=limit)
+        if place.folder is None:
+            data = read_state_bytes(root, CACHE_DIR, name, limit=limit)
+        else:
+            data = _read_private(place.folder / name, limit)
     except StateFileTooBig as exc:
         raise CacheRejected(str(exc).removeprefix(f".agent/{CACHE_DIR}/")) from exc
     try:
@@ -152,6 +170,12 @@ def _write_json(root: Path, name: str, data: dict[str, Any], limit: int) -> str:
     if len(payload) > limit:
         return f"outline cache not written: {len(payload)} bytes, over the {limit} byte bound"
     try:
+        place = cache_place(root, CACHE_FILES, writing=True)
+        if not place.usable:
+            return "outline cache not written: git cannot say whether it would show in git status"
+        if place.folder is not None:
+            _write_private(place.folder, name, payload)
+            return ""
         state_dir(root, CACHE_DIR, create=True)
         from ljtui.core.edits.journal import ensure_agent_gitignore  # only when writing: keeps warm starts light
         ensure_agent_gitignore(root)
@@ -161,6 +185,41 @@ def _write_json(root: Path, name: str, data: dict[str, Any], limit: int) -> str:
     except OSError as exc:
         return f"outline cache not written: {exc.strerror or exc}"
     return ""
+
+
+def _read_private(path: Path, limit: int) -> bytes:
+    """A cache file in the user's cache dir, never through a symlink, at most ``limit`` bytes.
+
+    Raises:
+        StateFileTooBig: it is larger.
+        OSError: it cannot be read (``FileNotFoundError`` when missing).
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise IsADirectoryError(0, "not a regular file", str(path))
+        if st.st_size > limit:
+            raise StateFileTooBig(f"{path.name} is {st.st_size} bytes, over the {limit} byte bound")
+        data = read_at_most(fd, limit + 1)
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise StateFileTooBig(f"{path.name} grew over the {limit} byte bound while read")
+    return data
+
+
+def _write_private(folder: Path, name: str, payload: bytes) -> None:
+    """Write a cache file in the user's cache dir whole: a private temp file beside it, then a rename."""
+    folder.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR_MODE)
+    fd, temp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+        os.replace(temp, folder / name)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
 
 
 def _entries_of(data: Any, owner: list[int]) -> dict[str, Entry]:

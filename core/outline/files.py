@@ -19,8 +19,9 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ljtui.core.childenv import child_env
+from ljtui.core.git import run_git
 from ljtui.core.planner.grep import SKIP_DIRS
+from ljtui.core.sandbox import is_state_name
 from ljtui.core.secret_files import SecretFiles
 
 LANGUAGES: dict[str, str] = {
@@ -35,7 +36,7 @@ MAX_FILES = 20_000
 GIT_TIMEOUT_S = 30.0
 """Bound on the ``git ls-files`` call; past it the folder is walked instead."""
 GIT_LIST = ("ls-files", "-z", "--cached", "--others", "--exclude-standard")
-"""The git command (after ``git -C root``) that lists tracked and not-ignored untracked files."""
+"""The git command (run in the root) that lists tracked and not-ignored untracked files."""
 
 
 @dataclass
@@ -89,19 +90,16 @@ def list_sources(root: Path, secrets: SecretFiles, under: str = "") -> Listing:
 
 
 def in_skipped_folder(path: str) -> bool:
-    """Whether a folder on ``path`` is one the outline never enters (:data:`SKIP_DIRS`)."""
+    """Whether a folder on ``path`` is one the outline never enters (:data:`SKIP_DIRS`, ``.agent`` in any case)."""
     parts = path.split("/")
-    return any(part in SKIP_DIRS for part in parts[:-1])
+    return any(part in SKIP_DIRS or is_state_name(part) for part in parts[:-1])
 
 
 def _git_paths(root: Path, under: str) -> list[str] | None:
     """Paths git lists (tracked and not ignored), or None when ``root`` is not a git work tree."""
-    command = ["git", "--literal-pathspecs", "-C", str(root), *GIT_LIST]
-    if under:
-        command += ["--", under]
+    command = [*GIT_LIST, *(("--", under) if under else ())]
     try:
-        done = subprocess.run(command, capture_output=True, env=child_env(), timeout=GIT_TIMEOUT_S,
-                              stdin=subprocess.DEVNULL, check=False)
+        done = run_git(command, root, options=("--literal-pathspecs",), timeout=GIT_TIMEOUT_S)
     except (OSError, subprocess.SubprocessError):
         return None
     if done.returncode != 0:
@@ -124,7 +122,7 @@ def _walk_paths(root: Path, under: str) -> list[str]:
                 for entry in entries:
                     rel = f"{folder}/{entry.name}" if folder else entry.name
                     if entry.is_dir(follow_symlinks=False):
-                        if entry.name not in SKIP_DIRS:
+                        if entry.name not in SKIP_DIRS and not is_state_name(entry.name):
                             stack.append(rel)
                     elif entry.is_file(follow_symlinks=False):
                         found.append(rel)

@@ -19,6 +19,7 @@ from ljtui.core.outline.render import (
     DEFAULT_BUDGET_TOKENS, MAX_LISTED, footer, footer_room, ordered, render_outline, symbol_lines,
 )
 from ljtui.core.planner.budget import CHARS_PER_TOKEN
+from ljtui.core.sandbox import leads_into_state, state_refusal
 from ljtui.core.secret_files import SecretFiles
 
 MAX_OUTLINE_SYMBOLS = MAX_LISTED
@@ -90,7 +91,8 @@ def outline(root: Path, path: Any = None, *, secrets: SecretFiles | None = None,
     Args:
         root: the repository root.
         path: a repository-relative file or folder; ``None``, ``""`` or
-            ``"."`` for the repository's ranked outline.
+            ``"."`` for the repository's ranked outline. ljtui's state
+            folder (``.agent``, as named or where a link leads) is refused.
         secrets: which files are never read.
         budget_tokens: bound on the text (and at most
             :data:`MAX_OUTLINE_SYMBOLS` definitions for a file or folder).
@@ -104,6 +106,9 @@ def outline(root: Path, path: Any = None, *, secrets: SecretFiles | None = None,
         rendered = render_outline(index, budget_tokens)
         return OutlineView("", _shown_symbols(index, rendered.shown), rendered.total,
                            rendered.shown < rendered.total, index.skipped, rendered.text)
+    if leads_into_state(root, shown):
+        refusal = state_refusal(shown)
+        return OutlineView(shown, error=refusal, text=refusal)
     rule = policy.rule_for(shown)
     if rule is not None:
         refusal = policy.refusal(shown, rule)

@@ -42,7 +42,7 @@ SKIP_DIRS: tuple[str, ...] = (
     ".git", ".hg", ".svn", ".agent", "node_modules", "__pycache__", ".venv", ".mypy_cache",
     ".pytest_cache", ".tox",
 )
-"""Folders never searched: version control, ljtui's own state, dependencies, caches."""
+"""Folders never searched: version control, ljtui's own state (also in any other case), dependencies, caches."""
 
 ENGINES = ("auto", "rg", "re2")
 """Engine choices: ``auto`` uses ripgrep when its binary is found."""

@@ -24,6 +24,7 @@ from typing import Any, Iterator
 import re2
 
 from ljtui.core.regex_guard import PatternRefused, compile_pattern
+from ljtui.core.sandbox import is_state_name
 from ljtui.core.secret_files import SecretFiles
 
 WORKER_MODULE = "ljtui.core.planner.grep_re2"
@@ -57,7 +58,8 @@ def clip_line(raw: bytes) -> str:
 
 
 def walk(root: str, skip_dirs: tuple[str, ...]) -> Iterator[str]:
-    """Regular files under ``root`` in name order; symlinks and ``skip_dirs`` left out.
+    """Regular files under ``root`` in name order; symlinks, ``skip_dirs`` and ljtui's state folder (in any
+    case) left out.
 
     Paths stay strings: building a ``Path`` per file costs more than the walk.
     """
@@ -69,7 +71,7 @@ def walk(root: str, skip_dirs: tuple[str, ...]) -> Iterator[str]:
         if entry.is_symlink():
             continue
         if entry.is_dir():
-            if entry.name not in skip_dirs:
+            if entry.name not in skip_dirs and not is_state_name(entry.name):
                 yield from walk(entry.path, skip_dirs)
         elif entry.is_file():
             yield entry.path

@@ -30,6 +30,7 @@ from typing import Any, Iterator
 
 from ljtui.core.planner.grep_proc import READ_CHUNK_BYTES, BoundedChild
 from ljtui.core.planner.grep_re2 import clip_line
+from ljtui.core.sandbox import STATE_DIR
 from ljtui.core.secret_files import SecretFiles
 
 RG_EXIT_ERROR = 2
@@ -74,7 +75,9 @@ def list_args(rg: str, rel_base: str, *, max_file_bytes: int, skip_dirs: tuple[s
 
 
 def _skip_globs(skip_dirs: tuple[str, ...]) -> list[str]:
-    return [arg for name in skip_dirs for arg in ("--glob", f"!{name}/")]
+    """Globs that leave out folders named in ``skip_dirs``, and ljtui's state folder in any case, at any depth
+    (as the RE2 walk does)."""
+    return [*(arg for name in skip_dirs for arg in ("--glob", f"!{name}/")), "--iglob", f"!{STATE_DIR}/"]
 
 
 def listed_paths(child: BoundedChild) -> list[str] | None:

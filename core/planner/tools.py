@@ -17,7 +17,7 @@ from ljtui.core.planner.grep import (
 )
 from ljtui.core.regex_guard import PatternRefused, compile_pattern
 from ljtui.core.tools import ToolResult
-from ljtui.core.sandbox import HANDBOOK_MOUNT, MountTable, PathRefused, Sandbox
+from ljtui.core.sandbox import HANDBOOK_MOUNT, MountTable, PathRefused, Sandbox, is_state_name
 from ljtui.core.secret_files import SecretFiles
 
 READ_MAX_CHARS = 60_000
@@ -126,7 +126,7 @@ class ReadOnlyTools:
         return None
 
     def list_dir(self, path: Any) -> ToolResult:
-        """Entries of a directory: folders end in ``/``, files show their size."""
+        """Entries of a directory: folders end in ``/``, files show their size; ``.agent`` is left out."""
         path = _require_str("path", path)
         if isinstance(path, ToolResult):
             return path
@@ -136,8 +136,9 @@ class ReadOnlyTools:
             return _error(str(exc))
         if not real.is_dir():
             return _error(f"{path!r} is not a directory" + (" (it is a file: use read_file)" if real.is_file() else ""))
-        try:
-            entries = sorted(os.scandir(real), key=lambda e: (not e.is_dir(), e.name))
+        try:  # ljtui's state folder is left out, as its contents are never read
+            entries = sorted((e for e in os.scandir(real) if not is_state_name(e.name)),
+                             key=lambda e: (not e.is_dir(), e.name))
         except OSError as exc:
             return _error(f"cannot list {path!r}: {exc.strerror}")
         folder = box.relative(real)

@@ -49,12 +49,10 @@ class RunResults:
     Attributes:
         summaries: Each done task's last words, by task id.
         files: The files each task's agent wrote, by task id.
-        record: The run's record in its workspace (``.agent/workspace/<run-id>/tasks.json``), or empty.
     """
 
     summaries: dict[int, str] = field(default_factory=dict)
     files: dict[int, tuple[str, ...]] = field(default_factory=dict)
-    record: str = ""
 
 
 def decompose_system(hints: Collection[str]) -> str:
@@ -64,7 +62,8 @@ def decompose_system(hints: Collection[str]) -> str:
 
 def task_message(plan: TaskPlan, task: Task, results: RunResults | Mapping[int, str]) -> str:
     """The first user message of ``task``'s agent: the goal, the plan, its task, what done tasks said and
-    which files they wrote, and where the run's record is."""
+    which files they wrote (what the run's record in ``.agent/workspace/`` holds: the model's tools never read
+    ``.agent/``, so it is given here)."""
     found = results if isinstance(results, RunResults) else RunResults(dict(results))
     lines = [f"Goal: {plan.goal}", "", "The plan:"]
     lines += [f"  {t.id}. [{t.status.value}] {t.description}" for t in plan.tasks]
@@ -78,8 +77,6 @@ def task_message(plan: TaskPlan, task: Task, results: RunResults | Mapping[int, 
             lines.append(f"  task {tid}: {found.summaries[tid][:MAX_RESULT_CHARS]}")
             if found.files.get(tid):
                 lines.append(f"    files it wrote: {_files(found.files[tid])}")
-    if found.record:
-        lines += ["", f"The run's record (each task's status, summary and files): {found.record}"]
     return "\n".join(lines)
 
 

@@ -53,7 +53,7 @@ from ljtui.core.tasks.replan import ReplanResult, apply_replan
 from ljtui.core.tasks.sanitise import sanitise
 from ljtui.core.tasks.task_agent import TaskEnd, run_task_agent
 from ljtui.core.tasks.validate import validate_tasks
-from ljtui.core.tasks.workspace import TapSink, WrittenFiles, record_problem, run_record, tasks_file_shown
+from ljtui.core.tasks.workspace import TapSink, WrittenFiles, record_problem, run_record
 
 if TYPE_CHECKING:
     from ljtui.core.engine import Engine
@@ -241,7 +241,7 @@ class TaskRunner:
         stopped = False
         while True:
             assert self.plan is not None
-            await self._record_written()  # a task starting reads a record with every ended task in it
+            await self._record_written()  # the record on disk holds every ended task before the next starts
             if not self._waiting_to_replan and not stopped:
                 for task in ready(self.plan):
                     if len(self._running) >= limit:
@@ -386,7 +386,6 @@ class TaskRunner:
         """Write the run's record in its workspace, in order, off this thread (the first failure is kept)."""
         assert self.plan is not None
         record = run_record(self.run_id, status, self.plan, dict(self._summaries), self._files)
-        self.results.record = tasks_file_shown(self.run_id)
         self._last_record = self._log.submit(self._save_record, record)
 
     async def _record_written(self) -> None:

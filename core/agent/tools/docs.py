@@ -67,8 +67,10 @@ def notes() -> dict[str, str]:
         "web_fetch": f"Does not ask. http(s) only, at most {MAX_REDIRECTS} redirects (each checked again), "
                      f"{MAX_BODY_BYTES // (1024 * 1024)} MB after decompression, `agent.web_timeout` for the "
                      "whole call; no cookies, proxies or keys from the environment.",
-        "save_memory": f"Does not ask (it writes only `.agent/memory.md`). At most {MAX_ENTRY_CHARS:,} "
-                       f"characters per entry and {MAX_MEMORY_BYTES // 1024} KB per file; `/memory` shows it.",
+        "save_memory": "Asks: the dialog shows the exact text; allow once, allow `save_memory` for the session, "
+                       "or deny (the model is told why). It appends to `.agent/memory.md`, which later sessions "
+                       f"read as notes, not instructions. At most {MAX_ENTRY_CHARS:,} characters per entry and "
+                       f"{MAX_MEMORY_BYTES // 1024} KB per file; `/memory` shows it.",
         "gate_status": "Does not ask. Reads `.agent/gates/` and the open run; the same text is in the system "
                        "prompt's tail while a gate is in focus.",
         "gate_propose": f"Does not ask: it writes `.agent/gates/<id>.md` with `confirmed_by_user: false`. At most "

@@ -22,7 +22,8 @@ MAX_LINE = 10_000_000
 READ_FILE = ToolSpec(
     "read_file",
     "Read a text file of the repository, or lines start_line..end_line of it (1-based, inclusive). "
-    "Long files are cut; the result says how to read on. Secret files (.env, keys, .git/config) are refused.",
+    "Long files are cut; the result says how to read on. Secret files (.env, keys, .git/config) and ljtui's own "
+    ".agent/ folder are refused.",
     {"type": "object", "properties": {
         "path": {"type": "string", "description": "path relative to the repository root"},
         "start_line": {"type": "integer", "minimum": 1},

@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from ljtui.core.agent.memory import MAX_ENTRY_CHARS, MemoryStore
+from ljtui.core.agent.permissions import Permissions
 from ljtui.core.agent.tools import memory as memory_tools
+from ljtui.core.approval import ScriptedApprover
 from ljtui.core.clock import FixedClock
 from ljtui.core.tools import ToolRegistry, ToolResult
 from tests.core.agent.web_fakes import tool_context
@@ -21,8 +23,11 @@ def state_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
 
 
 async def save(root: Path, args: object, services: dict[str, object] | None = None) -> ToolResult:
+    """Call save_memory as the agent would, the user allowing it once."""
+    permissions = Permissions(ScriptedApprover({"permission": ["once"]}).decide, lambda event: None)
     registry = ToolRegistry(list(memory_tools.TOOLS))
-    return await registry.call("save_memory", args, tool_context(root, services=services))
+    return await registry.call("save_memory", args,
+                               tool_context(root, services={"permissions": permissions, **(services or {})}))
 
 
 async def test_save_memory_appends_and_the_next_session_loads_it(git_repo: Path) -> None:

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from ljtui.core.agent.project import NOTES_MAX_CHARS, TOP_LEVEL_ENTRIES, gather, project_notes, system_prompt
+from ljtui.core.approval import ScriptedApprover
 from ljtui.core.clock import FixedClock
 from ljtui.core.config import Config
 from ljtui.core.engine import Engine
@@ -58,13 +59,14 @@ async def test_memory_saved_by_the_agent_is_in_the_next_sessions_prompt(git_repo
     turns = [ScriptedTurn("Noted.", (ScriptedToolCall("save_memory", {"text": "tests run with `make check`"}),)),
              ScriptedTurn("Saved.")]
     client = ScriptedClient(Script(Path("t.yaml"), turns, 0.0))
-    first = Engine(Config(), ListSink(), repo_root=git_repo, clock=FixedClock(), client_factory=lambda cfg: client)
+    first = Engine(Config(), ListSink(), repo_root=git_repo, clock=FixedClock(), client_factory=lambda cfg: client,
+                   approver=ScriptedApprover({"permission": ["once"]}))
     assert await first.run_turn("remember how tests run") is not None
     assert "tests run with `make check`" not in first._system  # this session's prompt was built before
     await first.aclose()
     second = Engine(Config(), ListSink(), repo_root=git_repo, clock=FixedClock())
     prompt = await second.prepare_context()
-    assert "# Long-term memory" in prompt and "tests run with `make check`" in prompt
+    assert "# Notes saved in earlier sessions" in prompt and "tests run with `make check`" in prompt
     assert "loaded at start" in second.memory_view()[0]
 
 
