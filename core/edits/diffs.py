@@ -1,33 +1,26 @@
 """Unified diffs of planned file changes, plain or coloured for a terminal.
 
 Lines common to the start and the end of both versions are cut (keeping
-the context lines) before :mod:`difflib` runs, and the hunk headers are
-shifted back, so a small edit in a large file diffs quickly.
+the context lines) before :mod:`difflib` runs, and the hunks are shifted
+back, so a small edit in a large file diffs quickly. How each line is drawn
+(line endings, undecodable bytes, control characters, binary content) is
+:mod:`ljtui.core.edits.diff_drawing`'s job.
 """
 
 from __future__ import annotations
 
 import difflib
-import re
 from typing import Iterable
 
+from ljtui.core.edits.diff_drawing import NO_NEWLINE, Opcode, draw
+from ljtui.core.edits.diff_sides import file_names, file_sides
 from ljtui.core.edits.validate import FileChange
 
+__all__ = ["ANSI", "ANSI_RESET", "DIFF_CONTEXT_LINES", "NO_NEWLINE", "colourise", "render_diffs", "unified_diff"]
+
 DIFF_CONTEXT_LINES = 3
-NO_NEWLINE = "\\ No newline at end of file"
 ANSI = {"+": "\x1b[32m", "-": "\x1b[31m", "@": "\x1b[36m", "header": "\x1b[1m"}
 ANSI_RESET = "\x1b[0m"
-_LINES = re.compile(r"[^\n]*\n|[^\n]+")
-_HUNK = re.compile(r"@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
-
-
-def _lines(data: bytes | None) -> list[str] | None:
-    if data is None:
-        return []
-    try:
-        return _LINES.findall(data.decode("utf-8"))
-    except UnicodeDecodeError:
-        return None
 
 
 def _common_run(a: list[str], b: list[str], limit: int, from_end: bool) -> int:
@@ -49,32 +42,18 @@ def _trimmed(a: list[str], b: list[str]) -> tuple[int, list[str], list[str]]:
     return start, a[start:len(a) - cut], b[start:len(b) - cut]
 
 
-def _shift(header: str, offset: int) -> str:
-    match = _HUNK.match(header)
-    if not match or not offset:
-        return header
-    old_start, old_len, new_start, new_len = match.groups()
-    return (f"@@ -{int(old_start) + offset}{old_len or ''} +{int(new_start) + offset}{new_len or ''} @@"
-            + header[match.end():])
+def _shifted(group: list[Opcode], offset: int) -> list[Opcode]:
+    return [(tag, i1 + offset, i2 + offset, j1 + offset, j2 + offset) for tag, i1, i2, j1, j2 in group]
 
 
 def unified_diff(change: FileChange) -> str:
-    """One file's change as a unified diff (``/dev/null`` for created or removed files)."""
-    before, after = _lines(change.before), _lines(change.after)
-    old_name = f"a/{change.path}" if change.before is not None else "/dev/null"
-    new_name = f"b/{change.path}" if change.after is not None else "/dev/null"
-    if before is None or after is None:
-        return f"--- {old_name}\n+++ {new_name}\nBinary file {change.path} differs\n"
-    offset, before, after = _trimmed(before, after)
-    out = []
-    for line in difflib.unified_diff(before, after, old_name, new_name, n=DIFF_CONTEXT_LINES):
-        if line.startswith("@@"):
-            line = _shift(line, offset)
-        if line.endswith("\n"):
-            out.append(line.rstrip("\r\n") + "\n")
-        else:
-            out.append(line.rstrip("\r") + "\n" + NO_NEWLINE + "\n")
-    return "".join(out)
+    """One file's change as a unified diff (``/dev/null`` for created or removed files), every line drawn
+    so that it shows exactly the bytes written (:mod:`ljtui.core.edits.diff_drawing`)."""
+    sides = file_sides(change)
+    offset, before, after = _trimmed(sides.old, sides.new)
+    matcher = difflib.SequenceMatcher(None, before, after)
+    groups = [_shifted(group, offset) for group in matcher.get_grouped_opcodes(DIFF_CONTEXT_LINES)]
+    return "".join(line + "\n" for line in draw(sides, groups, *file_names(change)))
 
 
 def colourise(diff: str) -> str:

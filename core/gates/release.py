@@ -15,7 +15,6 @@ workspace tells which: :data:`~ljtui.core.gates.workspace.USER_CHANGED`).
 from __future__ import annotations
 
 import asyncio
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,8 +30,6 @@ from ljtui.core.statedir import StateDirUnsafe
 if TYPE_CHECKING:
     from ljtui.core.gates.service import GateService
     from ljtui.core.review.service import ReviewService
-
-GIT_TIMEOUT_SECONDS = 10
 
 
 @dataclass(frozen=True)
@@ -55,16 +52,6 @@ def staged_paths(workspace, run: GateRun) -> tuple[str, ...]:
     if workspace is None:
         return ()
     return tuple(c.path for c in workspace.changes())
-
-
-def committed(root: Path, gate_id: str) -> bool:
-    """Whether the gate's file is tracked by git (a repository brought it, not this user)."""
-    try:
-        done = subprocess.run(["git", "ls-files", "--error-unmatch", f".agent/gates/{gate_id}.md"], cwd=root,
-                              capture_output=True, timeout=GIT_TIMEOUT_SECONDS, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return done.returncode == 0
 
 
 async def deliver(service: GateService, review: ReviewService, gate_id: str | None = None) -> Delivery:

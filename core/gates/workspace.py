@@ -17,10 +17,11 @@ without commits and registers itself in the user's ``.git``.
 
 Beside the tree: ``manifest.json`` (what was copied, with the ``lstat``
 identity of each copy and of its original, so :meth:`Workspace.changes`
-reports only what changed in staging, and notes what also changed in the
-user's tree since), and in a git repository a private bare ``git`` folder
-whose only use is to apply the tree's ignore rules to files made in
-staging (caches and build output are never delivered nor hashed).
+reports only what changed in staging, and holds back what also changed in
+the user's tree since, or appeared there where staging made a file), and
+in a git repository a private bare ``git`` folder whose only use is to
+apply the tree's ignore rules to files made in staging (caches and build
+output are never delivered nor hashed).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,6 +81,12 @@ GIT_MODE, WALK_MODE = "git", "walk"
 USER_CHANGED = ("it also changed in your tree after the staging copy was made; it is not delivered, so your "
                 "change is never overwritten: merge the staged copy by hand")
 """Why a file both sides changed stays out of a delivery."""
+USER_CREATED = ("it did not exist when the staging copy was made, and your tree has it now; it is not delivered, so "
+                "your file is never overwritten: merge the staged copy by hand")
+"""Why a file staging created stays out of a delivery when the user's tree has that path by then."""
+NOT_COPIED = ("the staging copy left it out ({why}), and your tree has it now; it is not delivered, so your file is "
+              "never overwritten: merge the staged copy by hand")
+"""Why a file staging made where the copy had left the user's file out stays out of a delivery."""
 Stamp = tuple[int, int, int]
 """``(inode, ctime_ns, size)``: changes whenever a file is written, replaced or chmod-ed."""
 
@@ -244,9 +252,9 @@ class Workspace:
         the tree's ignore rules do not ignore (outside git: the walk's files)."""
         if self.mode == GIT_MODE:
             try:
-                done = git(["--git-dir", str(self.folder / GIT_DIR), "--work-tree", str(self.tree),
-                            "ls-files", "-z", "--others", "--exclude-standard"], self.tree)
-            except OSError as exc:
+                done = git(["ls-files", "-z", "--others", "--exclude-standard"], self.tree,
+                           options=("--git-dir", str(self.folder / GIT_DIR), "--work-tree", str(self.tree)))
+            except (OSError, subprocess.SubprocessError) as exc:
                 raise WorkspaceError(f"git could not list the staging tree: {exc}") from None
             if done.returncode != 0:
                 raise WorkspaceError(f"git could not list the staging tree: {done.stderr.decode(errors='replace')}")
@@ -310,6 +318,9 @@ class Workspace:
         after = read_entry(self.tree, staged) if staged is not None and staged.kind == "file" else None
         if record is not None and _stamp(str(self.root / path)) != _as_stamp(record[1]):
             return StagedChange(path, before, after, reason=USER_CHANGED)
+        if record is None and (now is not None or os.path.lexists(self.root / path)):
+            why = dict(self.skipped).get(path)  # the copy left the user's file out, or the user made it since
+            return StagedChange(path, before, after, reason=USER_CREATED if why is None else NOT_COPIED.format(why=why))
         if now is not None and now.kind == "link" or staged is not None and staged.kind == "link":
             return StagedChange(path, None, None, reason="a symbolic link changed; an EDIT plan carries text only")
         if staged is not None and staged.executable != (now is not None and now.kind == "file" and now.executable):

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from ljtui.core.childenv import child_env
 from ljtui.core.edits.paths import protected_reason
+from ljtui.core.git import run_git
 from ljtui.core.outline.files import GIT_LIST
 from ljtui.core.planner.grep import SKIP_DIRS
 
@@ -63,11 +63,11 @@ class Entry:
     target: str = ""
 
 
-def git(args: Iterable[str], cwd: Path, env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
-    """Run ``git ARGS`` in ``cwd`` (no API keys, no terminal); raises ``OSError`` / ``SubprocessError``."""
-    return subprocess.run(["git", "--literal-pathspecs", *args], cwd=cwd, capture_output=True,
-                          env=dict(child_env() if env is None else env), stdin=subprocess.DEVNULL,
-                          timeout=GIT_TIMEOUT_SECONDS, check=False)
+def git(args: Iterable[str], cwd: Path, env: Mapping[str, str] | None = None,
+        options: Iterable[str] = ()) -> subprocess.CompletedProcess[bytes]:
+    """Run ``git OPTIONS ARGS`` in ``cwd`` through :func:`~ljtui.core.git.run_git` (no program from the
+    repository's settings, no API keys, no terminal); raises ``OSError`` / ``SubprocessError``."""
+    return run_git(list(args), cwd, options=("--literal-pathspecs", *options), env=env, timeout=GIT_TIMEOUT_SECONDS)
 
 
 def split_z(output: bytes) -> list[str]:

@@ -6,29 +6,30 @@ differing middle of a file is large, :mod:`difflib` can take minutes (its
 matcher is roughly quadratic in the number of changed regions); those
 changes are matched the patience way instead — lines that occur once on
 each side anchor the match, and only the small gaps between anchors go to
-:mod:`difflib` — which is close to linear and gives the same kind of diff.
+:mod:`difflib` — which is close to linear and gives the same kind of diff. Either way the
+lines are drawn by :mod:`ljtui.core.edits.diff_drawing`, so what the pane
+shows is exactly what the apply writes.
 """
 
 from __future__ import annotations
 
 import bisect
 import difflib
-import re
 from collections import Counter
 from typing import Iterator, Sequence
 
-from ljtui.core.edits.diffs import DIFF_CONTEXT_LINES, NO_NEWLINE, unified_diff
+from ljtui.core.edits.diff_drawing import Opcode, draw
+from ljtui.core.edits.diff_sides import file_names, file_sides
+from ljtui.core.edits.diffs import DIFF_CONTEXT_LINES, unified_diff
 from ljtui.core.edits.validate import FileChange
 
 DIFFLIB_MAX_LINES = 2_000
 """A differing middle longer than this (either side) is matched the patience way."""
 GAP_MAX_PRODUCT = 250_000
 """A gap between anchors whose sides multiply to at most this goes to :mod:`difflib`."""
-_LINES = re.compile(r"[^\n]*\n|[^\n]+")
 
 Match = tuple[int, int, int]
 """``(i, j, size)``: ``a[i:i+size] == b[j:j+size]``."""
-Opcode = tuple[str, int, int, int, int]
 
 
 def diff_lines(change: FileChange, *, difflib_max: int = DIFFLIB_MAX_LINES,
@@ -40,21 +41,11 @@ def diff_lines(change: FileChange, *, difflib_max: int = DIFFLIB_MAX_LINES,
         difflib_max: Longest differing middle handed to :mod:`difflib` as a whole.
         gap_max: Largest gap between anchors (product of its sides) handed to :mod:`difflib`.
     """
-    before, after = _split(change.before), _split(change.after)
-    if before is None or after is None or _middle(before, after) <= difflib_max:
+    sides = file_sides(change)
+    if _middle(sides.old, sides.new) <= difflib_max:
         return unified_diff(change).splitlines()
-    old_name = f"a/{change.path}" if change.before is not None else "/dev/null"
-    new_name = f"b/{change.path}" if change.after is not None else "/dev/null"
-    return list(_unified(before, after, old_name, new_name, gap_max))
-
-
-def _split(data: bytes | None) -> list[str] | None:
-    if data is None:
-        return []
-    try:
-        return _LINES.findall(data.decode("utf-8"))
-    except UnicodeDecodeError:
-        return None
+    groups = grouped(opcodes(matching_blocks(sides.old, sides.new, gap_max)))
+    return list(draw(sides, groups, *file_names(change)))
 
 
 def _common_prefix(a: Sequence[str], b: Sequence[str], alo: int, ahi: int, blo: int, bhi: int) -> int:
@@ -180,37 +171,3 @@ def grouped(codes: list[Opcode], n: int = DIFF_CONTEXT_LINES) -> Iterator[list[O
         group.append((tag, i1, i2, j1, j2))
     if group and not (len(group) == 1 and group[0][0] == "equal"):
         yield group
-
-
-def _range(start: int, stop: int) -> str:
-    length = stop - start
-    first = start + 1
-    if length == 1:
-        return str(first)
-    return f"{first - 1 if not length else first},{length}"
-
-
-def _line(prefix: str, text: str) -> Iterator[str]:
-    yield prefix + text.rstrip("\n").rstrip("\r")
-    if not text.endswith("\n"):
-        yield NO_NEWLINE
-
-
-def _unified(a: list[str], b: list[str], old_name: str, new_name: str, gap_max: int) -> Iterator[str]:
-    groups = grouped(opcodes(matching_blocks(a, b, gap_max)))
-    first = next(groups, None)
-    if first is None:
-        return
-    yield f"--- {old_name}"
-    yield f"+++ {new_name}"
-    for group in (first, *groups):
-        yield f"@@ -{_range(group[0][1], group[-1][2])} +{_range(group[0][3], group[-1][4])} @@"
-        for tag, i1, i2, j1, j2 in group:
-            if tag == "equal":
-                for text in a[i1:i2]:
-                    yield from _line(" ", text)
-                continue
-            for text in a[i1:i2]:
-                yield from _line("-", text)
-            for text in b[j1:j2]:
-                yield from _line("+", text)

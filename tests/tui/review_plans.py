@@ -41,7 +41,7 @@ def many_blocks_plan(repo: Path, count: int, files: int = 20) -> Path:
 
 
 def binary_plan(repo: Path) -> Path:
-    """One block on a file that is not UTF-8 (its diff is ``Binary file … differs``)."""
+    """One block on a file that is not UTF-8 (its diff shows the bytes that are not UTF-8 escaped)."""
     (repo / "data.bin").write_bytes(b"\xff\xfe header\nkeep\n")
     return _write(repo, [_block(1, "data.bin", "keep\n", "changed\n", "data")])
 

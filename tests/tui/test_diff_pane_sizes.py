@@ -95,7 +95,10 @@ async def test_a_binary_diff_keeps_its_first_letter(make_app: AppFactory, git_re
     app = make_app(script=None, review_path=binary_plan(git_repo))
     async with app.run_test(size=SMALL) as pilot:
         await _opened(pilot)
-        assert "Binary file data.bin differs" in _visible_diff(app)
+        lines = _visible_diff(app)
+        assert lines[0].startswith("escaped: ")
+        assert "  \\xff\\xfe header" in lines
+        assert ["- keep", "+ changed"] == lines[-2:]
 
 
 async def test_clicking_a_block_selects_it(make_app: AppFactory, git_repo: Path) -> None:

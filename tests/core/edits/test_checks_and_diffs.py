@@ -51,7 +51,8 @@ def test_javascript_is_checked_with_node_only_when_present(tmp_path):
 
 def test_unified_diff_marks_missing_final_newline_and_crlf(tmp_path):
     change = FileChange("a.txt", tmp_path / "a.txt", b"one\r\ntwo", b"one\r\nTWO")
-    assert unified_diff(change) == ("--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n"
+    assert unified_diff(change) == ("--- a/a.txt\n+++ b/a.txt\nline endings: CRLF on every line shown, not marked\n"
+                                    "@@ -1,2 +1,2 @@\n one\n-two\n"
                                     "\\ No newline at end of file\n+TWO\n\\ No newline at end of file\n")
 
 
@@ -59,7 +60,10 @@ def test_created_and_binary_files(tmp_path):
     created = FileChange("n.py", tmp_path / "n.py", None, b"x\n")
     assert unified_diff(created) == "--- /dev/null\n+++ b/n.py\n@@ -0,0 +1 @@\n+x\n"
     binary = FileChange("b.bin", tmp_path / "b.bin", b"\xff\x00", b"\xfe")
-    assert unified_diff(binary) == "--- a/b.bin\n+++ b/b.bin\nBinary file b.bin differs\n"
+    assert unified_diff(binary).splitlines() == [
+        "--- a/b.bin", "+++ b/b.bin",
+        "binary (it holds a NUL byte): shown as hex, 16 bytes a line (offset, bytes, printable ASCII)",
+        "@@ -1 +1 @@", "-00000000  ff 00" + " " * 44 + "|..|", "+00000000  fe" + " " * 47 + "|.|"]
 
 
 def test_colour_only_when_asked(tmp_path):

@@ -68,7 +68,9 @@ def test_created_and_binary_files() -> None:
     assert diff_lines(change(None, "a\nb\n"), difflib_max=0) == ["--- /dev/null", "+++ b/f.txt", "@@ -0,0 +1,2 @@",
                                                                   "+a", "+b"]
     binary = FileChange("x.bin", Path("/nowhere/x.bin"), b"\xff\xfe", b"\xff\xfd")
-    assert diff_lines(binary) == ["--- a/x.bin", "+++ b/x.bin", "Binary file x.bin differs"]
+    assert diff_lines(binary)[2:] == [
+        "binary (2 of its 2 bytes are not UTF-8): shown as hex, 16 bytes a line (offset, bytes, printable ASCII)",
+        "@@ -1 +1 @@", "-00000000  ff fe" + " " * 44 + "|..|", "+00000000  ff fd" + " " * 44 + "|..|"]
 
 
 lines_of = st.lists(st.sampled_from(["a\n", "b\n", "c\n", "def f():\n", "    return 1\n", "\n", "x"]), max_size=40)
