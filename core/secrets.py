@@ -27,6 +27,10 @@ REDACTED = "[redacted]"
 MIN_SECRET_LENGTH = 8
 """Shorter values (``none``, ``x`` for keyless local servers) are not treated as secrets."""
 
+MAX_REDACT_DEPTH = 128
+"""Deepest container :func:`redact_value` walks: twice the deepest tool-call arguments
+(:data:`~ljtui.core.providers.arguments.MAX_ARGUMENT_DEPTH`), so nothing the engine carries is cut."""
+
 
 def known_secrets(cfg: ProviderConfig, env: Mapping[str, str] | None = None) -> tuple[str, ...]:
     """Every secret value configured for ``cfg`` or set in the environment."""
@@ -43,21 +47,26 @@ def redact(text: str, secrets: tuple[str, ...]) -> str:
     return text
 
 
-def redact_value(value: Any, secrets: tuple[str, ...]) -> Any:
+def redact_value(value: Any, secrets: tuple[str, ...], *, depth: int = 0) -> Any:
     """``value`` with secrets redacted in every string it contains.
 
     Strings, dicts, lists and tuples are walked; anything else is returned
-    as is. Unchanged values keep their identity.
+    as is. Unchanged values keep their identity. A container nested deeper
+    than :data:`MAX_REDACT_DEPTH` is replaced whole by :data:`REDACTED`:
+    walking it could exhaust the stack, and leaving it unread could leak.
     """
     if not secrets:
         return value
     if isinstance(value, str):
         return redact(value, secrets)
+    if isinstance(value, (dict, list, tuple)) and depth >= MAX_REDACT_DEPTH:
+        return REDACTED
     if isinstance(value, dict):
-        new = {redact_value(k, secrets): redact_value(v, secrets) for k, v in value.items()}
+        new = {redact_value(k, secrets, depth=depth + 1): redact_value(v, secrets, depth=depth + 1)
+               for k, v in value.items()}
         return value if new == value else new
     if isinstance(value, (list, tuple)):
-        items = [redact_value(v, secrets) for v in value]
+        items = [redact_value(v, secrets, depth=depth + 1) for v in value]
         return value if items == list(value) else type(value)(items)
     return value
 

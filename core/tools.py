@@ -4,7 +4,9 @@ A tool is a name, a JSON schema and an async function of its arguments and a
 :class:`ToolContext`. Calls with unknown names or bad arguments become tool
 errors sent back to the model, never exceptions in the engine: a tool that
 raises anything but cancellation is reported as failed, naming the
-exception type.
+exception type. A call whose arguments were refused before it got here
+(nested too deeply, too large, past the reply's cap on calls: see
+:mod:`ljtui.core.providers.arguments`) is answered with why, and no tool runs.
 """
 
 from __future__ import annotations
@@ -14,11 +16,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
+from ljtui.core.providers.arguments import RefusedArguments
 from ljtui.core.providers.base import ToolSpec
 
 if TYPE_CHECKING:
     from ljtui.core.config import Config
     from ljtui.core.events import Event
+
+SUMMARY_CHARS = 160
+"""Longest one-line summary of a failed call the registry writes."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +115,8 @@ class ToolRegistry:
 
     async def call(self, name: str, arguments: Any, ctx: ToolContext) -> ToolResult:
         """Run one tool call; every failure is a ``ToolResult`` with ``ok=False``."""
+        if isinstance(arguments, RefusedArguments):
+            return ToolResult(False, f"error: {arguments.problem}", f"{name}: {arguments.problem}"[:SUMMARY_CHARS])
         tool = self._tools.get(name)
         if tool is None:
             known = ", ".join(self._tools) or "none"
@@ -125,4 +133,4 @@ class ToolRegistry:
             raise
         except Exception as exc:  # a tool must never take the engine down
             msg = f"{name} failed: {type(exc).__name__}: {exc}"
-            return ToolResult(False, f"error: {msg}", msg[:160])
+            return ToolResult(False, f"error: {msg}", msg[:SUMMARY_CHARS])

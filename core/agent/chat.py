@@ -10,6 +10,13 @@ An error that arrives in the middle of a reply and is worth retrying is
 retried here with backoff, announced by ``ModelCallRetried`` so the UI drops
 the partial reply; retries the SDK makes before the reply starts arrive as
 ``RetryScheduled`` deltas and are announced the same way.
+
+Every reply with tool calls, of any agent (chat, tasks, verifiers), is
+bounded here before its calls run (SAFE-6): arguments nested deeper or
+larger than :mod:`ljtui.core.providers.arguments` allows, and calls past
+``agent.max_tool_calls_per_reply``, are refused (each still gets its tool
+result, so the next request stays valid), and the session's permissions
+learn the reply's calls, so one denial answers the rest of the reply.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Awaitable
 
 from ljtui.core.agent import compression as C
+from ljtui.core.agent.permissions import Permissions
 from ljtui.core.events import (
     ContextCompressed, ModelCallRetried, ModelCallStarted, Notice, TokenDelta, TurnFinished, Usage, UsageRecorded,
 )
@@ -25,6 +33,7 @@ from ljtui.core.providers.base import (
     ChatClient, ChatRequest, Message, ProviderError, StreamEnd, TextBlock, TextDelta, ToolCall, ToolUseBlock,
     UsageDelta,
 )
+from ljtui.core.providers.arguments import RefusedArguments, arguments_problem
 from ljtui.core.providers.pricing import cost_usd, rates_for
 from ljtui.core.providers.retry import RetryPolicy, RetryScheduled, retry_call
 from ljtui.core.secrets import StreamRedactor, redact, redact_message
@@ -33,6 +42,8 @@ if TYPE_CHECKING:
     from ljtui.core.engine import Engine, TurnResult
 
 NOTHING_TO_COMPACT = "Nothing to compact yet: the conversation is only a few messages long."
+CAP_KEY = "agent.max_tool_calls_per_reply"
+"""The setting that caps the tool calls of one reply."""
 
 
 @dataclass
@@ -145,7 +156,22 @@ class ChatLoop:
 
         text, calls, usage, stop = await retry_call(attempt, policy, on_retry=announce, sleep=self._sleep)
         self._record_usage(turn, client, usage, tally)
-        return text, calls, stop
+        return text, self._bounded_reply(calls, request.agent), stop
+
+    def _bounded_reply(self: Engine, calls: list[ToolCall], agent: str) -> list[ToolCall]:
+        """The reply's calls, those that must not run refused: bad arguments, or past the cap.
+
+        The calls that may run are given to the session's permissions as one reply of ``agent``.
+        """
+        cap = self.config.agent.max_tool_calls_per_reply
+        bounded = [_checked(call) for call in calls[:cap]]
+        if len(calls) > cap:
+            refused = RefusedArguments(over_cap(len(calls), cap))
+            bounded += [ToolCall(call.id, call.name, refused) for call in calls[cap:]]
+        permissions = self.services.get("permissions")
+        if isinstance(permissions, Permissions):
+            permissions.reply_started(agent, [c.id for c in bounded if not isinstance(c.input, RefusedArguments)])
+        return bounded
 
     def _record_usage(self, turn: int, client: ChatClient, usage: Usage, tally: _TurnTally) -> None:
         cost = cost_usd(usage, rates_for(self.config.provider.prices, client.model))
@@ -189,3 +215,17 @@ class ChatLoop:
             self.sink.emit(TokenDelta(turn, tail))
         return "".join(parts), calls, usage, stop
 
+
+def _checked(call: ToolCall) -> ToolCall:
+    """``call``, or a refused copy when its arguments are nested too deeply or too large."""
+    if isinstance(call.input, RefusedArguments):
+        return call
+    problem = arguments_problem(call.input)
+    return ToolCall(call.id, call.name, RefusedArguments(problem)) if problem else call
+
+
+def over_cap(calls: int, cap: int) -> str:
+    """What each call past the cap is told."""
+    return (f"not run: this reply made {calls} tool calls and at most {cap} run per reply ({CAP_KEY}); "
+            f"the last {calls - cap} were refused. Send the calls you still need in your next reply, "
+            "after reading these results.")

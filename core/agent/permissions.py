@@ -24,6 +24,13 @@ a real parse of the line and from the session's sandbox:
   (``n``) or for the session (``N``), and running this one command without
   the sandbox (``u``). Those are only ever a human's answers: a policy, an
   allow-list or ``--yes`` never widens the sandbox.
+
+The calls of one model reply run in order, and the chat loop names them
+(:meth:`Permissions.reply_started`). Once the user denies one of them (Escape,
+or no terminal to ask), every later call of that reply that would ask is
+denied without a dialog, and the model is told it was denied with the
+earlier call; calls that need no question, or that a grant or a policy
+covers, still run. One Escape thus answers a reply of a thousand commands.
 """
 
 from __future__ import annotations
@@ -39,12 +46,15 @@ WRITE_TOOLS = frozenset({"write_file", "edit_file", "create_directory"})
 """Tools that change files."""
 COMMAND_TOOLS = frozenset({"bash"})
 """Tools that run a command."""
-ASKING_TOOLS = WRITE_TOOLS | COMMAND_TOOLS
+MEMORY_TOOLS = frozenset({"save_memory"})
+"""Tools that write into every later session's prompt."""
+ASKING_TOOLS = WRITE_TOOLS | COMMAND_TOOLS | MEMORY_TOOLS
 """Tools that ask before they act."""
-POLICY_NAMES = {"write": WRITE_TOOLS, "bash": COMMAND_TOOLS}
+POLICY_NAMES = {"write": WRITE_TOOLS, "bash": COMMAND_TOOLS, "memory": MEMORY_TOOLS}
 """``--allow`` names and the tools each one lets through."""
 
-ONCE, SESSION, POLICY, RUN = "once", "session", "policy", "run"
+ONCE, SESSION, POLICY, RUN, REPLY = "once", "session", "policy", "run", "reply"
+"""Scopes of a decision; ``reply``: denied with an earlier call of the same reply, unasked."""
 NETWORK, NETWORK_SESSION, UNCONFINED = "network", "network_session", "unconfined"
 """Dialog answers that widen the sandbox: network for this command, for the session; no sandbox this once."""
 ALLOW, DENY = "allow", "deny"
@@ -129,6 +139,14 @@ class PermissionPolicy:
 
 
 @dataclass
+class ReplyCalls:
+    """The calls of one model reply that may ask, and the tool the user denied among them, once they did."""
+
+    call_ids: frozenset[str]
+    denied: str = ""
+
+
+@dataclass
 class Permissions:
     """The permission state of one session."""
 
@@ -139,6 +157,12 @@ class Permissions:
     """Tools the user allowed for the rest of the session."""
     run_grants: set[str] = field(default_factory=set)
     """Tools the user allowed for the task plan now running (its approval's "allow writes for this run")."""
+    replies: dict[str, ReplyCalls] = field(default_factory=dict)
+    """The reply each agent is running the calls of (agents run side by side, each its calls in order)."""
+
+    def reply_started(self, agent: str, call_ids: Iterable[str]) -> None:
+        """``agent``'s calls ``call_ids``, of one model reply, run next: a denial of one denies the rest."""
+        self.replies[agent] = ReplyCalls(frozenset(call_ids))
 
     async def request(self, *, tool: str, subject: str, title: str, lines: Iterable[str], turn: int, call_id: str,
                       agent: str, danger: str | None = None, diff_path: str | None = None,
@@ -159,17 +183,21 @@ class Permissions:
         self.emit(PermissionRequested(turn, call_id, tool, subject, agent))
         if agent.startswith("task "):  # tasks run side by side: the question says which one asks
             title = f"{agent.capitalize()}: {title}"
+        reply = self.replies.get(agent)
+        reply = reply if reply is not None and call_id in reply.call_ids else None
         if tool in COMMAND_TOOLS:
             permission = await self._decide_command(tool, subject, title, tuple(lines), danger,
-                                                    command or CommandFacts(confined=False, plain=False))
+                                                    command or CommandFacts(confined=False, plain=False), reply)
         else:
-            permission = await self._decide(tool, subject, title, tuple(lines), danger, diff_path)
+            permission = await self._decide(tool, subject, title, tuple(lines), danger, diff_path, reply)
+        if reply is not None and not permission.allowed and not reply.denied:
+            reply.denied = tool
         self.emit(PermissionDecided(turn, call_id, tool, ALLOW if permission.allowed else DENY, permission.scope,
                                     agent))
         return permission
 
     async def _decide(self, tool: str, subject: str, title: str, lines: tuple[str, ...],
-                      danger: str | None, diff_path: str | None = None) -> Permission:
+                      danger: str | None, diff_path: str | None = None, reply: ReplyCalls | None = None) -> Permission:
         if danger is None:
             if tool in self.granted:
                 return Permission(True, SESSION)
@@ -177,6 +205,8 @@ class Permissions:
                 return Permission(True, RUN)
             if self.policy.allows(tool):
                 return Permission(True, POLICY)
+        if reply is not None and reply.denied:
+            return Permission(False, REPLY, denied_with_reply(tool, reply.denied))
         decision = await self.ask(permission_request(tool, subject, title, lines, danger, diff_path))
         if decision.choice == SESSION and danger is None:
             self.granted.add(tool)
@@ -186,13 +216,15 @@ class Permissions:
         return Permission(False, ONCE, denied_reason(tool, danger))
 
     async def _decide_command(self, tool: str, subject: str, title: str, lines: tuple[str, ...],
-                              danger: str | None, facts: CommandFacts) -> Permission:
+                              danger: str | None, facts: CommandFacts, reply: ReplyCalls | None = None) -> Permission:
         network = facts.network and facts.confined
         if danger is None and facts.confined:
             if facts.plain and (tool in self.granted or tool in self.run_grants):
                 return Permission(True, SESSION if tool in self.granted else RUN, network=network)
             if self.policy.allows_command(facts):
                 return Permission(True, POLICY, network=network)
+        if reply is not None and reply.denied:
+            return Permission(False, REPLY, denied_with_reply(tool, reply.denied))
         decision = await self.ask(command_request(tool, subject, title, lines, danger, facts))
         choice = decision.choice
         if choice == DENY or choice not in (ONCE, SESSION, NETWORK, NETWORK_SESSION, UNCONFINED):
@@ -249,3 +281,10 @@ def denied_reason(tool: str, danger: str | None) -> str:
     why = f" ({danger})" if danger else ""
     return (f"the user denied this {tool} call{why}. Do not retry it unchanged; explain what you wanted to do, "
             "or find another way.")
+
+
+def denied_with_reply(tool: str, earlier: str) -> str:
+    """What the model is told about a call not asked because the user denied an earlier one of its reply."""
+    return (f"denied with the earlier call of this reply: the user denied that {earlier} call, so this {tool} call "
+            "was not asked and did not run. Do not retry the reply's calls unchanged; explain what you wanted to "
+            "do, or find another way.")

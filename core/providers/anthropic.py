@@ -11,6 +11,9 @@ inside a 200 stream is raised as a retryable :class:`ProviderError` and
 retried by the engine, which can discard the partial reply it already showed.
 Silence and the whole-call bound are :mod:`ljtui.core.providers.limits`' job:
 the SDK does not retry a timeout.
+
+The reply is read as the raw event stream and assembled by
+:mod:`ljtui.core.providers.anthropic_stream`, which bounds tool-call input.
 """
 
 from __future__ import annotations
@@ -24,11 +27,9 @@ import anthropic
 import httpx2
 
 from ljtui.core.config import ProviderConfig
-from ljtui.core.events import Usage
+from ljtui.core.providers.anthropic_stream import PROVIDER, ReplyAssembler
 from ljtui.core.providers.anthropic_wire import build_params
-from ljtui.core.providers.base import (
-    ChatRequest, Delta, ProviderError, StreamEnd, TextDelta, ToolCall, UsageDelta,
-)
+from ljtui.core.providers.base import ChatRequest, Delta, ProviderError
 from ljtui.core.providers.deadline import CallDeadline
 from ljtui.core.providers.errors import (
     broken_stream, connection_error, midstream_error, retries_made, scheduled, status_error,
@@ -36,7 +37,6 @@ from ljtui.core.providers.errors import (
 from ljtui.core.providers.limits import CallLimits, ServerSilent, Streamed, bounded_call
 from ljtui.core.providers.retry import OpeningWithRetries, PolicyRetries, parse_retry_after
 
-PROVIDER = "anthropic"
 KEY_VAR = "ANTHROPIC_API_KEY"
 
 DRAIN_TIMEOUT = 1.0
@@ -92,8 +92,7 @@ class AnthropicClient:
         """One request, the SDK's retries included, streamed to its end."""
         opening: OpeningWithRetries[Any] | None = None
         try:
-            manager = self._client.messages.stream(**params)
-            opening = OpeningWithRetries(manager.__aenter__())
+            opening = OpeningWithRetries(self._client.messages.create(**params, stream=True))
             async for notice in opening.notices(deadline):
                 yield scheduled(PROVIDER, notice)
             events = opening.result()
@@ -101,7 +100,7 @@ class AnthropicClient:
                 async for delta in self._deltas(events, deadline):
                     yield delta
             finally:
-                await manager.__aexit__(None, None, None)
+                await events.close()
         except (ProviderError, ServerSilent):
             raise
         except anthropic.APIStatusError as exc:
@@ -112,7 +111,7 @@ class AnthropicClient:
             raise connection_error(PROVIDER, self._base_url, self._retries) from None
         except httpx2.TransportError as exc:
             raise broken_stream(PROVIDER, f"the connection closed mid-reply ({type(exc).__name__})") from None
-        except (ValueError, TypeError, KeyError, RuntimeError, AssertionError) as exc:
+        except (ValueError, TypeError, KeyError, AttributeError, RuntimeError, AssertionError) as exc:
             raise broken_stream(PROVIDER, f"malformed event ({type(exc).__name__})") from None
         finally:
             if opening is not None:
@@ -120,24 +119,14 @@ class AnthropicClient:
 
     async def _deltas(self, events: Any, deadline: CallDeadline) -> AsyncIterator[Delta]:
         iterator = events.__aiter__()
-        while True:
+        reply = ReplyAssembler()
+        while not reply.finished:
             event = await deadline.run(anext(iterator, _END))
             if event is _END:
                 raise broken_stream(PROVIDER, "the stream ended before the reply was complete")
-            kind = getattr(event, "type", None)
-            if kind == "text":
-                yield TextDelta(event.text)
-            elif kind == "content_block_stop" and event.content_block.type == "tool_use":
-                block = event.content_block
-                if not isinstance(block.input, dict):
-                    raise broken_stream(PROVIDER, f"tool '{block.name}' input is not a JSON object")
-                yield ToolCall(block.id, block.name, dict(block.input))
-            elif kind == "message_stop":
-                message = event.message
-                yield UsageDelta(_usage(message.usage))
-                yield StreamEnd(message.stop_reason or "end_turn")
-                await self._drain(iterator)
-                return
+            for delta in reply.feed(event):
+                yield delta
+        await self._drain(iterator)
 
     async def _drain(self, iterator: Any) -> None:
         """Read past ``message_stop`` to the end of the body, briefly, so the SDK's
@@ -162,11 +151,3 @@ class AnthropicClient:
         """Close the SDK's connection pool."""
         await self._client.close()
 
-
-def _usage(raw: Any) -> Usage:
-    return Usage(
-        input_tokens=raw.input_tokens or 0,
-        output_tokens=raw.output_tokens or 0,
-        cache_read_tokens=getattr(raw, "cache_read_input_tokens", None) or 0,
-        cache_write_tokens=getattr(raw, "cache_creation_input_tokens", None) or 0,
-    )

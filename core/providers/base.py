@@ -92,7 +92,11 @@ class TextDelta:
 
 @dataclass(frozen=True)
 class ToolCall:
-    """A complete tool call (its input fully streamed and parsed)."""
+    """A complete tool call (its input fully streamed and parsed).
+
+    Arguments too large or nested too deeply are never parsed: the input is then
+    :class:`~ljtui.core.providers.arguments.RefusedArguments`, and the call is answered, not run.
+    """
 
     id: str
     name: str

@@ -1,5 +1,9 @@
 """Provider-neutral requests in the OpenAI chat-completions shape, and the
 accumulation of streamed tool-call fragments (pure functions).
+
+Fragments' argument text is joined and parsed within the bounds of
+:mod:`ljtui.core.providers.arguments`: arguments too large or nested too
+deeply become a refused call, never an error of the whole reply.
 """
 
 from __future__ import annotations
@@ -8,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ljtui.core.providers.arguments import ArgumentText
 from ljtui.core.providers.base import (
     ChatRequest, Message, TextBlock, ToolCall, ToolResultBlock, ToolSpec, ToolUseBlock,
 )
@@ -71,7 +76,7 @@ def build_params(request: ChatRequest, model: str) -> dict[str, Any]:
 class _Fragment:
     id: str = ""
     name: str = ""
-    arguments: list[str] = field(default_factory=list)
+    arguments: ArgumentText = field(default_factory=ArgumentText)
 
 
 class ToolCallAssembler:
@@ -88,23 +93,16 @@ class ToolCallAssembler:
         if name and not part.name:
             part.name = name
         if arguments:
-            part.arguments.append(arguments)
+            part.arguments.add(arguments)
 
     def calls(self) -> list[ToolCall]:
         """The complete calls in index order.
 
+        Arguments too large or nested too deeply are
+        :class:`~ljtui.core.providers.arguments.RefusedArguments`.
+
         Raises:
             ValueError: a call's arguments are not a JSON object (names the tool).
         """
-        out = []
-        for index in sorted(self._parts):
-            part = self._parts[index]
-            raw = "".join(part.arguments).strip() or "{}"
-            try:
-                args = json.loads(raw)
-            except json.JSONDecodeError:
-                raise ValueError(f"tool '{part.name}' arguments are not valid JSON") from None
-            if not isinstance(args, dict):
-                raise ValueError(f"tool '{part.name}' arguments are not a JSON object")
-            out.append(ToolCall(part.id or f"call_{index}", part.name, args))
-        return out
+        return [ToolCall(part.id or f"call_{index}", part.name, part.arguments.parse(part.name))
+                for index, part in sorted(self._parts.items())]

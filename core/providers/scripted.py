@@ -24,11 +24,19 @@ A routing call (agent ``router``, :mod:`ljtui.core.tasks.route`) of a script
 with no ``router`` turns is answered with :data:`DEFAULT_ROUTE`, which sends
 the message to chat and reports no token use, so a script written for chat
 replays unchanged; a script that tests routing gives ``router`` its own turns.
+
+A script written as JSON may nest deeper than YAML can read, to replay a
+model that sends tool-call arguments nested a hundred thousand levels deep:
+it is read with every value past :data:`SCRIPT_MAX_DEPTH` levels cut to
+``null``. That is still far past the bound on arguments
+(:data:`~ljtui.core.providers.arguments.MAX_ARGUMENT_DEPTH`), so the engine
+refuses the call as it refuses the model's.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +45,7 @@ from typing import Any, AsyncIterator
 import yaml
 
 from ljtui.core.events import Usage
+from ljtui.core.providers.arguments import text_depth_exceeds
 from ljtui.core.providers.base import (
     ChatRequest, Delta, ProviderError, StreamEnd, TextDelta, ToolCall, UsageDelta,
 )
@@ -49,7 +58,12 @@ ROUTER_AGENT = "router"
 DEFAULT_ROUTE = '{"route": "chat", "skill": null, "reason": "no router turns in the script"}'
 """The answer to a routing call when the script has no ``router`` turns."""
 
+SCRIPT_MAX_DEPTH = 100
+"""Deepest nesting a JSON script is read with; YAML's reader (recursive) handles a few hundred levels."""
+
 _CHUNK = re.compile(r"\S+\s*|\s+")
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]++|\\.)*+"|[\[\]{}]|[^"\[\]{}]++|"', re.DOTALL)
+"""A JSON string, one bracket, a run of anything else, or a lone quote."""
 
 
 @dataclass(frozen=True)
@@ -98,12 +112,7 @@ def load_script(path: str | Path) -> Script:
         raise ScriptError(path, "is a directory, expected a YAML file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ScriptError(path, f"cannot read ({getattr(exc, 'strerror', None) or type(exc).__name__})") from None
-    try:
-        data = yaml.safe_load(raw)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}: " if mark is not None else ""
-        raise ScriptError(path, f"{where}invalid YAML ({getattr(exc, 'problem', None) or exc})") from None
+    data = _read(path, raw)
     if not isinstance(data, dict) or not isinstance(data.get("turns", []), list):
         raise ScriptError(path, "expected a mapping with a 'turns' list")
     unknown = set(data) - {"turns", "agents", "chunk_delay"}
@@ -117,6 +126,42 @@ def load_script(path: str | Path) -> Script:
     if not turns and not agents:
         raise ScriptError(path, "'turns' is empty")
     return Script(path, turns, None if delay is None else float(delay), agents)
+
+
+def _read(path: Path, raw: str) -> Any:
+    """The script's document: a JSON one nested deeper than YAML can read is cut at :data:`SCRIPT_MAX_DEPTH`."""
+    if raw.lstrip().startswith("{") and text_depth_exceeds(raw, SCRIPT_MAX_DEPTH):
+        try:
+            return json.loads(cut_deeper(raw, SCRIPT_MAX_DEPTH))
+        except json.JSONDecodeError:
+            pass  # not JSON after all: YAML says what is wrong
+    try:
+        return yaml.safe_load(raw)
+    except RecursionError:
+        raise ScriptError(path, f"nested too deeply for YAML; write a script nested more than {SCRIPT_MAX_DEPTH} "
+                                "levels as JSON") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}: " if mark is not None else ""
+        raise ScriptError(path, f"{where}invalid YAML ({getattr(exc, 'problem', None) or exc})") from None
+
+
+def cut_deeper(text: str, limit: int) -> str:
+    """The JSON ``text`` with every object or array opened more than ``limit`` levels deep replaced by ``null``."""
+    out: list[str] = []
+    depth = 0
+    for match in _JSON_TOKEN.finditer(text):
+        token = match.group()
+        opens = token in ("[", "{")
+        if opens:
+            depth += 1
+        if depth <= limit:
+            out.append(token)
+        elif opens and depth == limit + 1:
+            out.append("null")
+        if token in ("]", "}"):
+            depth -= 1
+    return "".join(out)
 
 
 def _parse_agents(path: Path, raw: Any) -> dict[str, list[ScriptedTurn]]:
