@@ -11,9 +11,11 @@ command. It holds no domain state.
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import TYPE_CHECKING, Awaitable, Callable
 
-from ljtui.tui.messages import EngineEventPosted
+from ljtui.core.events import TokenDelta
+from ljtui.tui.messages import EngineEventPosted, ReplyText
 
 if TYPE_CHECKING:
     from ljtui.core.events import Event
@@ -33,10 +35,22 @@ class Bridge:
     def __init__(self, app: App) -> None:
         self.app = app
         self._stop_watch: asyncio.Event | None = None
+        self._text: ReplyText | None = None
+        """The streamed text posted last, while nothing else was posted after it."""
+        self._posting = threading.Lock()
 
     def emit(self, event: Event) -> None:
-        """EventSink: post the event to the app."""
-        self.app.post_message(EngineEventPosted(event))
+        """EventSink: post the event to the app. Streamed text joins the text posted last while the UI has
+        not taken it yet (:class:`~ljtui.tui.messages.ReplyText`), so the queue stays short."""
+        with self._posting:
+            if isinstance(event, TokenDelta):
+                if self._text is not None and self._text.add(event.turn, event.text):
+                    return
+                self._text = ReplyText(event.turn, event.text)
+                self.app.post_message(EngineEventPosted(self._text))
+                return
+            self._text = None
+            self.app.post_message(EngineEventPosted(event))
 
     @property
     def busy(self) -> bool:

@@ -8,6 +8,7 @@ from ljtui.tui.messages import EngineEventPosted
 from ljtui.tui.screens.help import HelpScreen
 from ljtui.tui.widgets.conversation import ToolCallLine, UserMessage
 from ljtui.tui.widgets.prompt_input import PromptInput
+from tests.fixtures import SCRIPTS
 from tests.tui.conftest import AppFactory, notices, until
 
 SIZE = (120, 40)
@@ -21,8 +22,10 @@ async def send(pilot, text: str) -> None:
     await pilot.pause()
 
 
-async def test_typing_a_message_streams_the_reply(make_app: AppFactory) -> None:
-    app = make_app()
+async def test_typing_a_message_streams_the_reply(make_app: AppFactory, tmp_path: Path) -> None:
+    paced = tmp_path / "paced.yaml"  # pieces arrive apart, as from a server: each is shown as it comes
+    paced.write_text("chunk_delay: 0.01\n" + (SCRIPTS / "hello.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    app = make_app(str(paced))
     posted: list[str] = []
 
     def hook(message) -> None:

@@ -7,18 +7,25 @@ import time
 from functools import cache
 from typing import TYPE_CHECKING, Callable
 
-from rich.text import Text
 from textual.containers import VerticalScroll
-from textual.widgets import Collapsible, Static
+from textual.content import Content
+from textual.widgets import Static
 
+from ljtui.core.display import shown, shown_line
+from ljtui.tui.plain import plain
+from ljtui.tui.widgets.plain_collapsible import PlainCollapsible
+from ljtui.tui.widgets.reply_fold import REPLY_SHOWN_CHARS, ReplyFold, cut_before, tail_start
 from ljtui.tui.widgets.thinking import Thinking
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from textual.timer import Timer
+    from textual.widget import Widget
     from textual.widgets import Markdown
 
 NOTICE_LEVELS = ("info", "warning", "error")
+LINK_NOT_OPENED = "A link in the reply (not opened; copied to the clipboard):"
+"""What a click on a link in a reply shows, before the link's address."""
 
 
 class UserMessage(Static):
@@ -50,10 +57,20 @@ def _reply_class() -> type[Markdown]:
     from ljtui.tui.widgets.reply_paragraph import ReplyParagraph
 
     class ReplyMarkdown(Markdown):
-        """The model's reply, streamed as Markdown; long paragraphs draw only their lines on screen."""
+        """The model's reply, streamed as Markdown; long paragraphs draw only their lines on screen.
+
+        A link in a reply is the model's: a click never opens it (nor runs anything); the Conversation
+        shows where it points (:meth:`Conversation.on_markdown_link_clicked`).
+        """
 
         DEFAULT_CSS = REPLY_CSS
         BLOCKS = {**Markdown.BLOCKS, "paragraph_open": ReplyParagraph}
+
+        def __init__(self, markdown: str | None = None, **kwargs: object) -> None:
+            super().__init__(markdown, open_links=False, **kwargs)  # type: ignore[arg-type]
+
+        def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
+            event.prevent_default()  # Markdown's own handler would open the URL
 
     return ReplyMarkdown
 
@@ -70,13 +87,32 @@ def reply_parser() -> MarkdownIt:
     return MarkdownIt("gfm-like", {"linkify": False}).disable("linkify")
 
 
-def new_reply() -> Markdown:
-    """A Markdown widget for a streamed reply.
+def new_reply(text: str | None = None) -> Markdown:
+    """A Markdown widget for a streamed reply (or a piece of a long one: ``text``, controls visible).
 
     The Markdown widget (and markdown-it) load on the first reply, not at
     start-up, so the first frame paints sooner.
     """
-    return _reply_class()(parser_factory=reply_parser)
+    return _reply_class()(text, parser_factory=reply_parser)
+
+
+RESUMED_REPLY_CHARS = 20_000
+"""Characters of a resumed reply drawn before its fold (its end is drawn after it)."""
+RESUMED_TAIL_CHARS = 4_000
+"""Characters at the end of a long resumed reply drawn after its fold."""
+
+
+def folded_reply(text: str, shown_chars: int = RESUMED_REPLY_CHARS,
+                 tail_chars: int = RESUMED_TAIL_CHARS) -> list[Markdown | ReplyFold]:
+    """A whole reply (controls visible) as drawn: the reply, or its start, a fold, and its end."""
+    if len(text) <= shown_chars + tail_chars:
+        return [new_reply(text)]
+    head = cut_before(text, shown_chars)
+    tail = head + tail_start(text[head:], tail_chars)
+    fold = ReplyFold(new_reply)
+    fold.add(text[head:tail])
+    fold.end(0)
+    return [new_reply(text[:head]), fold, new_reply(text[tail:])]
 
 
 REPLY_UPDATES_PER_SECOND = 15
@@ -102,7 +138,7 @@ LIVE_OUTPUT_CHARS = 64 * 1024
 """Tail of a running command's output kept for display."""
 
 
-class ToolCallLine(Collapsible):
+class ToolCallLine(PlainCollapsible):
     """A tool call folded to one line, ``▸ read_file app.py ✓``; Enter or a click unfolds
     what the tool returned. A running command shows its last lines as they stream."""
 
@@ -121,25 +157,29 @@ class ToolCallLine(Collapsible):
     """
 
     def __init__(self, line: str) -> None:
+        """
+        Args:
+            line: the described call (its arguments are the model's: shown as plain text, controls visible).
+        """
         self._output = ToolOutputText()
         super().__init__(self._output, title=line, collapsed_symbol="▸", expanded_symbol="▾")
         self._live = ""
 
     @property
     def text(self) -> str:
-        """The line as shown folded, symbol included."""
-        return f"{'▸' if self.collapsed else '▾'} {self.title}"
+        """The line as shown folded, symbol included (its controls visible)."""
+        return f"{'▸' if self.collapsed else '▾'} {shown_line(self.title)}"
 
     def stream(self, fragment: str) -> None:
         """Show the newest lines of a running tool's output."""
         self._live = (self._live + fragment)[-LIVE_OUTPUT_CHARS:]
-        self._output.update(Text("\n".join(self._live.splitlines()[-LIVE_OUTPUT_LINES:])))
+        self._output.update(plain("\n".join(self._live.splitlines()[-LIVE_OUTPUT_LINES:])))
         self.collapsed = False
 
     def finish(self, line: str, ok: bool, output: str) -> None:
         """The call ended: fold it to ``line``, keeping ``output`` to unfold."""
         self.title = line
-        self._output.update(Text(output or "(no output)"))
+        self._output.update(plain(output or "(no output)"))
         self.set_class(not ok, "-failed")
         self.collapsed = True
 
@@ -161,8 +201,12 @@ class NoticeLine(Static):
     """
 
 
+def _user_message(text: str) -> UserMessage:
+    return UserMessage(Content.assemble("› ", plain(text)))
+
+
 def _notice(message: str, level: str) -> NoticeLine:
-    return NoticeLine(Text(message), classes=f"-{level if level in NOTICE_LEVELS else 'info'}")
+    return NoticeLine(plain(message), classes=f"-{level if level in NOTICE_LEVELS else 'info'}")
 
 
 class Conversation(VerticalScroll):
@@ -179,16 +223,22 @@ class Conversation(VerticalScroll):
             monotonic: clock for the thinking spinner's elapsed time.
             notices: ``(message, level)`` lines shown from the first frame.
         """
-        super().__init__(**kwargs)
+        super().__init__(**kwargs)  # type: ignore[arg-type]
         self._initial = notices or []
         self._monotonic = monotonic
         self._reply: Markdown | None = None
+        self._shown = 0
+        """Characters of the current reply drawn (at most :data:`REPLY_SHOWN_CHARS`)."""
+        self._fold: ReplyFold | None = None
+        """Where the current reply's characters beyond those go."""
         self._updating = asyncio.Lock()
         """Held while the reply's Markdown is being updated."""
         self._thinking: Thinking | None = None
         self._tool_lines: dict[str, ToolCallLine] = {}
         self._pending: list[str] = []
-        """Pieces of the reply not shown yet."""
+        """Pieces of the reply not shown yet (controls already made visible)."""
+        self._held_return = ""
+        """A carriage return that ended the last piece (see :meth:`_visible`)."""
         self._flush_timer: Timer | None = None
         self._update_gap = 1 / REPLY_UPDATES_PER_SECOND
         """Seconds until the next update of the reply (:func:`update_gap` of the last one)."""
@@ -197,7 +247,7 @@ class Conversation(VerticalScroll):
         self.anchor()
 
     def add_user(self, text: str) -> None:
-        self.mount(UserMessage(Text(f"› {text}")))
+        self.mount(_user_message(text))
 
     def compose(self):  # type: ignore[override]
         for message, level in self._initial:
@@ -206,12 +256,17 @@ class Conversation(VerticalScroll):
     def add_notice(self, message: str, level: str = "info") -> None:
         self.mount(_notice(message, level))
 
+    def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
+        """A link in a reply was clicked: it is only shown (and copied, controls visible), never opened."""
+        event.stop()
+        url = shown(event.href, exact=True, one_line=True)
+        self.app.copy_to_clipboard(url)
+        self.add_notice(f"{LINK_NOT_OPENED} {url}")
+
     def add_details(self, title: str, lines: list[str], *, collapsed: bool = True) -> None:
         """A list under a title that Enter or a click folds and unfolds, e.g. every file an apply checked."""
-        from textual.widgets import Collapsible
-
-        self.mount(Collapsible(Static(Text("\n".join(lines))), title=title, collapsed=collapsed,
-                               classes="details"))
+        self.mount(PlainCollapsible(Static(plain("\n".join(lines))), title=title, collapsed=collapsed,
+                                    classes="details"))
 
     def show_thinking(self, label: str = "thinking…") -> None:
         self.hide_thinking()
@@ -239,7 +294,7 @@ class Conversation(VerticalScroll):
         cut short. Each update here waits for the one before it.
         """
         self.hide_thinking()
-        self._pending.append(fragment)
+        self._pending.append(self._visible(fragment))
         if self._reply is None:
             reply = self._reply = new_reply()
             if isinstance(self.children[-1] if self.children else None, (NoticeLine, ToolCallLine)):
@@ -251,6 +306,18 @@ class Conversation(VerticalScroll):
         elif self._flush_timer is None:
             self._flush_timer = self.set_timer(self._update_gap, self._flush_reply)
 
+    def _visible(self, fragment: str) -> str:
+        """``fragment`` with its controls made visible (:func:`~ljtui.core.display.shown`).
+
+        A carriage return that ends a fragment waits for the next one: with a line feed after it, the pair is
+        a line break, not a visible ``\\r``.
+        """
+        fragment = self._held_return + fragment
+        self._held_return = ""
+        if fragment.endswith("\r"):
+            fragment, self._held_return = fragment[:-1], "\r"
+        return shown(fragment)
+
     async def _flush_reply(self) -> None:
         """Show the pieces of the reply gathered since the last update, after that update has finished."""
         if self._flush_timer is not None:
@@ -261,8 +328,18 @@ class Conversation(VerticalScroll):
             if self._pending and reply is not None:
                 text = "".join(self._pending)
                 self._pending.clear()
+                if self._fold is not None:
+                    self._fold.add(text)
+                    return
+                room = REPLY_SHOWN_CHARS - self._shown
+                drawn = cut_before(text, room)
+                self._shown += drawn
                 started = time.perf_counter()
-                await reply.append(text)
+                await reply.append(text[:drawn])
+                if drawn < len(text):
+                    self._fold = ReplyFold(new_reply)
+                    self._fold.add(text[drawn:])
+                    await self.mount(self._fold, after=reply)
                 self.call_after_refresh(self._updated, started)
 
     def _updated(self, started: float) -> None:
@@ -272,16 +349,29 @@ class Conversation(VerticalScroll):
     async def end_reply(self) -> None:
         """Show what is left of the current reply, if any, and close it."""
         self.hide_thinking()
+        if self._held_return:
+            self._pending.append(shown(self._held_return))
+            self._held_return = ""
         await self._flush_reply()
         self._pending.clear()
+        fold, self._fold = self._fold, None
+        if fold is not None:
+            tail = fold.end()
+            if tail:
+                await self.mount(new_reply(tail), after=fold)
         self._reply = None
+        self._shown = 0
 
     async def discard_reply(self) -> None:
         """Drop the reply streamed so far (the model call is being retried)."""
-        reply = self._reply
+        reply, fold = self._reply, self._fold
+        self._pending.clear()
+        self._held_return = ""
+        self._fold = None
         await self.end_reply()
-        if reply is not None:
-            await reply.remove()
+        for widget in (fold, reply):
+            if widget is not None:
+                await widget.remove()
 
     async def tool_started(self, call_id: str, line: str) -> None:
         await self.end_reply()
@@ -311,13 +401,13 @@ class Conversation(VerticalScroll):
         """Replace the pane with a resumed conversation: ``(role, text)`` entries
         (``user``, ``assistant``, or ``tool`` with its described call), then ``notice``."""
         await self.clear()
-        widgets: list[Static | Markdown] = []
+        widgets: list[Widget] = []
         for role, text in entries:
             if role == "user":
-                widgets.append(UserMessage(Text(f"› {text}")))
+                widgets.append(_user_message(text))
             elif role == "tool":
                 widgets.append(ToolCallLine(text))
             else:
-                widgets.append(_reply_class()(text))
+                widgets.extend(folded_reply(shown(text)))
         widgets.append(_notice(notice, "info"))
         await self.mount_all(widgets)
