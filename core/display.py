@@ -34,7 +34,7 @@ ESCAPED_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
 """Bidirectional embeddings, overrides and isolates: they reorder what follows."""
 INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u2028\u2029\u2060-\u2064"
-                       "\u206a-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb]")
+                       "\u206a-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\U000e0000-\U000e007f\U000e0100-\U000e01ef]")
 """Characters that take no visible space (or look like nothing): shown as escapes in exact text."""
 NAMED = {"\r": "\\r", "\x1b": "\\x1b", "\t": "\\t", "\n": "\\n"}
 
@@ -74,4 +74,6 @@ def _escape(match: re.Match[str]) -> str:
     if char in NAMED:
         return NAMED[char]
     code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"

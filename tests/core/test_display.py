@@ -37,6 +37,8 @@ def test_controls_and_overrides_become_visible(raw: str, visible: str) -> None:
     ("\ufeffbom", "\\ufeffbom"),
     ("rtl\u200fmark", "rtl\\u200fmark"),
     ("joiner\u2060x", "joiner\\u2060x"),
+    ("tag\U000e0041\U000e007fs", "tag\\U000e0041\\U000e007fs"),
+    ("selector\U000e0100", "selector\\U000e0100"),
 ])
 def test_exact_text_shows_invisible_characters(raw: str, visible: str) -> None:
     assert shown(raw, exact=True) == visible
