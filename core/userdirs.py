@@ -1,7 +1,8 @@
-"""Where the user's own files live: config (trusted) and state.
+"""Where the user's own files live: config (trusted), state and cache.
 
-Both follow the XDG variables when set and platformdirs otherwise; tests
-point ``XDG_CONFIG_HOME`` and ``XDG_STATE_HOME`` at temporary folders.
+Each follows its XDG variable when set and platformdirs otherwise; tests
+point ``XDG_CONFIG_HOME``, ``XDG_STATE_HOME`` and ``XDG_CACHE_HOME`` at
+temporary folders.
 """
 
 from __future__ import annotations
@@ -15,15 +16,20 @@ CONFIG_ENV = "LJTUI_CONFIG"
 CONFIG_FILE = "config.yaml"
 
 
-def user_config_dir(env: Mapping[str, str] | None = None) -> Path:
-    """The user's ljtui config directory (themes live in ``themes/`` below)."""
+def _user_dir(kind: str, env: Mapping[str, str] | None) -> Path:
+    """``$XDG_<KIND>_HOME/ljtui`` when set, else platformdirs' ``user_<kind>_dir``."""
     env = os.environ if env is None else env
-    xdg = env.get("XDG_CONFIG_HOME")
+    xdg = env.get(f"XDG_{kind.upper()}_HOME")
     if xdg:
         return Path(xdg) / APP_NAME
     import platformdirs
 
-    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+    return Path(getattr(platformdirs, f"user_{kind}_dir")(APP_NAME, appauthor=False))
+
+
+def user_config_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The user's ljtui config directory (themes live in ``themes/`` below)."""
+    return _user_dir("config", env)
 
 
 def user_config_path(env: Mapping[str, str] | None = None) -> Path:
@@ -36,10 +42,9 @@ def user_config_path(env: Mapping[str, str] | None = None) -> Path:
 
 def user_state_dir(env: Mapping[str, str] | None = None) -> Path:
     """The user's ljtui state directory: decisions that must not live in a repository."""
-    env = os.environ if env is None else env
-    xdg = env.get("XDG_STATE_HOME")
-    if xdg:
-        return Path(xdg) / APP_NAME
-    import platformdirs
+    return _user_dir("state", env)
 
-    return Path(platformdirs.user_state_dir(APP_NAME, appauthor=False))
+
+def user_cache_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The user's ljtui cache directory: what can be made again, kept out of repositories."""
+    return _user_dir("cache", env)

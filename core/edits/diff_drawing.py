@@ -37,10 +37,13 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Iterable, Iterator, NamedTuple, Sequence
+from typing import Iterable, Iterator, NamedTuple, Sequence, TypeVar
 
 from ljtui.core.display import BIDI_CONTROLS, ESCAPED_CONTROLS, INVISIBLE, shown
 from ljtui.core.edits.diff_sides import BOM, HEX_WIDTH, UNDECODED, Sides
+
+T = TypeVar("T")
+"""What two compared sequences hold."""
 
 NO_NEWLINE = "\\ No newline at end of file"
 CR_MARK = "\u240d"
@@ -226,12 +229,7 @@ class _Drawing:
         if old_run.text == new_run.text:  # only line endings changed
             return False
         old, new = old_run.bodies, new_run.bodies
-        head = 0
-        while head < min(len(old), len(new)) and old[head] == new[head]:
-            head += 1
-        tail = 0
-        while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
-            tail += 1
+        head, tail = _common_ends(old, new)
         old, new = old[head:len(old) - tail], new[head:len(new) - tail]
         pairs = _pairs([_BLANKS.sub("", body) for body in old], [_BLANKS.sub("", body) for body in new])
         return any(old[i] != new[j] for i, j in pairs)
@@ -270,12 +268,7 @@ class _Drawing:
         if not (b"\r" in (self.sides.before or b"") or b"\r" in (self.sides.after or b"")):
             return 0
         old, new = self.lines
-        head = 0
-        while head < min(len(old), len(new)) and old[head] == new[head]:
-            head += 1
-        tail = 0
-        while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
-            tail += 1
+        head, tail = _common_ends(old, new)
         texts_old, crs_old = _endings(old[head:len(old) - tail], head == 0)
         texts_new, crs_new = _endings(new[head:len(new) - tail], head == 0)
         if texts_old == texts_new:  # only line endings changed: the lines pair one to one
@@ -335,3 +328,15 @@ def _pairs(a: Sequence[object], b: Sequence[object]) -> Iterator[tuple[int, int]
         for i, j, size in matcher.get_matching_blocks():
             yield from ((head + i + k, head + j + k) for k in range(size))
     yield from ((len(a) - tail + k, len(b) - tail + k) for k in range(tail))
+
+
+def _common_ends(old: Sequence[T], new: Sequence[T]) -> tuple[int, int]:
+    """How many items ``old`` and ``new`` share at their start, and then at their end."""
+    shortest = min(len(old), len(new))
+    head = 0
+    while head < shortest and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < shortest - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    return head, tail

@@ -30,7 +30,7 @@ from typing import Mapping
 
 from ljtui.core.git import run_git
 from ljtui.core.repo import git_dir
-from ljtui.core.userdirs import APP_NAME
+from ljtui.core.userdirs import user_cache_dir
 
 AGENT_GITIGNORE = ".agent/.gitignore"
 CACHE_PATH = ".agent/cache"
@@ -115,17 +115,6 @@ def user_cache_folder(root: Path, env: Mapping[str, str] | None = None) -> Path:
     st = os.stat(real)
     key = hashlib.sha256(f"{real}\0{st.st_dev}:{st.st_ino}".encode("utf-8", "surrogateescape")).hexdigest()
     return user_cache_dir(env) / USER_CACHE_FOLDER / key[:KEY_CHARS]
-
-
-def user_cache_dir(env: Mapping[str, str] | None = None) -> Path:
-    """The user's ljtui cache directory (``XDG_CACHE_HOME`` when set, else platformdirs')."""
-    env = os.environ if env is None else env
-    xdg = env.get("XDG_CACHE_HOME")
-    if xdg:
-        return Path(xdg) / APP_NAME
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
 
 
 def _decide(root: Path, names: tuple[str, ...], writing: bool, env: Mapping[str, str] | None) -> CachePlace:
