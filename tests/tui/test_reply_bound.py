@@ -85,6 +85,9 @@ async def test_enter_on_the_fold_draws_the_next_piece_until_the_reply_is_whole(m
         await settle(pilot)
         assert 0 < fold.hidden < hidden and hidden - fold.hidden <= REPLY_UNFOLD_CHARS
         assert len(sources(conv)) == 3
+        drawn = conv.query(Markdown)[1]
+        assert drawn.region.y == conv.content_region.y  # the piece drawn is read from its start
+        assert fold.has_focus  # the next Enter draws the next piece
         fold.scroll_visible(animate=False)
         await settle(pilot)
         await pilot.click(ReplyFold)

@@ -121,7 +121,9 @@ class ReplyFold(Static, can_focus=True):
         self._offset += size
         parent = self.parent
         if piece and isinstance(parent, Widget):
-            await parent.mount(self._make(piece), before=self)
+            drawn = self._make(piece)
+            await parent.mount(drawn, before=self)
+            self.call_after_refresh(drawn.scroll_visible, top=True, animate=False)  # read on from its start
         if self.hidden <= 0:
             self._middle = ""
             await self.remove()
