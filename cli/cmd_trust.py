@@ -19,7 +19,7 @@ from pathlib import Path
 from ljtui.cli.output import echo, visible
 from ljtui.core.display import shown_line
 from ljtui.core.edits.paths import find_repo_root
-from ljtui.core.trust import TrustedRepo, TrustStore, change_lines, trust_would_enable, unbound_lines
+from ljtui.core.trust import TrustedRepo, TrustStore, change_lines, enabled_by_trust, unbound_lines
 
 EXIT_OK = 0
 EXIT_DECLINED = 1
@@ -106,7 +106,12 @@ def _trust(store: TrustStore, root: Path, yes: bool) -> int:
         for line in unbound_lines(check.seen.problems):
             echo(line, file=sys.stderr)
         return EXIT_DECLINED
-    enables = trust_would_enable(root)
+    from ljtui.core.config import load_config
+
+    loaded = load_config(root, trusted=False)
+    for warning in loaded.warnings:  # a file that is ignored whether trusted or not
+        echo(f"{PROG}: {warning}", sys.stderr)
+    enables = enabled_by_trust(loaded.ignored)
     echo(f"Trusting {_path(root)} lets its own files:")
     if enables:
         for line in enables:

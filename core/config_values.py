@@ -53,10 +53,7 @@ def read_yaml(path: Path, warnings: list[str], *, inside: Path | None = None) ->
     try:
         data = load_yaml(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "invalid YAML"
-        warnings.append(f"config {path}:{where}: {problem}; file ignored")
+        warnings.append(f"config {path}: {yaml_problem(exc, text)}; file ignored")
         return None
     except RecursionError:
         warnings.append(f"config {path}: nested too deeply; file ignored")
@@ -173,3 +170,19 @@ def prices_problem(prices: dict[str, dict[str, float]]) -> str | None:
 def reason(exc: BaseException) -> str:
     """A short cause for an I/O error."""
     return getattr(exc, "strerror", None) or type(exc).__name__
+
+
+def yaml_problem(exc: Exception, text: str) -> str:
+    """What is wrong with YAML ``text``, and where: ``line 3: mapping values are not allowed here``.
+
+    A control character (YAML allows none but tab and line breaks) is named, so a file that hides an
+    escape sequence says so instead of only being ignored.
+    """
+    import yaml
+
+    if isinstance(exc, yaml.reader.ReaderError) and isinstance(exc.character, int):
+        line = text.count("\n", 0, exc.position) + 1
+        return f"line {line}: character U+{exc.character:04X} is not allowed in YAML"
+    mark = getattr(exc, "problem_mark", None)
+    where = f"line {mark.line + 1}: " if mark is not None else ""
+    return where + (getattr(exc, "problem", None) or "invalid YAML")

@@ -40,6 +40,14 @@ def test_ljtui_config_overrides_user_path(tmp_path: Path) -> None:
     assert load_config(None, env=env).config.ui.theme == "light"
 
 
+def test_a_control_character_in_yaml_is_named_with_its_line(tmp_path: Path) -> None:
+    write(tmp_path / "repo" / ".agent" / "config.yaml", 'agent:\n  allow_commands: ["*"]\n  # \x1b[2K hidden\n')
+    loaded = load_config(tmp_path / "repo", env={"XDG_CONFIG_HOME": str(tmp_path / "cfg")})
+    [warning] = loaded.warnings
+    assert warning.endswith("config.yaml: line 3: character U+001B is not allowed in YAML; file ignored")
+    assert loaded.config.agent.allow_commands == loaded.config.__class__().agent.allow_commands
+
+
 def test_malformed_yaml_is_a_warning_naming_file_and_line(tmp_path: Path) -> None:
     bad = write(tmp_path / "c.yaml", "provider:\n  model: [unclosed\n")
     loaded = load_config(None, env={"LJTUI_CONFIG": str(bad)})
