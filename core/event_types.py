@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ljtui.core.events import AGENT_CHAT, Event, Usage
+from ljtui.core.event_base import AGENT_CHAT, Event, Usage
 
 __all__ = [
     "ApprovalDecided",

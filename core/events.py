@@ -9,44 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import keyword
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from ljtui.core.event_base import AGENT_CHAT, AGENT_PLANNER, Event, Usage  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:
     from ljtui.core.event_types import *  # noqa: F403 - the event classes, for type checkers
-
-
-@dataclass(frozen=True)
-class Event:
-    """Base class of every engine event."""
-
-    @property
-    def kind(self) -> str:
-        """The event's name in snake case, e.g. ``token_delta``."""
-        return _snake(type(self).__name__)
-
-
-@dataclass(frozen=True)
-class Usage:
-    """Token counts of one model call (or a sum of several)."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            self.input_tokens + other.input_tokens,
-            self.output_tokens + other.output_tokens,
-            self.cache_read_tokens + other.cache_read_tokens,
-            self.cache_write_tokens + other.cache_write_tokens,
-        )
-
-
-AGENT_CHAT = "chat"
-AGENT_PLANNER = "planner"
-"""Names of the agents that call tools (task agents are named ``task <id>``)."""
 
 
 SHOWN_OUTPUT_CHARS = 16_000
@@ -70,15 +38,6 @@ def event_to_dict(event: Event) -> dict[str, Any]:
 def _field_name(name: str) -> str:
     """A field named ``from_`` in Python (a keyword) is ``from`` in JSON."""
     return name[:-1] if name.endswith("_") and keyword.iskeyword(name[:-1]) else name
-
-
-def _snake(name: str) -> str:
-    out = []
-    for i, ch in enumerate(name):
-        if ch.isupper() and i:
-            out.append("_")
-        out.append(ch.lower())
-    return "".join(out)
 
 
 EVENT_TYPES_MODULE = "ljtui.core.event_types"
