@@ -19,7 +19,8 @@ from pathlib import Path
 from ljtui.cli.output import echo, visible
 from ljtui.core.display import shown_line
 from ljtui.core.edits.paths import find_repo_root
-from ljtui.core.trust import TrustedRepo, TrustStore, change_lines, enabled_by_trust, unbound_lines
+from ljtui.core.config import enabled_by_trust
+from ljtui.core.trust import TrustedRepo, TrustStore, change_lines, unbound_lines
 
 EXIT_OK = 0
 EXIT_DECLINED = 1

@@ -23,6 +23,7 @@ naming the file and key, and the default is kept.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -373,3 +374,27 @@ def sandbox_problem(sandbox: SandboxConfig) -> str | None:
 CHECKS: dict[str, Callable[[Any], str | None]] = {"provider.prices": prices_problem,
                                                   "agent.sandbox": sandbox_problem}
 """Keys with a further check after type coercion; each returns a problem or None."""
+
+
+SHOWN_VALUE_CHARS = 200
+"""Longest setting value shown in what trust would enable."""
+
+
+def trust_would_enable(root: Path, env: Mapping[str, str] | None = None) -> list[str]:
+    """What trusting the repository at ``root`` would let its files do, one line each.
+
+    Settings only the user's own config may hold are left out: trust never enables them.
+    """
+    return enabled_by_trust(load_config(root, env, trusted=False).ignored)
+
+
+def enabled_by_trust(ignored: list[tuple[str, Any]]) -> list[str]:
+    """The ignored repository settings that trust would let through, one line each (values shown safely)."""
+    from ljtui.core.display import shown_line
+
+    lines = []
+    for key, value in ignored:
+        if key_scope(key) == TRUSTED:
+            text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            lines.append(f"set {key} = {shown_line(text if len(text) <= SHOWN_VALUE_CHARS else text[:SHOWN_VALUE_CHARS] + '…')}")
+    return lines

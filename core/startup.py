@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from ljtui.core.config import Config, load_config
+from ljtui.core.config import Config, enabled_by_trust, load_config
 from ljtui.core.provider_keys import environment
 from ljtui.core.providers import provider_label, provider_problem
 from ljtui.core.repo import current_branch
@@ -48,8 +48,6 @@ def prepare(repo_root: Path, env: Mapping[str, str], overrides: Mapping[str, Any
     cfg = loaded.config
     untrusted: list[str] = []
     if loaded.ignored:
-        from ljtui.core.trust import enabled_by_trust
-
         untrusted = enabled_by_trust(loaded.ignored)
     return Startup(repo_root, cfg, list(loaded.warnings), provider_label(cfg.provider),
                    provider_problem(cfg.provider, env), current_branch(repo_root),

@@ -20,7 +20,6 @@ malformed counts as "not trusted", and a damaged file trusts nothing.
 from __future__ import annotations
 
 import difflib
-import json
 import re
 import time
 from contextlib import contextmanager
@@ -311,23 +310,6 @@ def _when(since: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(since))
 
 
-def trust_would_enable(root: Path, env: Mapping[str, str] | None = None) -> list[str]:
-    """What trusting the repository at ``root`` would let its files do, one line each.
-
-    Settings only the user's own config may hold are left out: trust never enables them.
-    """
-    from ljtui.core.config import load_config
-
-    return enabled_by_trust(load_config(root, env, trusted=False).ignored)
-
-
-def enabled_by_trust(ignored: list[tuple[str, Any]]) -> list[str]:
-    """The ignored repository settings that trust would let through, one line each."""
-    from ljtui.core.config import TRUSTED, key_scope
-
-    return [f"set {key} = {_shown(value)}" for key, value in ignored if key_scope(key) == TRUSTED]
-
-
 def trust_request(root: Path, enables: list[str], changes: SettingsChanges | None = None) -> ApprovalRequest:
     """The question asked before a repository's own settings are used; ``changes`` when they changed since."""
     lines = [shown_line(str(root)), ""]
@@ -340,8 +322,3 @@ def trust_request(root: Path, enables: list[str], changes: SettingsChanges | Non
     title = "Trust this repository again?" if changes is not None else "Trust this repository?"
     return ApprovalRequest("trust", title, tuple(lines),
                            (Choice("yes", "trust it", "t"), Choice("no", "not now", "escape")), "no", str(root))
-
-
-def _shown(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
-    return shown_line(text if len(text) <= 200 else text[:200] + "…")
