@@ -18,7 +18,7 @@ from ljtui.core.edits.plan_format import EditBlock, Entry
 from ljtui.core.edits.validate import Reader, Validator
 
 if TYPE_CHECKING:
-    from ljtui.core.review.session import ReviewBlock
+    from ljtui.core.review.review_block import ReviewBlock
 
 
 class ChainValidator(Validator):

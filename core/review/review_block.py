@@ -1,0 +1,56 @@
+"""One block of a plan under review and what the review knows about it (its choice, staleness, error)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ljtui.core.edits import errors as E
+from ljtui.core.edits.plan_format import EditBlock
+from ljtui.core.review.views import BlockState
+
+
+@dataclass
+class ReviewBlock:
+    """One block and what the review knows about it.
+
+    Attributes:
+        block: The block as parsed.
+        accepted: The user's choice.
+        stale: The target changed on disk since the block was shown.
+        error: Why the block does not apply to the current files, if it does not.
+        key: The repo-relative target, or the path as written when refused.
+        real: The target's absolute path (``None`` when refused).
+        checked: Validated in the current pass (a big plan is checked in steps).
+    """
+
+    block: EditBlock
+    accepted: bool = True
+    stale: bool = False
+    error: E.EditError | None = None
+    key: str = ""
+    real: Path | None = None
+    checked: bool = False
+
+    @property
+    def number(self) -> int:
+        return self.block.number
+
+    @property
+    def state(self) -> BlockState:
+        """What the Diff pane shows.
+
+        A block not validated yet is ``checking``. A rejected block stays
+        ``rejected`` even when it would not apply (its ``error`` still says
+        why). An accepted block whose target changed since review is
+        ``stale`` until re-accepted (or until the file is back as reviewed),
+        whether or not it still applies: the one word the notices use too.
+        An accepted one that does not apply is ``failed``.
+        """
+        if not self.checked:
+            return "checking"
+        if not self.accepted:
+            return "rejected"
+        if self.stale:
+            return "stale"
+        return "failed" if self.error is not None else "accepted"
