@@ -26,7 +26,7 @@ from typing import Any, Mapping
 from ljtui.core.confine import landlock
 from ljtui.core.confine.bwrap import bwrap_argv
 from ljtui.core.confine.rules import Rules
-from ljtui.core.confine.status import BUBBLEWRAP, LANDLOCK, SandboxStatus
+from ljtui.core.confine.backend import BUBBLEWRAP, LANDLOCK, SandboxStatus
 
 TEMP_VARS: tuple[str, ...] = ("TMPDIR", "TMP", "TEMP")
 """Variables that point programs at a temp dir."""

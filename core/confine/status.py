@@ -25,50 +25,19 @@ import platform
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from ljtui.core.confine import bwrap as bwrap_backend
 from ljtui.core.confine import landlock
+from ljtui.core.confine.backend import (  # noqa: F401 - re-exported
+    AUTO, BACKEND_CHOICES, BUBBLEWRAP, LANDLOCK, NONE, UNSANDBOXED, SandboxStatus,
+)
 from ljtui.core.confine.rules import Place, Rules
+from ljtui.core.confine.spawn import Confinement
 
-AUTO, LANDLOCK, BUBBLEWRAP, NONE = "auto", "landlock", "bubblewrap", "none"
-BACKEND_CHOICES: tuple[str, ...] = (AUTO, LANDLOCK, BUBBLEWRAP, NONE)
-"""Values of ``agent.sandbox.backend``."""
-UNSANDBOXED = "unsandboxed"
-"""What the status bar and every command dialog say when no sandbox confines commands."""
 SELFTEST_TIMEOUT_SECONDS = 10.0
 SELFTEST_NAME = "outside"
-
-
-@dataclass(frozen=True)
-class SandboxStatus:
-    """The sandbox in use.
-
-    Attributes:
-        backend: :data:`LANDLOCK`, :data:`BUBBLEWRAP` or :data:`NONE`.
-        why: one sentence: why this backend (and not a better one).
-        abi: the kernel's Landlock ABI (0: none).
-        bwrap: the ``bwrap`` program used, when it is the backend.
-        network_enforced: whether the backend can forbid the network.
-    """
-
-    backend: str
-    why: str
-    abi: int = 0
-    bwrap: str | None = None
-    network_enforced: bool = True
-
-    @property
-    def confined(self) -> bool:
-        """Whether commands run in a sandbox at all."""
-        return self.backend != NONE
-
-    @property
-    def label(self) -> str:
-        """``landlock``, ``bubblewrap`` or ``unsandboxed``."""
-        return self.backend if self.confined else UNSANDBOXED
 
 
 AbiProbe = Callable[[], int]
@@ -127,8 +96,6 @@ def _landlock_why(abi: int) -> str:
 
 def selftest(status: SandboxStatus) -> str | None:
     """``None`` when a command in ``status``'s sandbox is refused a write outside its place; else what went wrong."""
-    from ljtui.core.confine.spawn import Confinement
-
     with tempfile.TemporaryDirectory(prefix="ljtui-selftest-") as scratch:
         inside = Path(scratch) / "inside"
         inside.mkdir()
