@@ -14,7 +14,6 @@ from pathlib import Path
 
 from ljtui.cli.approver import CliApprover
 from ljtui.cli.output import echo, json_text, visible
-from ljtui.cli.session import headless_engine
 from ljtui.core.edits.apply import DEFAULT_CHUNK_SIZE
 from ljtui.core.edits.result import ERROR, ApplyResult, ContractViolation, emit
 from ljtui.core.edits.service import ApplyOptions, FileApply
@@ -59,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
     if root is None:
         return _finish(FileApply(ApplyResult(ERROR, message="the repository does not exist; nothing was written")),
                        args.json)
+    from ljtui.cli.session import headless_engine  # the engine loads only when a command runs
+
     engine = headless_engine(PROG, root, _Progress(), CliApprover(PROG, yes=args.yes))
     options = ApplyOptions(partial=args.partial, chunk_size=args.chunk_size, dry_run=args.dry_run, checks=args.checks)
     outcome = asyncio.run(engine.edits.apply_file(args.plan, options))

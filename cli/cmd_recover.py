@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 from ljtui.cli.output import echo
-from ljtui.cli.session import headless_engine
 from ljtui.core.approval import DenyAll
 from ljtui.core.events import Event, Notice
 
@@ -44,6 +43,8 @@ def run(args: argparse.Namespace) -> int:
     if root is None:
         return EXIT_FAILED
     lines = _Lines()
+    from ljtui.cli.session import headless_engine  # the engine loads only when a command runs
+
     report = headless_engine(PROG, root, lines, DenyAll()).edits.recover()
     echo("\n".join(lines.lines) if lines.lines else "nothing to recover", sys.stdout)
     return EXIT_FAILED if report.errors or report.skipped or report.quarantined else EXIT_OK

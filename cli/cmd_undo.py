@@ -9,7 +9,6 @@ from pathlib import Path
 
 from ljtui.cli.approver import CliApprover
 from ljtui.cli.output import echo
-from ljtui.cli.session import headless_engine
 from ljtui.core.events import Event, Notice
 from ljtui.core.review.events import UndoFinished
 
@@ -49,6 +48,8 @@ def run(args: argparse.Namespace) -> int:
     if root is None:
         return EXIT_REFUSED
     report = _Report()
+    from ljtui.cli.session import headless_engine  # the engine loads only when a command runs
+
     engine = headless_engine(PROG, root, report, CliApprover(PROG, yes=args.yes))
     asyncio.run(engine.review.undo())
     finished = report.finished
