@@ -25,7 +25,7 @@ from ljtui.core.agent.chat import ChatLoop, _TurnTally
 from ljtui.core.agent.context import SessionContext
 from ljtui.core.agent.session_replay import transcript
 from ljtui.core.gates.facade import GateFacade
-from ljtui.core.playbooks.service import PlaybookAccess
+from ljtui.core.playbooks.access import PlaybookAccess
 from ljtui.core.tasks.facade import TaskFacade
 from ljtui.core.approval import ApprovalRequest, Approver, Decision, DenyAll
 from ljtui.core.config import Config, ProviderConfig
@@ -40,7 +40,7 @@ from ljtui.core.providers.base import (
 )
 from ljtui.core.providers.retry import RetryPolicy
 from ljtui.core.secrets import RedactingSink, known_secrets, redact_message
-from ljtui.core.tools import ToolContext, ToolRegistry
+from ljtui.core.tools import ToolContext, ToolRegistry, ToolServices, require
 
 if TYPE_CHECKING:
     from ljtui.core.agent.session_list import SessionListing
@@ -107,8 +107,6 @@ class Engine(ChatLoop, SessionContext, TaskFacade, GateFacade, PlaybookAccess):
         self._client: ChatClient | None = None
         self._system_prompt: str | None = None
         self.approver: Approver = approver or DenyAll()
-        self.services: dict[str, object] = self._services()
-        """Shared services tools reach through their context (permissions, writer, reader …)."""
         self._review: ReviewService | None = None
         from ljtui.core.agent.sessions import SessionLog
 
@@ -120,12 +118,13 @@ class Engine(ChatLoop, SessionContext, TaskFacade, GateFacade, PlaybookAccess):
         self.run_log: RunLog | None = RunLog(repo_root, clock=self.clock)
         """Task-plan events appended to ``.agent/events.jsonl`` (TASK-12)."""
         self._edits: EditService | None = None
-        self.playbooks  # registered among the services, for the playbook tools  # noqa: B018
+        self.services: ToolServices = self._services()
+        """What tools reach through their context (permissions, writer, reader …)."""
 
-    def _services(self) -> dict[str, object]:
+    def _services(self) -> ToolServices:
         from ljtui.core.agent.memory import MemoryStore
         from ljtui.core.agent.permissions import Permissions, PermissionPolicy
-        from ljtui.core.agent.tools.code import RepoOutline
+        from ljtui.core.outline.repo_outline import RepoOutline
         from ljtui.core.agent.writer import AgentWriter
         from ljtui.core.confine.session import CommandSandbox
         from ljtui.core.planner.tools import ReadOnlyTools
@@ -136,15 +135,13 @@ class Engine(ChatLoop, SessionContext, TaskFacade, GateFacade, PlaybookAccess):
                                  network=agent.sandbox.network, pass_env=agent.pass_env)
         policy = PermissionPolicy(frozenset(agent.allow_tools), tuple(agent.allow_commands))
         secrets = SecretFiles.allowing(self.config.security.allow_secret_files)
-        return {
-            "reader": ReadOnlyTools(self.repo_root, secrets=secrets),
-            "outline": RepoOutline(self.repo_root, secrets),
-            "writer": AgentWriter(self.repo_root, self.clock, secrets),
-            "permissions": Permissions(self.ask, lambda event: self.sink.emit(event), policy),
-            "memory": MemoryStore.for_repo(self.repo_root, clock=self.clock),
-            "sandbox": sandbox,
-            "engine": self,
-        }
+        return ToolServices(  # the playbook service is built here, before ``self.services`` exists
+            permissions=Permissions(self.ask, lambda event: self.sink.emit(event), policy),
+            writer=AgentWriter(self.repo_root, self.clock, secrets),
+            reader=ReadOnlyTools(self.repo_root, secrets=secrets), sandbox=sandbox,
+            outline=RepoOutline(self.repo_root, secrets),
+            memory=MemoryStore.for_repo(self.repo_root, clock=self.clock), playbooks=self.playbooks, gates=self,
+            session_id=lambda: self.session_log.id)
 
     def set_model(self, model: str) -> None:
         """Use ``model`` from the next model call on (``/model NAME``)."""
@@ -156,7 +153,7 @@ class Engine(ChatLoop, SessionContext, TaskFacade, GateFacade, PlaybookAccess):
     @property
     def sandbox(self) -> CommandSandbox:
         """The sandbox every command of this session runs in."""
-        return self.services["sandbox"]  # type: ignore[return-value]
+        return require(self.services.sandbox, "sandbox")
 
     def check_sandbox(self) -> SandboxStatus:
         """Find the sandbox (a self-test: call from a thread) and report it as a ``SandboxChecked`` event."""
@@ -170,7 +167,7 @@ class Engine(ChatLoop, SessionContext, TaskFacade, GateFacade, PlaybookAccess):
 
     def allow_headless(self, tools: frozenset[str]) -> None:
         """Let ``tools`` act without asking in this headless run (``--allow``); dangerous commands still ask."""
-        self.services["permissions"].policy.headless = tools  # type: ignore[attr-defined]
+        require(self.services.permissions, "permissions").policy.headless = tools
 
     @property
     def review(self) -> ReviewService:
@@ -266,9 +263,9 @@ class Engine(ChatLoop, SessionContext, TaskFacade, GateFacade, PlaybookAccess):
         self.turns += 1
         turn = self.turns
         self.sink.emit(TurnStarted(turn, text))
-        writer = self.services.get("writer")
+        writer = self.services.writer
         if writer is not None:
-            writer.new_message()  # type: ignore[attr-defined]
+            writer.new_message()
         saved = len(self.history)
         self.history.append(redact_message(Message.user(text), self._secrets))
         self.session_log.message(self.history[-1])

@@ -7,6 +7,12 @@ raises anything but cancellation is reported as failed, naming the
 exception type. A call whose arguments were refused before it got here
 (nested too deeply, too large, past the reply's cap on calls: see
 :mod:`ljtui.core.providers.arguments`) is answered with why, and no tool runs.
+
+What a call can reach beyond the repository is a :class:`ToolServices`: one
+typed field per collaborator (permissions, writer, reader, sandbox, outline,
+memory, playbooks, the gate controls …). A field the session does not have
+is ``None``, and a tool that needs it answers "this session has no …"
+through :func:`require`.
 """
 
 from __future__ import annotations
@@ -14,36 +20,83 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, Protocol, TypeVar
 
 from ljtui.core.providers.arguments import RefusedArguments
 from ljtui.core.providers.base import ToolSpec
+from ljtui.core.tool_result import ToolError, ToolResult  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:
+    from ljtui.core.agent.memory import MemoryStore
+    from ljtui.core.agent.permissions import Permissions
+    from ljtui.core.agent.writer import AgentWriter
     from ljtui.core.config import Config
+    from ljtui.core.confine.session import CommandSandbox
     from ljtui.core.events import Event
+    from ljtui.core.gates.release import Delivery
+    from ljtui.core.gates.service import GateService
+    from ljtui.core.outline.repo_outline import RepoOutline
+    from ljtui.core.planner.tools import ReadOnlyTools
+    from ljtui.core.playbooks.service import PlaybookService
+
+T = TypeVar("T")
 
 SUMMARY_CHARS = 160
 """Longest one-line summary of a failed call the registry writes."""
 
 
+class GateControls(Protocol):
+    """What the gate tools drive: the session's gates, the delivery of a passed run, the independent verifier."""
+
+    @property
+    def gates(self) -> GateService:
+        """The repository's gates and the run in progress."""
+        ...
+
+    async def deliver_gate(self) -> Delivery:
+        """Try to deliver the open run's staged change (refused until the gate passes)."""
+        ...
+
+    async def verify_gate(self, turn: int, gate_id: str) -> tuple[str, str]:
+        """Run an independent verifier on ``gate_id`` in ``turn``; returns its agent id and its last words."""
+        ...
+
+
 @dataclass(frozen=True)
-class ToolResult:
-    """What any tool call returns, for every agent (planner, chat, tasks).
+class ToolServices:
+    """The session's collaborators a tool call can reach; ``None`` where the session has none.
 
     Attributes:
-        ok: False for a refused or failed call.
-        content: the text the model reads.
-        summary: one line for the trace and the UI's folded tool line.
+        permissions: asks the user before a write, a command or a memory save.
+        writer: the one write path (transactions, undo).
+        reader: the read-only file tools shared with the planner.
+        sandbox: where commands run.
+        outline: the repository outline (``get_outline``, ``find_symbol``, the system prompt).
+        memory: the long-term memory store.
+        playbooks: the session's playbook library.
+        gates: the gate controls of the session.
+        session_id: the id of the session's log, for what a tool records.
+        command_env: variables added to a command's environment where the tools work (a staging tree's git
+            ceiling).
     """
 
-    ok: bool
-    content: str
-    summary: str
+    permissions: Permissions | None = None
+    writer: AgentWriter | None = None
+    reader: ReadOnlyTools | None = None
+    sandbox: CommandSandbox | None = None
+    outline: RepoOutline | None = None
+    memory: MemoryStore | None = None
+    playbooks: PlaybookService | None = None
+    gates: GateControls | None = None
+    session_id: Callable[[], str | None] | None = None
+    command_env: Mapping[str, str] = field(default_factory=dict)
 
 
-class ToolError(Exception):
-    """A tool refused its input; the message goes back to the model."""
+def require(value: T | None, name: str) -> T:
+    """``value``, a collaborator a tool needs; a missing one is a clear tool error."""
+    if value is None:
+        raise ToolError(f"this session has no {name}")
+    return value
 
 
 @dataclass
@@ -57,8 +110,8 @@ class ToolContext:
         agent: who called (``chat``, ``task <id>`` …).
         emit: reports an event (tool output as it streams, permission decisions).
         config: the session's configuration.
-        services: the session's shared services by name (permissions, writer,
-            reader, outline …), set up by the engine.
+        services: the session's collaborators (permissions, writer, reader,
+            outline …), set up by the engine.
         cancelled: set when the user cancels the running turn.
     """
 
@@ -68,15 +121,8 @@ class ToolContext:
     agent: str
     emit: Callable[[Event], None]
     config: Config
-    services: dict[str, Any] = field(default_factory=dict)
+    services: ToolServices = field(default_factory=ToolServices)
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)
-
-    def service(self, name: str) -> Any:
-        """A shared service; a missing one is a clear tool error."""
-        try:
-            return self.services[name]
-        except KeyError:
-            raise ToolError(f"this session has no {name}") from None
 
 
 ToolFn = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult]]

@@ -168,7 +168,7 @@ class ChatLoop:
         if len(calls) > cap:
             refused = RefusedArguments(over_cap(len(calls), cap))
             bounded += [ToolCall(call.id, call.name, refused) for call in calls[cap:]]
-        permissions = self.services.get("permissions")
+        permissions = self.services.permissions
         if isinstance(permissions, Permissions):
             permissions.reply_started(agent, [c.id for c in bounded if not isinstance(c.input, RefusedArguments)])
         return bounded

@@ -12,6 +12,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from ljtui.core.events import Notice
+from ljtui.core.tools import require
 
 if TYPE_CHECKING:
     from ljtui.core.engine import Engine
@@ -45,7 +46,7 @@ class SessionContext:
     def _outline_text(self: Engine) -> str:
         """The ranked outline for the system prompt; a failure leaves it out and says so."""
         try:
-            return self.services["outline"].prompt_text()  # type: ignore[attr-defined]
+            return require(self.services.outline, "outline").prompt_text()
         except Exception as exc:  # the prompt goes on without it: the model has get_outline and grep
             self.sink.emit(Notice(f"The repository outline could not be built ({type(exc).__name__}: {exc}); "
                                   "the model starts without it.", "warning"))
@@ -53,12 +54,12 @@ class SessionContext:
 
     def _memory_text(self: Engine) -> str:
         """The long-term memory for the system prompt; why it is not loaded, as a notice."""
-        loaded = self.services["memory"].load()  # type: ignore[attr-defined]
+        loaded = require(self.services.memory, "memory").load()
         if loaded.notice:
             self.sink.emit(Notice(loaded.notice, "warning"))
         return loaded.text
 
     def memory_view(self: Engine) -> list[str]:
         """What ``/memory`` shows: the memory file and whether it is loaded (disk work: call from a thread)."""
-        return self.services["memory"].show().lines()  # type: ignore[attr-defined]
+        return require(self.services.memory, "memory").show().lines()
 

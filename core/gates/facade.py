@@ -10,12 +10,15 @@ the memory stay the session's.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ljtui.core.events import Notice
+from ljtui.core.tools import ToolServices
 
 if TYPE_CHECKING:
+    from ljtui.core.agent.permissions import Permissions
     from ljtui.core.engine import Engine
     from ljtui.core.gates.model import PlaybookPrior
     from ljtui.core.gates.release import Delivery
@@ -23,7 +26,7 @@ if TYPE_CHECKING:
     from ljtui.core.gates.view import GateView
 
 STAGED_SERVICES = ("reader", "outline", "writer")
-"""Services rebuilt on the staging tree's root while a gated run is open."""
+"""The :class:`~ljtui.core.tools.ToolServices` fields rebuilt on the staging tree's root while a gated run is open."""
 
 
 class GateFacade:
@@ -34,7 +37,7 @@ class GateFacade:
     """The playbook whose SOP the running task plan follows (set by ``run_plan``)."""
     _env = None
     """The environment the user's state dir is found from (``None``: the process's)."""
-    _staged: tuple[Path, dict[str, object]] | None = None
+    _staged: tuple[Path, ToolServices] | None = None
 
     @property
     def gates(self: Engine) -> GateService:
@@ -63,7 +66,7 @@ class GateFacade:
         record = self.playbooks.record_of(playbook_id) if playbook_id else None
         return PlaybookPrior(playbook_id, record.ok, record.fail) if record is not None and playbook_id else None
 
-    def tool_root(self: Engine) -> tuple[Path, dict[str, object]]:
+    def tool_root(self: Engine) -> tuple[Path, ToolServices]:
         """Where tool calls work now, and the services they reach there."""
         gates = self._gates
         tree = gates.staging_root() if gates is not None and gates.run is not None else None
@@ -74,22 +77,21 @@ class GateFacade:
             self._staged = (tree, self._staged_services(tree))
         return self._staged
 
-    def _staged_services(self: Engine, tree: Path) -> dict[str, object]:
-        from ljtui.core.agent.tools.bash import COMMAND_ENV
-        from ljtui.core.agent.tools.code import RepoOutline
+    def _staged_services(self: Engine, tree: Path) -> ToolServices:
+        from ljtui.core.outline.repo_outline import RepoOutline
         from ljtui.core.agent.writer import AgentWriter
         from ljtui.core.gates.workspace import command_env
         from ljtui.core.planner.tools import ReadOnlyTools
         from ljtui.core.secret_files import SecretFiles
 
         secrets = SecretFiles.allowing(self.config.security.allow_secret_files)
-        staged = dict(self.services)
-        staged.update(reader=ReadOnlyTools(tree, secrets=secrets), outline=RepoOutline(tree, secrets),
-                      writer=AgentWriter(tree, self.clock, secrets),
-                      permissions=StagedPermissions(self.services["permissions"]))
-        staged[COMMAND_ENV] = {k: v for k, v in command_env(tree).items()
-                               if k.startswith("GIT_")}
-        return staged
+        session = self.services.permissions
+        # a proxy: every attribute is the session's permissions', only the question is retitled
+        permissions = cast("Permissions", StagedPermissions(session)) if session is not None else None
+        return dataclasses.replace(
+            self.services, reader=ReadOnlyTools(tree, secrets=secrets), outline=RepoOutline(tree, secrets),
+            writer=AgentWriter(tree, self.clock, secrets), permissions=permissions,
+            command_env={k: v for k, v in command_env(tree).items() if k.startswith("GIT_")})
 
     async def gate_tail(self: Engine) -> str:
         """The gate status for the system prompt's tail (after the cached prefix), ``""`` without a gate."""
@@ -107,6 +109,12 @@ class GateFacade:
         from ljtui.core.gates.release import deliver
 
         return await deliver(self.gates, self.review, gate_id)
+
+    async def verify_gate(self: Engine, turn: int, gate_id: str) -> tuple[str, str]:
+        """Run an independent verifier on ``gate_id`` in ``turn`` (``gate_verify``); returns its id and last words."""
+        from ljtui.core.gates.verifier import run_verifier
+
+        return await run_verifier(self, turn, gate_id)
 
     async def check_gate(self: Engine, item: str | None = None, *, failed_only: bool = False) -> None:
         """Run a check from the Gates pane or ``/gates check`` (the user's own, recorded as ``user``)."""

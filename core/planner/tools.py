@@ -16,7 +16,7 @@ from ljtui.core.planner.grep import (
     ENGINES, GREP_MAX_FILE_BYTES, GREP_MAX_HITS, GREP_TIMEOUT_S, GrepOutcome, search,
 )
 from ljtui.core.regex_guard import PatternRefused, compile_pattern
-from ljtui.core.tools import ToolResult
+from ljtui.core.tool_result import ToolResult
 from ljtui.core.sandbox import HANDBOOK_MOUNT, MountTable, PathRefused, Sandbox, is_state_name
 from ljtui.core.secret_files import SecretFiles
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import Awaitable, Callable, Iterable, Mapping, Sequence
 
 from ljtui.core.approval import YES, ApprovalRequest, Decision, confirm
 from ljtui.core.clock import Clock, SystemClock
@@ -31,9 +31,6 @@ from ljtui.core.playbooks.model import (
 )
 from ljtui.core.playbooks.search import SearchHit, search
 from ljtui.core.playbooks.store import REPOSITORY, USER_LIBRARY, Library, PlaybookStore, PlaybookStoreError
-
-if TYPE_CHECKING:
-    from ljtui.core.engine import Engine
 
 ID_PREFIX = "pb"
 """The prefix of an id built from a title with no ASCII letter or digit (PB-2)."""
@@ -305,29 +302,6 @@ def _checked(playbook: Playbook) -> Playbook:
 
 def _sentence(message: str) -> str:
     return message[:1].upper() + message[1:] + ("" if message.endswith(".") else ".")
-
-
-class PlaybookAccess:
-    """Mixed into the engine: ``engine.playbooks``, built on first use, shared with the tools."""
-
-    _playbook_service: PlaybookService | None = None
-
-    @property
-    def playbooks(self: Any) -> PlaybookService:
-        """The session's playbook service (its events go to the session's sink, its questions to the Approver)."""
-        engine: Engine = self
-        if getattr(engine, "_playbook_service", None) is None:
-            engine._playbook_service = PlaybookService(
-                engine.repo_root, lambda event: engine.sink.emit(event), engine.ask, engine.clock,
-                session_id=lambda: getattr(getattr(engine, "session_log", None), "id", None))
-            services: dict[str, Any] | None = getattr(engine, "services", None)
-            if services is not None:
-                services.setdefault(PLAYBOOKS_SERVICE, engine._playbook_service)
-        return engine._playbook_service  # type: ignore[return-value]
-
-
-PLAYBOOKS_SERVICE = "playbooks"
-"""The name tools find the session's :class:`PlaybookService` under in their context's services."""
 
 
 OFFER_KIND = "playbook_offer"

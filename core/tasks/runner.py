@@ -217,9 +217,9 @@ class TaskRunner:
         """Let this run's tasks write without asking, or end that (commands always ask)."""
         from ljtui.core.agent.permissions import WRITE_TOOLS
 
-        permissions = self.engine.services.get("permissions")
+        permissions = self.engine.services.permissions
         if permissions is not None:
-            permissions.run_grants = set(WRITE_TOOLS) if allow else set()  # type: ignore[attr-defined]
+            permissions.run_grants = set(WRITE_TOOLS) if allow else set()
 
     def _edited(self, plan: TaskPlan, tasks: tuple[dict[str, Any], ...]) -> TaskPlan | None:
         """The user's edited list, checked like a proposed one; ``None`` (and why) when nothing is usable."""

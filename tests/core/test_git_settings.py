@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from ljtui.core.agent.project import gather, git_summary
-from ljtui.core.agent.tools.code import RepoOutline
+from ljtui.core.outline.repo_outline import RepoOutline
 from ljtui.core.gates.authors import untracked
 from ljtui.core.gates.workspace import Workspace
 from ljtui.core.git import GitRefused, filter_overrides, repository_filters, run_git

@@ -23,7 +23,7 @@ def playbook_wiring(monkeypatch: pytest.MonkeyPatch) -> None:
     """The engine holds the playbook service (``PlaybookAccess``) and the registry has ``/playbook``."""
     import ljtui.tui.app as app_module
     from ljtui.core.engine import Engine
-    from ljtui.core.playbooks.service import PlaybookAccess
+    from ljtui.core.playbooks.access import PlaybookAccess
     from ljtui.tui.actions import Registry
 
     if not hasattr(Engine, "playbooks"):

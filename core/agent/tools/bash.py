@@ -34,12 +34,8 @@ from ljtui.core.confine.status import SandboxStatus
 from ljtui.core.display import shown
 from ljtui.core.events import ToolOutput
 from ljtui.core.providers.base import ToolSpec
-from ljtui.core.tools import Tool, ToolContext, ToolError, ToolResult
+from ljtui.core.tools import Tool, ToolContext, ToolError, ToolResult, require
 
-PERMISSIONS = "permissions"
-SANDBOX = "sandbox"
-COMMAND_ENV = "command_env"
-"""Service: variables added to a command's environment where the tools work (a staging tree's git ceiling)."""
 TIMEOUT_KEY = "agent.bash_timeout"
 MAX_COMMAND_CHARS = 32_000
 """Longest command accepted (Linux refuses a single argument past 128 KiB; a character is up to 4 bytes)."""
@@ -75,8 +71,8 @@ async def bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     limit = ctx.config.agent.bash_timeout
     asked = int_arg(args, "timeout", minimum=MIN_TIMEOUT_SECONDS, maximum=max(MIN_TIMEOUT_SECONDS, int(limit)))
     timeout = float(asked) if asked is not None else limit
-    permissions: Permissions = ctx.service(PERMISSIONS)
-    sandbox: CommandSandbox = ctx.service(SANDBOX)
+    permissions: Permissions = require(ctx.services.permissions, "permissions")
+    sandbox: CommandSandbox = require(ctx.services.sandbox, "sandbox")
     rules = await asyncio.to_thread(sandbox.rules, ctx.root)  # finds (and self-tests) the sandbox on first use
     danger, facts = await asyncio.to_thread(command_facts, command, ctx.root, permissions.policy.allow_commands,
                                             sandbox.status, rules)
@@ -97,7 +93,7 @@ async def bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         ctx.emit(ToolOutput(ctx.turn, ctx.call_id, text, ctx.agent))
 
     secrets = [ctx.config.provider.api_key] if ctx.config.provider.api_key else []
-    env = sandbox.environment(secrets, ctx.services.get(COMMAND_ENV, {}))
+    env = sandbox.environment(secrets, dict(ctx.services.command_env))
     try:
         result = await run_command(command, ctx.root, confinement=confinement, timeout=timeout, on_output=stream,
                                    cancelled=ctx.cancelled, env=env)

@@ -3,42 +3,19 @@
 Both read the repository outline (:mod:`ljtui.core.outline`: every
 definition with its line and signature, cached in ``.agent/cache/``), so
 the model finds code without reading whole files. The session's
-:class:`RepoOutline` (the ``outline`` service) also gives the system
+:class:`RepoOutline` (the context's ``outline``) also gives the system
 prompt its ranked outline.
 """
 
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import Any
 
-from ljtui.core.outline import DEFAULT_BUDGET_TOKENS, build_index, find_symbol, outline, render_outline
+from ljtui.core.outline.repo_outline import RepoOutline
 from ljtui.core.providers.base import ToolSpec
 from ljtui.core.secret_files import SecretFiles
 from ljtui.core.tools import Tool, ToolContext, ToolResult
-
-OUTLINE = "outline"
-"""The service name of the session's :class:`RepoOutline`."""
-
-
-class RepoOutline:
-    """The outline of one repository, as the session's secret-file policy allows it to be read."""
-
-    def __init__(self, root: Path, secrets: SecretFiles, budget_tokens: int = DEFAULT_BUDGET_TOKENS) -> None:
-        self.root = root
-        self.secrets = secrets
-        self.budget_tokens = budget_tokens
-
-    def prompt_text(self) -> str:
-        """The ranked outline cut to the token budget, for the system prompt (disk work: call from a thread)."""
-        return render_outline(build_index(self.root, secrets=self.secrets), budget_tokens=self.budget_tokens).text
-
-    def outline(self, path: Any) -> Any:
-        return outline(self.root, path, secrets=self.secrets)
-
-    def find(self, name: Any) -> Any:
-        return find_symbol(self.root, name, secrets=self.secrets)
 
 
 GET_OUTLINE = ToolSpec(
@@ -62,7 +39,7 @@ FIND_SYMBOL = ToolSpec(
 
 
 def _service(ctx: ToolContext) -> RepoOutline:
-    service = ctx.services.get(OUTLINE)
+    service = ctx.services.outline
     return service if isinstance(service, RepoOutline) else RepoOutline(ctx.root, SecretFiles())
 
 

@@ -27,10 +27,8 @@ from ljtui.core.edits.errors import SecretTarget
 from ljtui.core.edits.plan_format import DEFAULT_ENTRY_ID, EditBlock, EditPlan
 from ljtui.core.edits.validate import validate_plan
 from ljtui.core.providers.base import ToolSpec
-from ljtui.core.tools import Tool, ToolContext, ToolError, ToolResult
+from ljtui.core.tools import Tool, ToolContext, ToolError, ToolResult, require
 
-WRITER = "writer"
-PERMISSIONS = "permissions"
 MAX_CANDIDATES_TOLD = 4
 NO_CHANGE_LINE = "(no change: the file already holds exactly this content)"
 """What the permission dialog shows for a write that leaves a secret file as it is."""
@@ -71,7 +69,7 @@ async def _ask_and_write(ctx: ToolContext, tool: str, planned: PlannedWrite, ver
     if unchanged and planned.secret is None:
         return ToolResult(True, f"{path} already holds exactly this content; nothing was written",
                           f"{path} unchanged")
-    permissions: Permissions = ctx.service(PERMISSIONS)
+    permissions: Permissions = require(ctx.services.permissions, "permissions")
     answer = await permissions.request(tool=tool, subject=path, title=f"{verb} {path}?",
                                        lines=planned.diff_lines() or [NO_CHANGE_LINE], turn=ctx.turn,
                                        call_id=ctx.call_id, agent=ctx.agent, diff_path=path)
@@ -79,7 +77,7 @@ async def _ask_and_write(ctx: ToolContext, tool: str, planned: PlannedWrite, ver
         return failed(answer.reason)
     if unchanged:  # only a secret file gets here, and is answered as if it were written
         return ToolResult(True, SECRET_WRITTEN.format(path=path), f"wrote {path}")
-    writer: AgentWriter = ctx.service(WRITER)
+    writer: AgentWriter = require(ctx.services.writer, "writer")
     outcome = await asyncio.to_thread(writer.write, planned, entry=f"{tool} {path}")
     if outcome.error is not None:
         return failed(f"{outcome.error.kind}: {outcome.error.message}")
@@ -92,8 +90,7 @@ async def _ask_and_write(ctx: ToolContext, tool: str, planned: PlannedWrite, ver
 
 
 def _writer(ctx: ToolContext) -> AgentWriter:
-    writer: AgentWriter = ctx.service(WRITER)
-    return writer
+    return require(ctx.services.writer, "writer")
 
 
 async def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -144,7 +141,7 @@ async def create_directory(args: dict[str, Any], ctx: ToolContext) -> ToolResult
         return failed(str(exc))
     if target.real.is_dir():
         return ToolResult(True, f"{target.key}/ already exists", f"{target.key}/ exists")
-    permissions: Permissions = ctx.service(PERMISSIONS)
+    permissions: Permissions = require(ctx.services.permissions, "permissions")
     answer = await permissions.request(tool="create_directory", subject=target.key,
                                        title=f"Create the folder {target.key}/?", lines=[f"mkdir -p {target.key}"],
                                        turn=ctx.turn, call_id=ctx.call_id, agent=ctx.agent)

@@ -13,10 +13,8 @@ from typing import Any
 from ljtui.core.agent.tools.base import int_arg, text_arg
 from ljtui.core.planner.tools import ReadOnlyTools
 from ljtui.core.providers.base import ToolSpec
-from ljtui.core.tools import Tool, ToolContext, ToolResult
+from ljtui.core.tools import Tool, ToolContext, ToolResult, require
 
-READER = "reader"
-"""The service name of the session's :class:`ReadOnlyTools`."""
 MAX_LINE = 10_000_000
 
 READ_FILE = ToolSpec(
@@ -49,8 +47,7 @@ GREP_FILES = ToolSpec(
 
 
 def _reader(ctx: ToolContext) -> ReadOnlyTools:
-    reader: ReadOnlyTools = ctx.service(READER)
-    return reader
+    return require(ctx.services.reader, "reader")
 
 
 async def read_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:

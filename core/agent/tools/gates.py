@@ -9,15 +9,16 @@ is refused until the gate passes. Nothing the model says counts as evidence.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ljtui.core.agent.tools.base import failed, text_arg
 from ljtui.core.gates.model import CheckItem, Factors
 from ljtui.core.gates.records import FLAGS, MAX_ITEMS, MAX_TITLE_CHARS, SCORES
 from ljtui.core.providers.base import ToolSpec
-from ljtui.core.tools import Tool, ToolContext, ToolError, ToolResult
+from ljtui.core.tools import GateControls, Tool, ToolContext, ToolError, ToolResult, require
 
-ENGINE = "engine"
+if TYPE_CHECKING:
+    from ljtui.core.gates.service import GateService
 
 _GATE_ID = {"type": "string", "description": "the gate's id, as gate_propose returned it"}
 STATUS = ToolSpec("gate_status", "Show the gate in focus (or gate_id): level, R and its factors, each item's status "
@@ -63,8 +64,12 @@ DELIVER = ToolSpec("gate_deliver", "Deliver the staged change to the user's file
                    {"type": "object", "properties": {}, "additionalProperties": False})
 
 
-def _service(ctx: ToolContext) -> Any:
-    return ctx.service(ENGINE).gates
+def _controls(ctx: ToolContext) -> GateControls:
+    return require(ctx.services.gates, "gates")
+
+
+def _service(ctx: ToolContext) -> GateService:
+    return _controls(ctx).gates
 
 
 async def _guarded(work) -> ToolResult:
@@ -163,15 +168,13 @@ async def gate_check(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 
 
 async def gate_verify(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    engine = ctx.service(ENGINE)
+    controls = _controls(ctx)
 
     async def work() -> ToolResult:
-        run = _service(ctx).run
+        run = controls.gates.run
         if run is None or run.delivered:
             return failed("no gate run is open (gate_start begins one)")
-        from ljtui.core.gates.verifier import run_verifier
-
-        agent, said = await run_verifier(engine, ctx.turn, run.gate_id)
+        agent, said = await controls.verify_gate(ctx.turn, run.gate_id)
         return ToolResult(True, f"Verifier {agent} finished: {said or '(no words)'}", f"verifier {agent}")
 
     return await _guarded(work())
@@ -184,7 +187,7 @@ async def gate_finish(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         said = await _service(ctx).finish(outcome, ctx.agent)
         if outcome == "fail":
             return ToolResult(True, said + "; the staged work is kept until the user discards it.", said)
-        delivery = await ctx.service(ENGINE).deliver_gate()
+        delivery = await _controls(ctx).deliver_gate()
         return ToolResult(True, f"{said}. {delivery.message}", said)
 
     return await _guarded(work())
@@ -192,7 +195,7 @@ async def gate_finish(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 
 async def gate_deliver(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     async def work() -> ToolResult:
-        delivery = await ctx.service(ENGINE).deliver_gate()
+        delivery = await _controls(ctx).deliver_gate()
         return ToolResult(delivery.delivered, delivery.message if delivery.delivered
                           else f"error: delivery refused: {delivery.message}",
                           "delivered" if delivery.delivered else "delivery refused")

@@ -10,7 +10,7 @@ denial is a tool result the model reads; without a terminal the answer is
 
 Once allowed, it appends an entry headed by the time and by which session
 and agent saved it to ``.agent/memory.md`` through the session's
-:class:`~ljtui.core.agent.memory.MemoryStore` (the ``memory`` service, or
+:class:`~ljtui.core.agent.memory.MemoryStore` (the context's ``memory``, or
 the repository's own store when the session has none); the next session
 loads it into the system prompt, as notes, when the store says it may.
 """
@@ -25,12 +25,8 @@ from ljtui.core.agent.permissions import Permissions
 from ljtui.core.agent.tools.base import failed, text_arg
 from ljtui.core.display import shown
 from ljtui.core.providers.base import ToolSpec
-from ljtui.core.tools import Tool, ToolContext, ToolResult
+from ljtui.core.tools import Tool, ToolContext, ToolResult, require
 
-MEMORY = "memory"
-"""The service name of the session's :class:`MemoryStore`."""
-PERMISSIONS = "permissions"
-"""The service name of the session's :class:`Permissions`."""
 TOOL_NAME = "save_memory"
 MAX_TEXT_CHARS = 4 * MAX_ENTRY_CHARS
 """Longest argument accepted before the store's own, clearer, entry limit applies."""
@@ -50,14 +46,14 @@ SAVE_MEMORY = ToolSpec(
 
 def store_for(ctx: ToolContext) -> MemoryStore:
     """The session's memory store, or the repository's own for the user's environment."""
-    store = ctx.services.get(MEMORY)
+    store = ctx.services.memory
     return store if isinstance(store, MemoryStore) else MemoryStore.for_repo(ctx.root)
 
 
 def source_of(ctx: ToolContext) -> str:
     """Who saves the note, for the entry's heading: the session id (when the session has a log) and the agent."""
-    engine = ctx.services.get("engine")
-    session = getattr(getattr(engine, "session_log", None), "id", None)
+    session_id = ctx.services.session_id
+    session = session_id() if session_id is not None else None
     parts = [f"session {session}" if isinstance(session, str) and session else "", ctx.agent]
     return ", ".join(p for p in parts if p)
 
@@ -72,7 +68,7 @@ async def save_memory(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     problem = entry_problem(text)
     if problem is not None:
         return failed(problem)
-    permissions: Permissions = ctx.service(PERMISSIONS)
+    permissions: Permissions = require(ctx.services.permissions, "permissions")
     answer = await permissions.request(tool=TOOL_NAME, subject=MEMORY_PATH, title=ASK_TITLE,
                                        lines=question_lines(text), turn=ctx.turn, call_id=ctx.call_id,
                                        agent=ctx.agent)

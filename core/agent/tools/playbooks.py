@@ -1,7 +1,7 @@
 """The playbook tools (PB-3): save a draft, search, read, ask to promote, and report how one went.
 
 They work through the session's :class:`~ljtui.core.playbooks.service.PlaybookService`
-(the ``playbooks`` service, or one built for the call's repository, asking
+(the context's ``playbooks``, or one built for the call's repository, asking
 through the session's permission questions). The model sees the
 repository's playbooks only when the user trusts the repository; it can
 save drafts, but only the user makes a playbook active.
@@ -14,7 +14,7 @@ from typing import Any
 
 from ljtui.core.agent.tools.base import failed, int_arg, text_arg
 from ljtui.core.playbooks import model as M
-from ljtui.core.playbooks.service import PLAYBOOKS_SERVICE, PlaybookService
+from ljtui.core.playbooks.service import PlaybookService
 from ljtui.core.providers.base import ToolSpec
 from ljtui.core.tools import Tool, ToolContext, ToolError, ToolResult
 
@@ -83,10 +83,11 @@ PLAYBOOK_FEEDBACK = ToolSpec(
 
 def service_for(ctx: ToolContext) -> PlaybookService:
     """The session's playbook service, or one for the call's repository asking through its permissions."""
-    found = ctx.services.get(PLAYBOOKS_SERVICE)
+    found = ctx.services.playbooks
     if isinstance(found, PlaybookService):
         return found
-    ask = getattr(ctx.services.get("permissions"), "ask", None)
+    permissions = ctx.services.permissions
+    ask = permissions.ask if permissions is not None else None
     return PlaybookService(ctx.root, ctx.emit, ask)
 
 

@@ -14,7 +14,7 @@ from ljtui.core.approval import Decision, ScriptedApprover
 from ljtui.core.config import Config
 from ljtui.core.events import Event, ToolOutput
 from ljtui.core.confine.session import CommandSandbox
-from ljtui.core.tools import ToolContext, ToolRegistry, ToolResult
+from ljtui.core.tools import ToolContext, ToolRegistry, ToolResult, ToolServices
 from tests.core.confine.helpers import default_sandbox
 
 WAIT_SECONDS = 60.0
@@ -49,7 +49,7 @@ class Harness:
 
     def context(self, call_id: str = "call-1") -> ToolContext:
         return ToolContext(self.root, 1, call_id, "chat", self.emit, self.config,
-                           {"permissions": self.permissions, "sandbox": self.sandbox}, self.cancelled)
+                           ToolServices(permissions=self.permissions, sandbox=self.sandbox), self.cancelled)
 
     async def call(self, **args: Any) -> ToolResult:
         return await self.registry.call("bash", args, self.context())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from ljtui.core.agent.tools import agent_tools
@@ -81,7 +82,7 @@ async def test_an_outline_that_cannot_be_built_is_left_out_with_a_warning(git_re
         def prompt_text(self) -> str:
             raise OSError("disk on fire")
 
-    engine.services["outline"] = Broken()
+    engine.services = dataclasses.replace(engine.services, outline=Broken())  # type: ignore[arg-type]
     prompt = await engine.prepare_context()
     assert "# Outline" not in prompt and "def greet" not in prompt and "# Git" in prompt
     [notice] = [e for e in sink.events if isinstance(e, Notice)]

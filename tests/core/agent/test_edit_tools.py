@@ -48,7 +48,8 @@ async def test_edit_file_asks_with_the_diff_and_writes_through_the_transaction(g
 async def test_a_session_grant_stops_the_asking_and_undo_reverts_the_whole_message(git_repo: Path) -> None:
     approver = ScriptedApprover({"permission": ["session", "once"]})
     engine, sink = make_engine(git_repo, approver)
-    engine.services["writer"].new_message()
+    assert engine.services.writer is not None
+    engine.services.writer.new_message()
     assert (await call(engine, "write_file", path="notes/a.txt", content="one\n")).ok
     assert (await call(engine, "write_file", path="notes/b.txt", content="two\n")).ok  # granted: not asked
     assert (await call(engine, "edit_file", path="app.py", old="'hello '", new="'hi '")).ok  # another tool: asked

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from ljtui.core.agent.permissions import Permissions
 from ljtui.core.agent.tools import memory as memory_tools
 from ljtui.core.approval import ScriptedApprover
 from ljtui.core.clock import FixedClock
-from ljtui.core.tools import ToolRegistry, ToolResult
+from ljtui.core.tools import ToolRegistry, ToolResult, ToolServices
 from tests.core.agent.web_fakes import tool_context
 
 
@@ -22,12 +23,13 @@ def state_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
     return home
 
 
-async def save(root: Path, args: object, services: dict[str, object] | None = None) -> ToolResult:
+async def save(root: Path, args: object, services: ToolServices | None = None) -> ToolResult:
     """Call save_memory as the agent would, the user allowing it once."""
     permissions = Permissions(ScriptedApprover({"permission": ["once"]}).decide, lambda event: None)
     registry = ToolRegistry(list(memory_tools.TOOLS))
     return await registry.call("save_memory", args,
-                               tool_context(root, services={"permissions": permissions, **(services or {})}))
+                               tool_context(root, services=dataclasses.replace(services or ToolServices(),
+                                                                               permissions=permissions)))
 
 
 async def test_save_memory_appends_and_the_next_session_loads_it(git_repo: Path) -> None:
@@ -39,7 +41,7 @@ async def test_save_memory_appends_and_the_next_session_loads_it(git_repo: Path)
 
 async def test_the_sessions_store_is_used_when_there_is_one(git_repo: Path) -> None:
     memory = MemoryStore.for_repo(git_repo, clock=FixedClock(0.0))
-    assert (await save(git_repo, {"text": "fact"}, {"memory": memory})).ok
+    assert (await save(git_repo, {"text": "fact"}, ToolServices(memory=memory))).ok
     assert (git_repo / ".agent" / "memory.md").read_text(encoding="utf-8").startswith("## 1970-01-01 00:00 UTC")
 
 

@@ -22,7 +22,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from ljtui.core.config import Config
-from ljtui.core.tools import ToolContext
+from ljtui.core.tools import ToolContext, ToolServices
 
 HOST = "127.0.0.1"
 TRICKLE_EVERY = 0.05
@@ -257,7 +257,7 @@ def closed_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def tool_context(root: Path, config: Config | None = None, services: dict[str, Any] | None = None) -> ToolContext:
+def tool_context(root: Path, config: Config | None = None, services: ToolServices | None = None) -> ToolContext:
     """A context for one tool call from the chat agent."""
     return ToolContext(root=root, turn=1, call_id="call-1", agent="chat", emit=lambda event: None,
-                       config=config or Config(), services=services or {})
+                       config=config or Config(), services=services or ToolServices())

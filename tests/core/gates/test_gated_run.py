@@ -172,7 +172,8 @@ async def test_a_permission_asked_while_staged_says_it_is_for_the_staging_tree(g
     engine, sink, approver = make_engine(repo, [*START, EDIT, {"text": "ok"}],
                                          {**USER_SAYS_YES, "permission": ["once"]})
     engine.config.agent.allow_tools = []
-    engine.services["permissions"].policy = type(engine.services["permissions"].policy)()
+    assert engine.services.permissions is not None
+    engine.services.permissions.policy = type(engine.services.permissions.policy)()
     await engine.run_turn("x")
     [asked] = [r for r in approver.asked if r.kind == "permission"]
     assert asked.title == "Edit app.py in the staging tree?"

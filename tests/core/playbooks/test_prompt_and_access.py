@@ -9,7 +9,8 @@ from ljtui.core.approval import ScriptedApprover
 from ljtui.core.config import Config
 from ljtui.core.engine import Engine
 from ljtui.core.playbooks.prompt import PLAYBOOK_PROMPT
-from ljtui.core.playbooks.service import PLAYBOOKS_SERVICE, PROMOTE_KIND, PlaybookAccess, PlaybookService
+from ljtui.core.playbooks.access import PlaybookAccess
+from ljtui.core.playbooks.service import PROMOTE_KIND, PlaybookService
 from ljtui.core.ports import ListSink
 from tests.core.playbooks.helpers import repo_playbooks, write_playbook
 
@@ -33,7 +34,7 @@ async def test_the_engine_holds_one_service_asking_through_its_approver(git_repo
     engine = _Engine(Config(), sink, repo_root=git_repo, approver=approver)
     service = engine.playbooks
     assert isinstance(service, PlaybookService) and engine.playbooks is service
-    assert engine.services[PLAYBOOKS_SERVICE] is service
+    assert engine.services.playbooks is service
     assert (await service.promote("deploy")).ok
     assert [e.kind for e in sink.events] == ["approval_requested", "approval_decided", "playbook_status_changed"]
     saved = await asyncio.to_thread(service.save, "Roll back", "x", sections={"SOP": ["revert"]})

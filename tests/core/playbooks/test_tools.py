@@ -10,9 +10,9 @@ from ljtui.core.approval import ApprovalRequest, ScriptedApprover
 from ljtui.core.config import Config
 from ljtui.core.events import ApprovalRequested, Event
 from ljtui.core.playbooks.events import PlaybookDemoted
-from ljtui.core.playbooks.service import PLAYBOOKS_SERVICE, PROMOTE_KIND, PlaybookService
+from ljtui.core.playbooks.service import PROMOTE_KIND, PlaybookService
 from ljtui.core.playbooks.store import PlaybookStore
-from ljtui.core.tools import ToolContext, ToolResult
+from ljtui.core.tools import ToolContext, ToolResult, ToolServices
 from ljtui.core.trust import TrustStore
 from tests.core.playbooks.helpers import repo_playbooks, write_fixture_library, write_playbook
 
@@ -33,7 +33,7 @@ class Session:
 
     async def call(self, name: str, **args: object) -> ToolResult:
         ctx = ToolContext(self.root, 1, "call-1", "chat", self.events.append, Config(),
-                          {"permissions": self.permissions})
+                          ToolServices(permissions=self.permissions))
         return await self.tools.call(name, args, ctx)
 
 
@@ -105,7 +105,7 @@ async def test_feedback_records_and_demotes_with_an_event(git_repo: Path, isolat
 async def test_the_sessions_service_is_used_when_there_is_one(git_repo: Path) -> None:
     seen: list[Event] = []
     service = PlaybookService(git_repo, seen.append, session_id=lambda: "session-1")
-    ctx = ToolContext(git_repo, 1, "c", "chat", lambda e: None, Config(), {PLAYBOOKS_SERVICE: service})
+    ctx = ToolContext(git_repo, 1, "c", "chat", lambda e: None, Config(), ToolServices(playbooks=service))
     result = await agent_tools().call("playbook_save", {"title": "Deploy", "when_to_use": "x", "sop": ["a"]}, ctx)
     assert result.ok and [e.kind for e in seen] == ["playbook_saved"]
     assert 'source_session: "session-1"' in (repo_playbooks(git_repo) / "deploy.md").read_text()

@@ -234,7 +234,7 @@ async def test_allowing_writes_for_the_run_skips_their_questions_but_not_command
     assert [r.title for r in asked] == ["Task 2: Run this command?"], "the edit did not ask; the command did"
     scopes = [(e.tool, e.scope) for e in sink.events if isinstance(e, PermissionDecided)]
     assert scopes == [("edit_file", "run"), ("bash", "once")]
-    assert not engine.services["permissions"].run_grants  # type: ignore[attr-defined]
+    assert engine.services.permissions is not None and not engine.services.permissions.run_grants
 
 
 async def test_a_skill_is_the_plan_without_a_decomposition_call_and_is_still_approved(git_repo: Path) -> None:
