@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
     from ljtui.core.engine import ClientFactory, Engine
 
 
+BUILD_WAIT_SECONDS = 60.0
+"""Longest wait for the thread building the engine when the engine is needed before it is done."""
 PLAN_APPROVAL_ACTIONS = frozenset({"plan.approve", "plan.approve_writes", "plan.reject", "plan.next", "plan.prev",
                                    "plan.edit", "plan.add", "plan.delete", "plan.move_down", "plan.move_up"})
 """The Plan pane's keys that only mean something while a proposed plan waits (``h`` always works)."""
@@ -110,6 +113,10 @@ class LjtuiApp(App[int]):
         self.cursor_blink = cursor_blink
         self._client_factory = client_factory
         self._engine: Engine | None = None
+        self._building: threading.Event | None = None
+        """Set once the thread building the engine after the first frame is done."""
+        self._built: Engine | None = None
+        """What that thread built."""
         self._calls: dict[str, str] = {}
         self.skill_names: tuple[str, ...] = ()
         """Skills ``/NAME`` starts as a task plan (read after the first frame)."""
@@ -155,16 +162,19 @@ class LjtuiApp(App[int]):
 
     @property
     def engine(self) -> Engine:
-        """The session's engine, built (and imported) on first use so the
-        first frame does not wait for it."""
+        """The session's engine. A thread builds it after the first frame (:meth:`_build_engine`); asked for
+        before that thread is done, it is waited for (or built here when the thread could not build it)."""
         if self._engine is None:
-            from ljtui.core.engine import Engine
-
-            self._engine = Engine(
-                self.config, self.bridge, repo_root=self.repo_root, clock=self.clock,
-                client_factory=self._client_factory, approver=self.approver,
-            )
+            if self._building is not None:
+                self._building.wait(BUILD_WAIT_SECONDS)
+            self._engine = self._built or self._new_engine()
         return self._engine
+
+    def _new_engine(self) -> Engine:
+        from ljtui.core.engine import Engine
+
+        return Engine(self.config, self.bridge, repo_root=self.repo_root, clock=self.clock,
+                      client_factory=self._client_factory, approver=self.approver)
 
     def startup_info(self) -> StartupInfo:
         """What the main screen shows before the first message."""
@@ -198,12 +208,31 @@ class LjtuiApp(App[int]):
     def main_screen_ready(self) -> None:
         """The main screen is composed and its input has the focus: start the work that shows on it."""
         self._screen_ready.set()
-        self.call_after_refresh(self._start_engine_work)
+        self.call_after_refresh(self._build_engine)
+
+    def _build_engine(self) -> None:
+        """After the first frame: build the engine in a thread (its imports are most of the work, and keys typed
+        meanwhile are handled), then start its work on the event loop."""
+        self._building = done = threading.Event()
+
+        def build() -> None:
+            try:
+                self._built = self._new_engine()
+            except Exception:  # built again on the event loop, where the error is reported
+                pass
+            finally:
+                done.set()
+            try:
+                self.call_from_thread(self._start_engine_work)
+            except RuntimeError:  # the app closed meanwhile
+                pass
+
+        self.run_worker(build, name="engine", group="start", thread=True, exit_on_error=False)
 
     def _start_engine_work(self) -> None:
         """After the first frame: build the engine, ask about trust, open a plan given at start, watch."""
         self.main_screen.focus_diff_when_opened = self._review_path is not None
-        engine = self.engine  # built here, on the event loop: workers started together must share one
+        engine = self.engine  # built by then: workers started together share it
         if self._recover:
             self.bridge.thread(lambda: engine.edits.recover(max_files=TUI_RECOVERY_FILES), "recover")
         if self.startup.untrusted or self._resume is not None:
