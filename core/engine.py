@@ -225,12 +225,16 @@ class Engine(ChatLoop, SessionContext, TaskFacade, GateFacade, PlaybookAccess):
     async def watch(self, stop: asyncio.Event) -> None:
         """Re-check the plan under review (and redraw a gate edited by hand) whenever files change on disk, until
         ``stop`` is set."""
-        from ljtui.core.watch import watch_repo
+        from ljtui.core.watch import WatchStopped, watch_repo
 
-        async for keys in watch_repo(self.repo_root, stop):
-            await asyncio.to_thread(self.review.refresh, keys)
-            if self._gates is not None and any(k.startswith(GATE_FILES) for k in keys):
-                await asyncio.to_thread(self._gates.publish)  # a gate edited by hand shows as it now reads
+        try:
+            async for keys in watch_repo(self.repo_root, stop):
+                await asyncio.to_thread(self.review.refresh, keys)
+                if self._gates is not None and any(k.startswith(GATE_FILES) for k in keys):
+                    await asyncio.to_thread(self._gates.publish)  # a gate edited by hand shows as it now reads
+        except WatchStopped as exc:
+            self.sink.emit(Notice(f"Changes on disk are not noticed ({exc}); a plan under review is "
+                                  "checked again when it is applied.", "warning"))
 
     async def ask(self, request: ApprovalRequest) -> Decision:
         """Ask a human through the Approver port; an answer the request does not offer counts as its safe one."""
