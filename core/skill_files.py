@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, NamedTuple
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
@@ -307,3 +308,34 @@ def _unknown_keys(data: dict[Any, Any], allowed: frozenset[str]) -> tuple[str, .
 def _kind(value: Any) -> str:
     return {dict: "a mapping", list: "a list", bool: "a boolean", int: "a number", float: "a number",
             type(None): "empty"}.get(type(value), type(value).__name__)
+
+
+@dataclass(frozen=True)
+class Skill:
+    """One loaded skill.
+
+    Attributes:
+        name: The skill's name; ``/name`` triggers it.
+        description: One line saying when to use it (what the planner matches on).
+        steps: The plan it stands for, each ``(description, tool_hint | None)``.
+        source: ``"bundled"``, ``"user"`` or ``"repository"``.
+        path: The file it was read from (``SKILL.md`` for an Agent Skills folder).
+        instructions: The Markdown body of a ``SKILL.md`` (empty for a YAML skill).
+    """
+
+    name: str
+    description: str
+    steps: tuple[Step, ...]
+    source: str
+    path: Path
+    instructions: str = ""
+
+    def task_specs(self) -> list[dict[str, Any]]:
+        """The skill as a task list in the planner's shape, each task depending on the one before.
+
+        Returns:
+            ``[{id, description, tool_hint, depends_on}, …]`` with ids from 1.
+        """
+        return [{"id": number, "description": step.description, "tool_hint": step.tool_hint,
+                 "depends_on": [number - 1] if number > 1 else []}
+                for number, step in enumerate(self.steps, start=1)]

@@ -25,9 +25,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Callable, Mapping
 
-from ljtui.core.skill_files import ParsedSkill, SkillFileError, Step, parse_skill_md, parse_yaml_skill
+from ljtui.core.skill_files import ParsedSkill, Skill, SkillFileError, Step, parse_skill_md, parse_yaml_skill
 from ljtui.core.statedir import AGENT_DIR, StateDirUnsafe, open_state_file, read_regular, state_dir
 from ljtui.core.userdirs import user_config_dir
 
@@ -65,37 +65,6 @@ TRUST_NOTICE = ("{count} repository skill(s) in .agent/skills are ignored becaus
 """The one notice for a repository's skills while it is untrusted."""
 LISTING_MORE = "(+{count} more)"
 """The last line of a prompt listing that did not fit."""
-
-
-@dataclass(frozen=True)
-class Skill:
-    """One loaded skill.
-
-    Attributes:
-        name: The skill's name; ``/name`` triggers it.
-        description: One line saying when to use it (what the planner matches on).
-        steps: The plan it stands for, each ``(description, tool_hint | None)``.
-        source: ``"bundled"``, ``"user"`` or ``"repository"``.
-        path: The file it was read from (``SKILL.md`` for an Agent Skills folder).
-        instructions: The Markdown body of a ``SKILL.md`` (empty for a YAML skill).
-    """
-
-    name: str
-    description: str
-    steps: tuple[Step, ...]
-    source: str
-    path: Path
-    instructions: str = ""
-
-    def task_specs(self) -> list[dict[str, Any]]:
-        """The skill as a task list in the planner's shape, each task depending on the one before.
-
-        Returns:
-            ``[{id, description, tool_hint, depends_on}, …]`` with ids from 1.
-        """
-        return [{"id": number, "description": step.description, "tool_hint": step.tool_hint,
-                 "depends_on": [number - 1] if number > 1 else []}
-                for number, step in enumerate(self.steps, start=1)]
 
 
 @dataclass

@@ -30,13 +30,13 @@ from ljtui.core.playbooks.model import (
     render_body,
 )
 from ljtui.core.playbooks.search import SearchHit, search
+from ljtui.core.playbooks.skills import SKILL_PREFIX
 from ljtui.core.playbooks.store import REPOSITORY, USER_LIBRARY, Library, PlaybookStore, PlaybookStoreError
 
 ID_PREFIX = "pb"
 """The prefix of an id built from a title with no ASCII letter or digit (PB-2)."""
 PROMOTE_KIND = "playbook_promote"
 """The kind of the approval request that makes a playbook active."""
-SKILL_PREFIX = "playbook-"
 """An active playbook is offered as the skill ``playbook-<id>`` (PB-6)."""
 RECALL_MIN_SCORE = 8
 """A request recalls an active playbook only when it scores at least this (a title hit and a tag or

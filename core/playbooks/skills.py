@@ -10,14 +10,15 @@ the user trusts the repository.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import Mapping
 
 from ljtui.core.playbooks.model import ACTIVE, Playbook
-from ljtui.core.playbooks.service import SKILL_PREFIX
 from ljtui.core.playbooks.store import REPOSITORY, PlaybookStore
+from ljtui.core.skill_files import Skill
 
-if TYPE_CHECKING:
-    from ljtui.core.skills import Skill
+SKILL_PREFIX = "playbook-"
+"""The name of a playbook as a skill is this prefix and its id (``/playbook-<id>``)."""
+
 
 PLAYBOOK_SOURCE = "playbook"
 """The source a playbook skill names (the Conversation says "from the skill … (playbook)")."""
@@ -31,8 +32,6 @@ def skill_name(playbook_id: str) -> str:
 def as_skill(playbook: Playbook, path: Path) -> Skill:
     """``playbook`` as a skill: its SOP items are the steps (its title when it has none)."""
     from ljtui.core.skill_files import Step
-    from ljtui.core.skills import Skill
-
     steps = tuple(Step(step) for step in playbook.sop_steps()) or (Step(f"Follow the playbook: {playbook.title}"),)
     return Skill(skill_name(playbook.id), playbook.when_to_use or playbook.title, steps, PLAYBOOK_SOURCE, path,
                  playbook.body.strip())

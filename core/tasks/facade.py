@@ -57,7 +57,7 @@ class TaskFacade:
     async def run_plan(self: Engine, goal: str, *, skill: str | None = None) -> RunOutcome:
         """Run ``goal`` as a task plan: decompose (or take skill ``skill``'s steps), ask for approval, run
         the tasks (TASK-2…9, AGENT-8)."""
-        from ljtui.core.playbooks.service import SKILL_PREFIX
+        from ljtui.core.playbooks.skills import SKILL_PREFIX
         from ljtui.core.tasks.runner import TaskRunner
 
         if skill is None:

@@ -11,12 +11,11 @@ from tests.import_graph import core_graph, sccs
 KNOWN_CYCLES = [
     {"agent.chat", "agent.context", "engine", "gates.commands", "gates.facade", "gates.verifier", "playbooks.access",
      "tasks.facade", "tasks.route", "tasks.runner", "tasks.task_agent", "tasks.task_tools"},
-    {"playbooks.service", "playbooks.skills", "skills"},
     {"gates.endings", "gates.release", "gates.service"},
     {"agent.bash_model", "agent.bash_words"},
 ]
-"""The cycles left: the engine's mixins and the services that import it back, the playbook skills, the gate
-service's endings, and bash's words and scripts (each holds the other)."""
+"""The cycles left: the engine's mixins and the services that import it back, the gate service's endings, and
+bash's words and scripts (each holds the other)."""
 
 
 def test_no_new_import_cycle_and_none_grows() -> None:
