@@ -8,10 +8,14 @@ generates an EDIT plan of 1,000 blocks over 500 files, and times:
 * validation alone and ``--dry-run`` (validation + unified diffs);
 * apply: validation + snapshot + journal + temp/fsync/rename/dir-fsync + verify;
 * the naive baseline: read, check ``old`` occurs once, ``str.replace``, write
-  in place (no temp files, no fsync).
+  in place (no temp files, no fsync);
+* whole processes: ``ljtui apply --yes --no-checks PLAN`` (the syntax
+  checks are left out, as on the in-process side) against a ``python``
+  process that parses the plan file with a regular expression and writes
+  naively, interpreter start and imports included on both sides.
 
 Each side runs on its own fresh copy; the best of ``--repeat`` runs is kept.
-Prints ``apply ratio vs naive: X`` (target ≤ 3).
+Prints ``apply ratio vs naive: X`` and ``whole-process ratio vs naive: X`` (targets ≤ 3).
 
 Usage: ``python bench/apply.py [--repeat N] [--keep]``
 """
@@ -110,6 +114,27 @@ def naive_apply(plan: EditPlan, root: Path) -> None:
         path.write_text(text.replace(block.old, block.new), encoding="utf-8")
 
 
+NAIVE_PROCESS = r"""
+import re, sys
+from pathlib import Path
+root = Path(sys.argv[2])
+text = Path(sys.argv[1]).read_text(encoding="utf-8")
+for name, old, new in re.findall(r"- file: `([^`]+)`\n\n```old\n(.*?)```\n\n```new\n(.*?)```", text, re.S):
+    path = root / name
+    data = path.read_text(encoding="utf-8")
+    if data.count(old) != 1:
+        sys.exit(f"naive: {name} does not match once")
+    path.write_text(data.replace(old, new), encoding="utf-8")
+"""
+"""The whole-process baseline: read the plan file, replace, write in place."""
+
+
+def run(argv: list[str]) -> None:
+    done = subprocess.run(argv, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{argv[:4]} failed: {done.stderr[-500:]}")
+
+
 def timed(action: Callable[[], object]) -> float:
     """Wall-clock seconds ``action`` takes."""
     started = time.perf_counter()
@@ -153,6 +178,17 @@ def main() -> int:
             if outcome != ["done"]:
                 raise SystemExit(f"apply did not finish: {outcome}")
         apply_s, naive_s = min(apply_runs), min(naive_runs)
+        plan_file = base / "PLAN.md"
+        plan_file.write_text(text, encoding="utf-8")
+        process_runs, naive_process_runs = [], []
+        for n in range(args.repeat):
+            naive_root = fresh_copy(template, base, f"naive-process{n}")
+            naive_process_runs.append(timed(lambda: run([sys.executable, "-c", NAIVE_PROCESS, str(plan_file),
+                                                         str(naive_root)])))
+            apply_root = fresh_copy(template, base, f"process{n}")
+            process_runs.append(timed(lambda: run([sys.executable, "-m", "ljtui.cli.main", "apply", "--yes",
+                                                   "--no-checks", str(plan_file), "--repo", str(apply_root)])))
+        process_s, naive_process_s = min(process_runs), min(naive_process_runs)
         print(f"plan: {len(plan.blocks)} blocks over {len({b.file for b in plan.blocks})} files")
         print(f"parse: {parse_s * 1000:.1f} ms (not part of either side)")
         print(f"validation: {validate_s * 1000:.1f} ms")
@@ -161,6 +197,8 @@ def main() -> int:
         print(f"naive: {naive_s * 1000:.1f} ms")
         ratio = apply_s / naive_s
         print(f"apply ratio vs naive: {ratio:.2f} (target <= {TARGET_RATIO:g})")
+        print(f"whole process: ljtui apply {process_s * 1000:.1f} ms, naive {naive_process_s * 1000:.1f} ms")
+        print(f"whole-process ratio vs naive: {process_s / naive_process_s:.2f} (target <= {TARGET_RATIO:g})")
         return 0
     finally:
         if args.keep:
