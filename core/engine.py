@@ -118,30 +118,12 @@ class Engine(ChatLoop, SessionContext, TaskFacade, GateFacade, PlaybookAccess):
         self.run_log: RunLog | None = RunLog(repo_root, clock=self.clock)
         """Task-plan events appended to ``.agent/events.jsonl`` (TASK-12)."""
         self._edits: EditService | None = None
-        self.services: ToolServices = self._services()
+        from ljtui.core.agent.session_services import session_services
+
+        self.services: ToolServices = session_services(  # the playbook service is built first, for its tools
+            config, repo_root, self.clock, self.ask, lambda event: self.sink.emit(event), playbooks=self.playbooks,
+            gates=self, session_id=lambda: self.session_log.id)
         """What tools reach through their context (permissions, writer, reader …)."""
-
-    def _services(self) -> ToolServices:
-        from ljtui.core.agent.memory import MemoryStore
-        from ljtui.core.agent.permissions import Permissions, PermissionPolicy
-        from ljtui.core.outline.repo_outline import RepoOutline
-        from ljtui.core.agent.writer import AgentWriter
-        from ljtui.core.confine.session import CommandSandbox
-        from ljtui.core.planner.tools import ReadOnlyTools
-        from ljtui.core.secret_files import SecretFiles
-
-        agent = self.config.agent
-        sandbox = CommandSandbox(self.repo_root, agent.sandbox.backend, write_paths=agent.sandbox.write_paths,
-                                 network=agent.sandbox.network, pass_env=agent.pass_env)
-        policy = PermissionPolicy(frozenset(agent.allow_tools), tuple(agent.allow_commands))
-        secrets = SecretFiles.allowing(self.config.security.allow_secret_files)
-        return ToolServices(  # the playbook service is built here, before ``self.services`` exists
-            permissions=Permissions(self.ask, lambda event: self.sink.emit(event), policy),
-            writer=AgentWriter(self.repo_root, self.clock, secrets),
-            reader=ReadOnlyTools(self.repo_root, secrets=secrets), sandbox=sandbox,
-            outline=RepoOutline(self.repo_root, secrets),
-            memory=MemoryStore.for_repo(self.repo_root, clock=self.clock), playbooks=self.playbooks, gates=self,
-            session_id=lambda: self.session_log.id)
 
     def set_model(self, model: str) -> None:
         """Use ``model`` from the next model call on (``/model NAME``)."""

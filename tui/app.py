@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import threading
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
@@ -23,6 +22,7 @@ from ljtui.tui.approver import DialogApprover
 from ljtui.tui.bridge import Bridge
 from ljtui.tui.collector import StartupCollector
 from ljtui.tui.commands import ACTIONS
+from ljtui.tui.engine_holder import EngineHolder
 from ljtui.tui.messages import EngineEventPosted
 from ljtui.tui.screens.main import MainScreen, StartupInfo
 from ljtui.tui.slash import UnknownSlashCommand, parse_slash, unescape_message
@@ -34,8 +34,6 @@ if TYPE_CHECKING:
     from ljtui.core.engine import ClientFactory, Engine
 
 
-BUILD_WAIT_SECONDS = 60.0
-"""Longest wait for the thread building the engine when the engine is needed before it is done."""
 PLAN_APPROVAL_ACTIONS = frozenset({"plan.approve", "plan.approve_writes", "plan.reject", "plan.next", "plan.prev",
                                    "plan.edit", "plan.add", "plan.delete", "plan.move_down", "plan.move_up"})
 """The Plan pane's keys that only mean something while a proposed plan waits (``h`` always works)."""
@@ -45,8 +43,6 @@ message, which the engine routes to one of the agent, a task plan or a skill's p
 
 NO_MODEL_LABEL = "no model"
 """The status bar's provider when none is configured."""
-NO_MODEL_WORKS = ("Without a model you can still try everything on a sample project with `ljtui --demo`, review "
-                  "and apply a plan file with `ljtui review PLAN.md` or /open PLAN.md here, and undo with /undo.")
 
 TUI_RECOVERY_FILES = 5
 """Files named in the start-up recovery notice (the rest are counted)."""
@@ -112,11 +108,8 @@ class LjtuiApp(App[int]):
         self._resume = resume
         self.cursor_blink = cursor_blink
         self._client_factory = client_factory
-        self._engine: Engine | None = None
-        self._building: threading.Event | None = None
-        """Set once the thread building the engine after the first frame is done."""
-        self._built: Engine | None = None
-        """What that thread built."""
+        self.engines = EngineHolder(lambda: self._new_engine())
+        """The session's engine, built in a thread after the first frame."""
         self._calls: dict[str, str] = {}
         self.skill_names: tuple[str, ...] = ()
         """Skills ``/NAME`` starts as a task plan (read after the first frame)."""
@@ -162,13 +155,8 @@ class LjtuiApp(App[int]):
 
     @property
     def engine(self) -> Engine:
-        """The session's engine. A thread builds it after the first frame (:meth:`_build_engine`); asked for
-        before that thread is done, it is waited for (or built here when the thread could not build it)."""
-        if self._engine is None:
-            if self._building is not None:
-                self._building.wait(BUILD_WAIT_SECONDS)
-            self._engine = self._built or self._new_engine()
-        return self._engine
+        """The session's engine (:mod:`ljtui.tui.engine_holder`)."""
+        return self.engines.get()
 
     def _new_engine(self) -> Engine:
         from ljtui.core.engine import Engine
@@ -178,17 +166,11 @@ class LjtuiApp(App[int]):
 
     def startup_info(self) -> StartupInfo:
         """What the main screen shows before the first message."""
-        notices = [(
-            f"ljtui in {self.repo_root.name}. Type a request and press Enter; "
-            "/help lists commands, F1 shows keys.", "info",
-        )]
-        notices += [(w, "warning") for w in self.startup_warnings]
+        from ljtui.tui.result_view import startup_notices
+
         problem = self.startup.provider_problem
-        if problem and not self._review_path:
-            notices.append((problem[0].upper() + problem[1:] + ".", "warning"))
-            notices.append((NO_MODEL_WORKS, "info"))
-        provider = NO_MODEL_LABEL if problem else self.startup.provider
-        return StartupInfo(provider, self.startup.branch, notices)
+        notices = startup_notices(self.repo_root.name, self.startup_warnings, problem, self._review_path is not None)
+        return StartupInfo(NO_MODEL_LABEL if problem else self.startup.provider, self.startup.branch, notices)
 
     @property
     def main_screen(self) -> MainScreen:
@@ -211,17 +193,11 @@ class LjtuiApp(App[int]):
         self.call_after_refresh(self._build_engine)
 
     def _build_engine(self) -> None:
-        """After the first frame: build the engine in a thread (its imports are most of the work, and keys typed
-        meanwhile are handled), then start its work on the event loop."""
-        self._building = done = threading.Event()
+        """After the first frame: build the engine in a thread, then start its work on the event loop."""
+        self.engines.started()
 
         def build() -> None:
-            try:
-                self._built = self._new_engine()
-            except Exception:  # built again on the event loop, where the error is reported
-                pass
-            finally:
-                done.set()
+            self.engines.build()
             try:
                 self.call_from_thread(self._start_engine_work)
             except RuntimeError:  # the app closed meanwhile
@@ -291,16 +267,9 @@ class LjtuiApp(App[int]):
 
     def _show_sessions(self, listing: Any) -> None:
         """Render a :class:`~ljtui.core.agent.sessions.SessionListing`."""
-        from ljtui.tui.result_view import session_lines
+        from ljtui.tui.result_view import show_sessions
 
-        conv = self.main_screen.conversation
-        for warning in listing.warnings:
-            conv.add_notice(warning, "warning")
-        title, lines = session_lines(listing, self.engine.session_log.id)
-        if lines:
-            conv.add_details(title, lines, collapsed=False)
-        else:
-            conv.add_notice(title, "error" if listing.problem else "info")
+        show_sessions(self.main_screen.conversation, listing, self.engine.session_log.id)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and self._key_taken(event):

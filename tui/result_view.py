@@ -1,14 +1,41 @@
-"""Words for the Conversation pane about applies, undos and planner aborts."""
+"""Words for the Conversation pane: the first notices, applies, undos, planner aborts, saved sessions."""
 
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ljtui.tui.widgets.conversation import Conversation
 
 Line = tuple[str, str]
 """A message and its level (info, warning, error)."""
 
 MAX_CANDIDATES_SHOWN = 3
+NO_MODEL_WORKS = ("Without a model you can still try everything on a sample project with `ljtui --demo`, review "
+                  "and apply a plan file with `ljtui review PLAN.md` or /open PLAN.md here, and undo with /undo.")
+
+
+def startup_notices(folder: str, warnings: list[str], provider_problem: str | None, reviewing: bool) -> list[Line]:
+    """What the Conversation says before the first message: where ljtui is, config warnings, a missing model."""
+    notices: list[Line] = [(f"ljtui in {folder}. Type a request and press Enter; /help lists commands, F1 shows keys.",
+                            "info")]
+    notices += [(w, "warning") for w in warnings]
+    if provider_problem and not reviewing:
+        notices.append((provider_problem[0].upper() + provider_problem[1:] + ".", "warning"))
+        notices.append((NO_MODEL_WORKS, "info"))
+    return notices
+
+
+def show_sessions(conv: Conversation, listing: Any, current: str) -> None:
+    """A :class:`~ljtui.core.agent.session_list.SessionListing` in the Conversation (``current``: this session)."""
+    for warning in listing.warnings:
+        conv.add_notice(warning, "warning")
+    title, lines = session_lines(listing, current)
+    if lines:
+        conv.add_details(title, lines, collapsed=False)
+    else:
+        conv.add_notice(title, "error" if listing.problem else "info")
 
 
 def apply_lines(result: dict[str, Any], blocks: int) -> list[Line]:

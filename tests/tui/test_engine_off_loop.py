@@ -38,7 +38,7 @@ async def test_the_engine_asked_for_while_the_thread_builds_it_is_the_one_it_bui
 
     monkeypatch.setattr(app, "_new_engine", slow)
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: app._building is not None, "the thread to start")
+        await until(pilot, lambda: app.engines.building is not None, "the thread to start")
         threading.Timer(0.2, release.set).start()
         engine = app.engine  # waits for the thread instead of building a second one
         await until(pilot, lambda: app.started, "the start-up work")

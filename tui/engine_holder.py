@@ -1,0 +1,51 @@
+"""The session's engine, built in a thread after the first frame so that keys typed meanwhile are handled.
+
+Building an engine is mostly importing its modules (0.3–0.6 s). Whoever
+needs the engine before the thread is done waits for that thread rather
+than building a second engine; when the thread could not build it, it is
+built where it is asked for, so the error surfaces there.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from ljtui.core.engine import Engine
+
+BUILD_WAIT_SECONDS = 60.0
+"""Longest wait for the thread building the engine when the engine is needed before it is done."""
+
+
+class EngineHolder:
+    """Holds the engine once built; :meth:`build` makes it in the calling (worker) thread."""
+
+    def __init__(self, make: Callable[[], Engine]) -> None:
+        self._make = make
+        self._engine: Engine | None = None
+        self._built: Engine | None = None
+        self.building: threading.Event | None = None
+        """Set once the thread building the engine is done (``None`` before it starts)."""
+
+    def get(self) -> Engine:
+        """The engine: the thread's, waited for while it builds, else built here."""
+        if self._engine is None:
+            if self.building is not None:
+                self.building.wait(BUILD_WAIT_SECONDS)
+            self._engine = self._built or self._make()
+        return self._engine
+
+    def started(self) -> None:
+        """A thread is about to :meth:`build` (call on the event loop, before starting it)."""
+        self.building = threading.Event()
+
+    def build(self) -> None:
+        """Build the engine (in a worker thread); a failure is left for :meth:`get` to raise again."""
+        try:
+            self._built = self._make()
+        except Exception:  # built again where it is asked for, and reported there
+            pass
+        finally:
+            if self.building is not None:
+                self.building.set()
