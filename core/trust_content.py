@@ -216,13 +216,17 @@ def _add_followed(scan: _Scan, root: Path, rel: str) -> None:
         _add(scan, rel, st)
 
 
+def _is_folder(scan: _Scan, root: Path, rel: str) -> bool:
+    """Whether ``rel`` is a folder to enter; anything else that is there (a file, a link) is added as it is."""
+    st = _lstat(root / rel)
+    if st is not None and not stat.S_ISDIR(st.st_mode):
+        _add(scan, rel, st)
+    return st is not None and stat.S_ISDIR(st.st_mode)
+
+
 def _add_definitions(scan: _Scan, root: Path, rel: str) -> None:
     """The ``*.md`` files of a gates or playbooks folder (a linked folder counts as the link)."""
-    st = _lstat(root / rel)
-    if st is None:
-        return
-    if not stat.S_ISDIR(st.st_mode):
-        _add(scan, rel, st)
+    if not _is_folder(scan, root, rel):
         return
     with os.scandir(root / rel) as listing:
         found = sorted((e.name, e.stat(follow_symlinks=False)) for e in listing
@@ -233,11 +237,7 @@ def _add_definitions(scan: _Scan, root: Path, rel: str) -> None:
 
 def _add_tree(scan: _Scan, root: Path, rel: str, depth: int) -> None:
     """Every entry below ``rel``, folders entered (never through a link)."""
-    st = _lstat(root / rel)
-    if st is None:
-        return
-    if not stat.S_ISDIR(st.st_mode):
-        _add(scan, rel, st)
+    if not _is_folder(scan, root, rel):
         return
     if depth > MAX_DEPTH:
         scan.problems.append(f"{rel} is nested over {MAX_DEPTH} folders deep")
