@@ -54,6 +54,7 @@ def test_the_first_frame_loads_no_engine_agent_gates_or_playbooks(git_repo: Path
     modules = loaded(FIRST_FRAME, git_repo)
     assert "ljtui.tui.app" in modules and "ljtui.core.startup" in modules
     assert heavy(modules) == []
+    assert "ljtui.core.event_types" not in modules  # the event classes load with the first event
 
 
 def test_stats_loads_no_engine_agent_gates_or_playbooks(git_repo: Path, isolated_env: Path) -> None:

@@ -14,7 +14,6 @@ import asyncio
 import threading
 from typing import TYPE_CHECKING, Awaitable, Callable
 
-from ljtui.core.events import TokenDelta
 from ljtui.tui.messages import EngineEventPosted, ReplyText
 
 if TYPE_CHECKING:
@@ -24,6 +23,8 @@ if TYPE_CHECKING:
 
     from ljtui.core.engine import Engine
 
+TOKEN_DELTA = "TokenDelta"
+"""The class of streamed reply text, told by name: the event classes load on first use, not at start-up."""
 ENGINE_GROUP = "engine"
 DISK_GROUP = "disk"
 WATCH_GROUP = "watch"
@@ -43,10 +44,11 @@ class Bridge:
         """EventSink: post the event to the app. Streamed text joins the text posted last while the UI has
         not taken it yet (:class:`~ljtui.tui.messages.ReplyText`), so the queue stays short."""
         with self._posting:
-            if isinstance(event, TokenDelta):
-                if self._text is not None and self._text.add(event.turn, event.text):
+            if type(event).__name__ == TOKEN_DELTA:
+                turn, text = event.turn, event.text  # type: ignore[attr-defined]
+                if self._text is not None and self._text.add(turn, text):
                     return
-                self._text = ReplyText(event.turn, event.text)
+                self._text = ReplyText(turn, text)
                 self.app.post_message(EngineEventPosted(self._text))
                 return
             self._text = None

@@ -10,10 +10,8 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from ljtui.core.events import TokenDelta
-
 if TYPE_CHECKING:
-    from ljtui.core.events import Event
+    from ljtui.core.events import Event, TokenDelta
 
 
 class ReplyText:
@@ -45,6 +43,8 @@ class ReplyText:
             self._taken = True
             text = "".join(self._pieces)
             self._pieces.clear()
+        from ljtui.core.events import TokenDelta  # the event classes load on first use, not at start-up
+
         return TokenDelta(self.turn, text)
 
 
