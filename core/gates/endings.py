@@ -1,4 +1,4 @@
-"""How a gate run ends (GATE-7, GATE-8, GATE-9, GATE-12), as part of the gate service (``self`` is it).
+"""How a gate run ends (GATE-7, GATE-8, GATE-9, GATE-12): functions of the service's run state (:class:`RunHost`).
 
 ``finish`` is the starter's word, checked against the evidence; ``exempt``
 asks the user; ``rework`` sends a delivered pass back; ``discard`` throws
@@ -9,7 +9,10 @@ about, never taken for a pass.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ljtui.core.approval import YES
 from ljtui.core.events import Notice
@@ -18,105 +21,132 @@ from ljtui.core.gates.model import Gate, HistoryEntry
 from ljtui.core.gates.runs import GateRun, RunFileError, list_runs, save_run
 
 if TYPE_CHECKING:
-    from ljtui.core.gates.service import GateService
+    from ljtui.core.agent.permissions import Ask
+    from ljtui.core.clock import Clock
+    from ljtui.core.gates.status import Blockers
+    from ljtui.core.gates.store import GateStore
+    from ljtui.core.ports import EventSink
 
 
 class GateRefused(Exception):
     """An operation the gate's state does not allow; ``str(exc)`` says why and what to do."""
 
 
-class RunEndings:
-    """Finishing, exempting, reworking and discarding runs."""
+class RunHost(Protocol):
+    """The run state the endings act on: the gate service's."""
 
-    async def finish(self: GateService, outcome: str, agent: str) -> str:
-        """End the run: ``pass`` (refused while required evidence is missing, failed or stale), ``fail``, or
-        ``exempt`` (the user's decision, asked). Returns what the model is told."""
-        run = self.run
-        if run is None or run.delivered or run.outcome:
-            raise GateRefused("no gate run is open (gate_start begins one)")
-        if agent != run.starter:
-            raise GateRefused(f"only the agent that started gate {run.gate_id} ({run.starter}) may finish it; "
-                              "use gate_check to add evidence")
-        if outcome not in ("pass", "fail", "exempt"):
-            raise GateRefused("outcome must be pass, fail or exempt")
-        gate = await asyncio.to_thread(self.gate, run.gate_id)
-        if outcome == "pass":
-            found = await asyncio.to_thread(self.blockers_now)
-            if found:
-                raise GateRefused(f"gate {gate.id} cannot pass: " + "; ".join(found.lines(gate)))
-        if outcome == "exempt":
-            from ljtui.core.approval import confirm
+    root: Path
+    env: Mapping[str, str] | None
+    store: GateStore
+    clock: Clock
+    sink: EventSink
+    ask: Ask
+    run: Any
+    current: str | None
+    lock: AbstractContextManager[Any]
 
-            asked = confirm("gate_exempt", f"Exempt gate {gate.id} this time?",
-                            [f"The agent asks to deliver without gate {gate.id}'s evidence.",
-                             "An exempt run is not counted in the gate's statistics."],
-                            "exempt it this time", "keep the gate", subject=gate.id)
-            if (await self.ask(asked)).choice != YES:
-                raise GateRefused(f"the user kept gate {gate.id}: it is not exempt")
-        await asyncio.to_thread(self._record, gate, run, outcome)
-        return f"gate {gate.id} finished: {outcome}"
+    def gate(self, gate_id: str) -> Gate: ...
 
-    def _record(self: GateService, gate: Gate, run: GateRun, outcome: str) -> None:
-        evidence = tuple(e for e in run.evidence)
-        with self._lock:
-            run.outcome = outcome
-            save_run(self.root, run)
-        self.store.record_outcome(gate.id, HistoryEntry(run.run_id, outcome, self.clock.now(), evidence))
-        self.sink.emit(G.GateFinished(gate.id, run.run_id, outcome))
-        self.publish()
+    def blockers_now(self) -> Blockers: ...
 
-    async def rework(self: GateService, gate_id: str) -> None:
-        """Send the latest passed delivery of ``gate_id`` back (counts twice against P, GATE-12)."""
-        gate = await asyncio.to_thread(self.gate, gate_id)
-        passed = next((h for h in reversed(gate.history) if h.outcome == "pass"), None)
-        if passed is None:
-            raise GateRefused(f"gate {gate_id} has no passed run to send back")
-        await asyncio.to_thread(self.store.record_outcome, gate_id,
-                                HistoryEntry(passed.run_id, "rework", self.clock.now()))
-        self.sink.emit(G.GateFinished(gate_id, passed.run_id, "rework"))
-        self.sink.emit(Notice(f"Gate {gate_id}: run {passed.run_id} sent back for rework; it counts twice "
-                              "against the gate's pass rate."))
-        self.current = gate_id
-        self.publish()
+    def publish(self) -> None: ...
 
-    def discard(self: GateService, gate_id: str | None = None, *, delivered: bool = False) -> str:
-        """Throw away the staged work of the run of ``gate_id`` (default: the run in progress); ``delivered``:
-        it is in the user's tree now, so only the staging tree goes."""
-        from ljtui.core.gates.workspace import Workspace
+    def forget(self, run: GateRun) -> None: ...
 
-        with self._lock:
-            run = self.run
-            if run is None or (gate_id and run.gate_id != gate_id):
-                runs, _ = list_runs(self.root, self.env)
-                run = next((r for r in runs if not r.delivered and (not gate_id or r.gate_id == gate_id)), None)
-            if run is None:
-                raise GateRefused(f"there is no open run{f' of gate {gate_id}' if gate_id else ''} to discard")
-            if run.staged:
-                try:
-                    Workspace.open(self.root, run.run_id).discard()
-                except Exception as exc:
-                    self.sink.emit(Notice(f"The staging tree of run {run.run_id} could not be removed: {exc}",
-                                          "warning"))
-            run.delivered = True
+
+async def finish(service: RunHost, outcome: str, agent: str) -> str:
+    """End the run: ``pass`` (refused while required evidence is missing, failed or stale), ``fail``, or
+    ``exempt`` (the user's decision, asked). Returns what the model is told."""
+    run = service.run
+    if run is None or run.delivered or run.outcome:
+        raise GateRefused("no gate run is open (gate_start begins one)")
+    if agent != run.starter:
+        raise GateRefused(f"only the agent that started gate {run.gate_id} ({run.starter}) may finish it; "
+                          "use gate_check to add evidence")
+    if outcome not in ("pass", "fail", "exempt"):
+        raise GateRefused("outcome must be pass, fail or exempt")
+    gate = await asyncio.to_thread(service.gate, run.gate_id)
+    if outcome == "pass":
+        found = await asyncio.to_thread(service.blockers_now)
+        if found:
+            raise GateRefused(f"gate {gate.id} cannot pass: " + "; ".join(found.lines(gate)))
+    if outcome == "exempt":
+        from ljtui.core.approval import confirm
+
+        asked = confirm("gate_exempt", f"Exempt gate {gate.id} this time?",
+                        [f"The agent asks to deliver without gate {gate.id}'s evidence.",
+                         "An exempt run is not counted in the gate's statistics."],
+                        "exempt it this time", "keep the gate", subject=gate.id)
+        if (await service.ask(asked)).choice != YES:
+            raise GateRefused(f"the user kept gate {gate.id}: it is not exempt")
+    await asyncio.to_thread(record, service, gate, run, outcome)
+    return f"gate {gate.id} finished: {outcome}"
+
+
+def record(service: RunHost, gate: Gate, run: GateRun, outcome: str) -> None:
+    evidence = tuple(e for e in run.evidence)
+    with service.lock:
+        run.outcome = outcome
+        save_run(service.root, run)
+    service.store.record_outcome(gate.id, HistoryEntry(run.run_id, outcome, service.clock.now(), evidence))
+    service.sink.emit(G.GateFinished(gate.id, run.run_id, outcome))
+    service.publish()
+
+
+async def rework(service: RunHost, gate_id: str) -> None:
+    """Send the latest passed delivery of ``gate_id`` back (counts twice against P, GATE-12)."""
+    gate = await asyncio.to_thread(service.gate, gate_id)
+    passed = next((h for h in reversed(gate.history) if h.outcome == "pass"), None)
+    if passed is None:
+        raise GateRefused(f"gate {gate_id} has no passed run to send back")
+    await asyncio.to_thread(service.store.record_outcome, gate_id,
+                            HistoryEntry(passed.run_id, "rework", service.clock.now()))
+    service.sink.emit(G.GateFinished(gate_id, passed.run_id, "rework"))
+    service.sink.emit(Notice(f"Gate {gate_id}: run {passed.run_id} sent back for rework; it counts twice "
+                          "against the gate's pass rate."))
+    service.current = gate_id
+    service.publish()
+
+
+def discard(service: RunHost, gate_id: str | None = None, *, delivered: bool = False) -> str:
+    """Throw away the staged work of the run of ``gate_id`` (default: the run in progress); ``delivered``:
+    it is in the user's tree now, so only the staging tree goes."""
+    from ljtui.core.gates.workspace import Workspace
+
+    with service.lock:
+        run = service.run
+        if run is None or (gate_id and run.gate_id != gate_id):
+            runs, _ = list_runs(service.root, service.env)
+            run = next((r for r in runs if not r.delivered and (not gate_id or r.gate_id == gate_id)), None)
+        if run is None:
+            raise GateRefused(f"there is no open run{f' of gate {gate_id}' if gate_id else ''} to discard")
+        if run.staged:
             try:
-                save_run(self.root, run)
-            except (OSError, RunFileError):
-                pass
-            if self.run is run or (self.run and self.run.run_id == run.run_id):
-                self.run, self._workspace = None, None
-        if not delivered:
-            self.sink.emit(Notice(f"Discarded the staged work of gate {run.gate_id} (run {run.run_id})."))
-        self.publish()
-        return run.run_id
+                Workspace.open(service.root, run.run_id).discard()
+            except Exception as exc:
+                service.sink.emit(Notice(f"The staging tree of run {run.run_id} could not be removed: {exc}",
+                                      "warning"))
+        run.delivered = True
+        try:
+            save_run(service.root, run)
+        except (OSError, RunFileError):
+            pass
+        if service.run is run or (service.run and service.run.run_id == run.run_id):
+            service.forget(run)
+    if not delivered:
+        service.sink.emit(Notice(f"Discarded the staged work of gate {run.gate_id} (run {run.run_id})."))
+    service.publish()
+    return run.run_id
 
-    def _guard_failed(self: GateService, error: str) -> None:
-        """GATE-9: record the guard's own failure in the run and warn the user; it never counts as a pass."""
-        run = self.run
-        if run is not None:
-            run.error = error
-            try:
-                save_run(self.root, run)
-            except Exception:  # the warning below still reaches the user
-                pass
-        self.sink.emit(Notice(f"The delivery gate's guard failed: {error}. Delivery is not treated as passed; "
-                              "it goes ahead only if you confirm it.", "warning"))
+
+def guard_failed(service: RunHost, error: str) -> None:
+    """GATE-9: record the guard's own failure in the run and warn the user; it never counts as a pass."""
+    run = service.run
+    if run is not None:
+        run.error = error
+        try:
+            save_run(service.root, run)
+        except Exception:  # the warning below still reaches the user
+            pass
+    service.sink.emit(Notice(f"The delivery gate's guard failed: {error}. Delivery is not treated as passed; "
+                          "it goes ahead only if you confirm it.", "warning"))

@@ -47,13 +47,6 @@ class Delivery:
     files: tuple[str, ...] = ()
 
 
-def staged_paths(workspace, run: GateRun) -> tuple[str, ...]:
-    """Paths the run changed in its staging tree, sorted."""
-    if workspace is None:
-        return ()
-    return tuple(c.path for c in workspace.changes())
-
-
 async def deliver(service: GateService, review: ReviewService, gate_id: str | None = None) -> Delivery:
     """Try to deliver the staged change of the open run (of ``gate_id``, when given)."""
     run = service.run

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Mapping
 from ljtui.core.approval import YES, ApprovalRequest, Decision
 from ljtui.core.events import GateChanged, Notice
 from ljtui.core.gates import events as G
-from ljtui.core.gates.endings import GateRefused, RunEndings
+from ljtui.core.gates import endings
+from ljtui.core.gates.endings import GateRefused
 from ljtui.core.gates.model import (
     GATED_LEVEL, MAX_BOUNCES, CheckItem, Evidence, Factors, Gate, PlaybookPrior, gate_risk,
 )
@@ -57,7 +58,7 @@ class _LoggingSink:
             self._log(event)
 
 
-class GateService(RunEndings):
+class GateService:
     """The gates of one repository and the run in progress."""
 
     def __init__(self, root: Path, sink: EventSink, ask: Ask, clock: Clock, sandbox: CommandSandbox, *,
@@ -82,7 +83,7 @@ class GateService(RunEndings):
         self.run: GateRun | None = None
         """The run in progress, if any."""
         self._workspace = None
-        self._lock = threading.RLock()
+        self.lock = threading.RLock()
         self.family_playbook: Callable[[], PlaybookPrior | None] | None = None
         """The record of the playbook the running task plan follows, if any (set by the engine): a gate proposed
         meanwhile counts it in P."""
@@ -100,7 +101,7 @@ class GateService(RunEndings):
             self.sink.emit(Notice(f"A gate run was ignored: {problem}", "warning"))
         open_run = next((r for r in runs if not r.delivered), None)
         if open_run is not None:
-            with self._lock:
+            with self.lock:
                 self.run, self.current = open_run, open_run.gate_id
                 self._workspace = None
             self.publish()
@@ -141,7 +142,7 @@ class GateService(RunEndings):
         """The staging workspace of the run in progress, or ``None`` when its writes are not staged."""
         from ljtui.core.gates.workspace import Workspace
 
-        with self._lock:
+        with self.lock:
             run = self.run
             if run is None or not run.staged or run.delivered:
                 return None
@@ -177,7 +178,7 @@ class GateService(RunEndings):
         try:
             content = self.content_hash() if run is not None else ""
             if run is not None and run.staged and with_staged_files:
-                from ljtui.core.gates.release import staged_paths
+                from ljtui.core.gates.workspace import staged_paths
 
                 staged = staged_paths(self.workspace(), run)
         except Exception as exc:  # GATE-9
@@ -212,7 +213,7 @@ class GateService(RunEndings):
 
         The engine computes R and the level; the file always says ``confirmed_by_user: false``.
         """
-        with self._lock:
+        with self.lock:
             if self.run is not None and not self.run.delivered and self.run.gate_id == gate_id:
                 raise GateRefused(f"gate {gate_id} has a run in progress; finish it before changing its items")
             try:
@@ -288,7 +289,7 @@ class GateService(RunEndings):
         else:
             workspace = None
         save_run(self.root, run)
-        with self._lock:
+        with self.lock:
             self.run, self._workspace, self.current = run, workspace, run.gate_id
 
     async def check(self, item_id: str | None, agent: str, *, verifier: str = "", failed_only: bool = False,
@@ -322,7 +323,7 @@ class GateService(RunEndings):
             if run is None:
                 self._unstarted.setdefault(gate_id, []).append(evidence)
             else:
-                with self._lock:
+                with self.lock:
                     run.add(evidence)
                     if verifier:
                         run.verifier = verifier
@@ -374,3 +375,24 @@ class GateService(RunEndings):
         return blockers(self.gate(run.gate_id), run, self.content_hash())
 
     # -- the user's side -----------------------------------------------------------------------------------
+
+    # --- endings (:mod:`ljtui.core.gates.endings`) -------------------------------------------
+
+    async def finish(self, outcome: str, agent: str) -> str:
+        """End the run: ``pass`` (only on complete, fresh evidence), ``fail``, or ``exempt`` (asked)."""
+        return await endings.finish(self, outcome, agent)
+
+    async def rework(self, gate_id: str) -> None:
+        """Send the latest passed delivery of ``gate_id`` back (counts twice against P, GATE-12)."""
+        await endings.rework(self, gate_id)
+
+    def discard(self, gate_id: str | None = None, *, delivered: bool = False) -> str:
+        """Throw away the staged work of the run of ``gate_id`` (default: the run in progress)."""
+        return endings.discard(self, gate_id, delivered=delivered)
+
+    def _guard_failed(self, error: str) -> None:
+        endings.guard_failed(self, error)
+
+    def forget(self, run: GateRun) -> None:
+        """The run in progress is over: no run, no staging tree."""
+        self.run, self._workspace = None, None
