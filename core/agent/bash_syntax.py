@@ -30,12 +30,12 @@ from dataclasses import dataclass, field, replace
 import tree_sitter
 import tree_sitter_bash
 
-from ljtui.core.agent.bash_model import (AndOr, Assignment, Command, Compound, HereDoc, Pipeline, Redirect, Script,
-                                         SimpleCommand, Subshell, commands_of, inner_commands, simple_commands_of,
-                                         unreadable_in)
+from ljtui.core.agent.bash_model import (AndOr, Assignment, Command, Compound, Expansion, HereDoc, Pipeline, Redirect,
+                                         Script, SimpleCommand, Subshell, Word, commands_of, inner_commands,
+                                         literal_word, simple_commands_of, unreadable_in)
 from ljtui.core.agent.bash_word_reader import WordReader
 from ljtui.core.agent.bash_words import (ARITHMETIC, COMMAND, OTHER, PARAMETER, PROCESS, BraceLimitExceeded,
-                                         Expansion, Word, expand_braces, literal_word)
+                                         expand_braces)
 
 __all__ = ["ARITHMETIC", "COMMAND", "OTHER", "PARAMETER", "PROCESS", "AndOr", "Assignment", "BraceLimitExceeded",
            "Command", "Compound", "Expansion", "HereDoc", "Pipeline", "Redirect", "Script", "SimpleCommand",

@@ -16,9 +16,9 @@ from typing import Callable
 
 import tree_sitter
 
-from ljtui.core.agent.bash_model import Script
-from ljtui.core.agent.bash_words import (ARITHMETIC, COMMAND, OTHER, PARAMETER, PROCESS, Expansion, Word, placeholder,
-                                         quote_pattern, unquoted_pattern)
+from ljtui.core.agent.bash_model import Expansion, Script, Word
+from ljtui.core.agent.bash_words import (ARITHMETIC, COMMAND, OTHER, PARAMETER, PROCESS, placeholder, quote_pattern,
+                                         unquoted_pattern)
 
 EXPANSIONS = {"simple_expansion": PARAMETER, "expansion": PARAMETER, "command_substitution": COMMAND,
               "process_substitution": PROCESS, "arithmetic_expansion": ARITHMETIC}

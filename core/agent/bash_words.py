@@ -15,12 +15,6 @@ expansion (:func:`expand_braces`): ``{a,b}c`` is ``ac bc``, ``{1..3}`` is
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from functools import cached_property
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from ljtui.core.agent.bash_model import Script
 
 PARAMETER, COMMAND, PROCESS, ARITHMETIC, OTHER = "parameter", "command", "process", "arithmetic", "other"
 """Kinds of :class:`Expansion`: ``$x``, ``$(…)`` or backquotes, ``<(…)``, ``$((…))``, and the rest."""
@@ -39,101 +33,6 @@ LETTER_SEQUENCE = re.compile(r"^([A-Za-z])\.\.([A-Za-z])(?:\.\.([-+]?\d+))?$")
 
 class BraceLimitExceeded(ValueError):
     """A brace expansion yields more than :data:`MAX_WORDS` words."""
-
-
-@dataclass(frozen=True)
-class Expansion:
-    """A part of a word that only the running shell can know.
-
-    Attributes:
-        kind: :data:`PARAMETER`, :data:`COMMAND`, :data:`PROCESS`, :data:`ARITHMETIC` or :data:`OTHER`.
-        text: its source text (``$HOME``, ``$(date)``, ``<(curl …)``).
-        scripts: the commands it runs: the substituted script of a command or process substitution,
-            and any substitution nested inside a parameter or arithmetic expansion (``${x:-$(id)}``).
-    """
-
-    kind: str
-    text: str
-    scripts: tuple[Script, ...] = ()
-
-
-@dataclass(frozen=True)
-class Word:
-    """One shell word, before expansion.
-
-    Attributes:
-        text: the word as written (``"a b"$x``).
-        pattern: the word with quoted characters backslash-escaped and each expansion replaced by a
-            placeholder (the private-use character ``U+E000 + i`` for ``expansions[i]``).
-        expansions: what the placeholders stand for, in order.
-    """
-
-    text: str
-    pattern: str
-    expansions: tuple[Expansion, ...] = ()
-
-    @cached_property
-    def value(self) -> str | None:
-        """The word after quote removal when it is fully literal, else ``None``."""
-        return None if self.expansions else unescape(self.pattern)
-
-    @cached_property
-    def approx(self) -> str:
-        """The word after quote removal, each expansion kept as written (``rm -rf $D`` for ``"rm -rf $D"``)."""
-        return unescape(self.pattern, tuple(e.text for e in self.expansions))
-
-    @cached_property
-    def shown(self) -> str:
-        """The literal value, or the approximate text when the word has an expansion."""
-        value = self.value
-        return self.approx if value is None else value
-
-    @property
-    def globbed(self) -> bool:
-        """Whether an unquoted ``*``, ``?`` or ``[`` makes it a file-name pattern."""
-        return bool(unquoted(self.pattern) & GLOB_CHARACTERS)
-
-    @property
-    def braced(self) -> bool:
-        """Whether it has an unquoted ``{`` or ``}`` (a brace expansion or a literal brace)."""
-        return bool(unquoted(self.pattern) & BRACE_CHARACTERS)
-
-    @cached_property
-    def scripts(self) -> tuple[Script, ...]:
-        """The commands its expansions run, in order."""
-        return tuple(script for expansion in self.expansions for script in expansion.scripts)
-
-    def expand(self) -> tuple[Word, ...]:
-        """The words brace expansion makes of this one (itself when it has no brace expression).
-
-        Raises:
-            BraceLimitExceeded: it would yield more than :data:`MAX_WORDS` words.
-        """
-        if "{" not in self.pattern:
-            return (self,)
-        patterns = expand_braces(self.pattern)
-        if patterns == [self.pattern]:
-            return (self,)
-        return tuple(self._renumbered(p) for p in patterns)
-
-    def _renumbered(self, pattern: str) -> Word:
-        """A word of one brace alternative, keeping only the expansions it still holds."""
-        used: list[Expansion] = []
-        out: list[str] = []
-        escaped = False
-        for char in pattern:
-            if not escaped and _is_placeholder(char):
-                out.append(chr(PLACEHOLDER_FIRST + len(used)))
-                used.append(self.expansions[ord(char) - PLACEHOLDER_FIRST])
-            else:
-                out.append(char)
-            escaped = not escaped and char == "\\"
-        return Word(unescape("".join(out), tuple(e.text for e in used)), "".join(out), tuple(used))
-
-
-def literal_word(text: str) -> Word:
-    """A word whose value is exactly ``text`` (as if fully quoted)."""
-    return Word(text, quote_pattern(text))
 
 
 def quote_pattern(text: str) -> str:
@@ -274,5 +173,5 @@ def _stepped(first: int, last: int, step: int) -> range:
     return range(first, last + 1, step) if first <= last else range(first, last - 1, -step)
 
 
-def _is_placeholder(char: str) -> bool:
+def is_placeholder(char: str) -> bool:
     return PLACEHOLDER_FIRST <= ord(char) <= PLACEHOLDER_LAST

@@ -14,7 +14,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from ljtui.core.agent.bash_words import Word, literal_word
+from ljtui.core.agent.bash_model import Word, literal_word
 
 AS_ROOT = frozenset({"sudo", "doas", "su", "pkexec", "run0"})
 FORMATTERS = frozenset({"mke2fs", "mkswap", "wipefs"})
