@@ -290,7 +290,7 @@ async def _run(config: Config, repo: Path, args: argparse.Namespace) -> int:
 
 async def _deliver_open_gate(engine: Engine):
     """At the end of a headless run, deliver a gated run's staged change (refused until the gate passes)."""
-    gates = engine._gates
+    gates = engine.session_gates.built
     if gates is None or gates.run is None or gates.run.delivered or not gates.run.staged:
         return None
     return await engine.deliver_gate()

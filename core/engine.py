@@ -1,162 +1,165 @@
-"""The engine façade: one object the UI and the CLI drive.
+"""The engine façade: one object the UI and the CLI drive, composed of the session's services.
 
-:meth:`Engine.run_turn` sends the user's message, streams the reply as
-events, executes the tool calls the model asks for, and loops until the
-model ends its turn (AGENT-1). Failures become a :class:`TurnFailed` event;
-the conversation before the failed turn is kept so the user can retry.
-
-An error that arrives in the middle of a reply and is worth retrying (the
-provider marks it ``retryable``, e.g. ``overloaded_error`` mid-stream) is
-retried here with backoff, announced by :class:`ModelCallRetried` so the UI
-drops the partial reply. Retries the SDK makes before the reply starts
-(429, 529, 5xx) arrive as ``RetryScheduled`` deltas and are announced the
-same way. Every event passes through a redacting sink, so a
-configured API key never reaches the UI, logs or JSON output.
+:class:`Engine` builds each service with its collaborators passed in, typed,
+and hands the front ends one door: :meth:`Engine.handle_message` routes a
+message to the conversation (:class:`~ljtui.core.agent.chat.Conversation`) or
+to a task plan (:class:`~ljtui.core.tasks.facade.SessionTasks`); gates,
+playbooks, the review and the sessions are reached from here too. No service
+holds the engine; they talk through the ports they are given: the session's
+sink (which redacts every configured API key), ``ask`` (the Approver port),
+the clock, the settings in force and the tools' root.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+import dataclasses
 from pathlib import Path
-from typing import TYPE_CHECKING, Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
-from ljtui.core.agent.chat import ChatLoop, _TurnTally
-from ljtui.core.agent.context import SessionContext
-from ljtui.core.agent.session_replay import transcript
-from ljtui.core.gates.facade import GateFacade
-from ljtui.core.playbooks.access import PlaybookAccess
-from ljtui.core.tasks.facade import TaskFacade
+from ljtui.core.agent.chat import CANCELLED, Conversation, TurnResult
+from ljtui.core.agent.context import PromptContext
+from ljtui.core.agent.kit import AgentKit
+from ljtui.core.agent.model_calls import ClientFactory, ModelCalls, Sleep, TurnTally
+from ljtui.core.session_state import SessionSettings, SessionSink, TurnCounter
+from ljtui.core.agent.tool_root import ToolRoot
+from ljtui.core.agent.tool_runner import ToolRunner
 from ljtui.core.approval import ApprovalRequest, Approver, Decision, DenyAll
-from ljtui.core.config import Config, ProviderConfig
-from ljtui.core.events import (
-    AGENT_CHAT, ApprovalDecided, ApprovalRequested, ConfigChanged, ConversationCleared, Notice, ToolCallFinished,
-    SessionResumed, ToolCallStarted, shown_output, TurnFailed, TurnStarted, Usage,
-)
+from ljtui.core.asking import ask_through
+from ljtui.core.config import Config
+from ljtui.core.events import AGENT_CHAT, ConfigChanged, Notice, SessionResumed, TurnFailed, TurnStarted, Usage
+from ljtui.core.gates.facade import SessionGates
+from ljtui.core.playbooks.service import PlaybookService
 from ljtui.core.ports import Clock, EventSink, SystemClock
-from ljtui.core.providers import make_client, provider_label
-from ljtui.core.providers.base import (
-    ChatClient, Message, ProviderError, ToolCall, ToolResultBlock,
-)
+from ljtui.core.providers.base import Message, ProviderError
 from ljtui.core.providers.retry import RetryPolicy
-from ljtui.core.secrets import RedactingSink, known_secrets, redact_message
+from ljtui.core.tasks.facade import SessionTasks
 from ljtui.core.tools import ToolContext, ToolRegistry, ToolServices, require
 
 if TYPE_CHECKING:
     from ljtui.core.agent.session_list import SessionListing
     from ljtui.core.confine.session import CommandSandbox
     from ljtui.core.confine.status import SandboxStatus
-    from ljtui.core.planner.loop import PlannerResult
     from ljtui.core.edits.service import EditService
+    from ljtui.core.gates.release import Delivery
+    from ljtui.core.gates.service import GateService
+    from ljtui.core.gates.view import GateView
+    from ljtui.core.planner.loop import PlannerResult
     from ljtui.core.review.service import ReviewService
+    from ljtui.core.tasks.runner import RunOutcome
 
-ClientFactory = Callable[[ProviderConfig], ChatClient]
-Sleep = Callable[[float], Awaitable[None]]
-
-RETRY_HINT = "Your conversation is intact: send the message again to retry."
-"""Appended to every failed model call's message."""
-
-CANCELLED = ("Cancelled: the running command was stopped and the message forgotten. Files the agent already "
-             "wrote stay written; /undo reverts them.")
-"""What the user reads when they cancel a running turn."""
+__all__ = ["CANCELLED", "Engine", "TurnResult"]
 
 GATE_FILES = ".agent/gates/"
 """Changes below this folder are gates edited by hand: the Gates pane is redrawn from the file."""
 
-NO_RETRY_HINT_KINDS = frozenset({"config", "script"})
-"""Failure kinds whose message already says what to do instead of retrying."""
 
+class Engine:
+    """One session in one repository: its services, and the operations the front ends call."""
 
-@dataclass(frozen=True)
-class TurnResult:
-    """The outcome of a finished turn."""
+    def __init__(self, config: Config, sink: EventSink, *, repo_root: Path, clock: Clock | None = None,
+                 client_factory: ClientFactory | None = None, tools: ToolRegistry | None = None,
+                 sleep: Sleep | None = None, approver: Approver | None = None) -> None:
+        from ljtui.core.agent.session_services import session_sandbox, session_services
+        from ljtui.core.agent.sessions import SessionLog
+        from ljtui.core.providers import make_client
+        from ljtui.core.runlog import RunLog
 
-    text: str
-    stop_reason: str
-    usage: Usage
-    cost_usd: float | None = None
-
-
-class Engine(ChatLoop, SessionContext, TaskFacade, GateFacade, PlaybookAccess):
-    """Holds one session's conversation and runs its turns."""
-
-    def __init__(
-        self,
-        config: Config,
-        sink: EventSink,
-        *,
-        repo_root: Path,
-        clock: Clock | None = None,
-        client_factory: ClientFactory | None = None,
-        tools: ToolRegistry | None = None,
-        sleep: Sleep | None = None,
-        approver: Approver | None = None,
-    ) -> None:
-        self.config = config
-        self._secrets = known_secrets(config.provider)
-        self.sink: EventSink = RedactingSink(sink, self._secrets) if self._secrets else sink
         self.repo_root = repo_root
         self.clock = clock or SystemClock()
-        self.tools = tools if tools is not None else _agent_tools()
-        self.history: list[Message] = []
-        self.session_usage = Usage()
-        self.session_cost_usd: float | None = None
-        self.turns = 0
-        self._sleep = sleep or asyncio.sleep
-        self._client_factory = client_factory or make_client
-        self._client: ChatClient | None = None
-        self._system_prompt: str | None = None
         self.approver: Approver = approver or DenyAll()
-        self._review: ReviewService | None = None
-        from ljtui.core.agent.sessions import SessionLog
-
+        self.settings = SessionSettings(config)
+        self.sink = SessionSink(sink, self.settings)
+        """Every event of the session, redacted of the configured secrets."""
         self.session_log = SessionLog(repo_root, clock=self.clock,
                                       on_problem=lambda m: self.sink.emit(Notice(m, "warning")))
         """The session appended to ``.agent/sessions/`` as it happens (AGENT-7)."""
-        from ljtui.core.runlog import RunLog
-
         self.run_log: RunLog | None = RunLog(repo_root, clock=self.clock)
         """Task-plan events appended to ``.agent/events.jsonl`` (TASK-12)."""
+        self.turn_counter = TurnCounter()
+        self._review: ReviewService | None = None
         self._edits: EditService | None = None
-        from ljtui.core.agent.session_services import session_services
-
-        self.services: ToolServices = session_services(  # the playbook service is built first, for its tools
-            config, repo_root, self.clock, self.ask, lambda event: self.sink.emit(event), playbooks=self.playbooks,
-            gates=self, session_id=lambda: self.session_log.id)
+        session_id = lambda: self.session_log.id  # noqa: E731  (resuming replaces the log)
+        self.playbooks = PlaybookService(repo_root, self.sink.emit, self.ask, self.clock, session_id=session_id)
+        sandbox = session_sandbox(config, repo_root)
+        self.session_gates = SessionGates(
+            repo_root, self.sink, self.ask, self.clock, sandbox=sandbox, settings=self.settings,
+            run_log=self.run_log, playbooks=self.playbooks, review=lambda: self.review, verify=self._verify)
+        self.services: ToolServices = session_services(
+            config, repo_root, self.clock, self.ask, self.sink.emit, sandbox=sandbox, playbooks=self.playbooks,
+            gates=self.session_gates, session_id=session_id)
         """What tools reach through their context (permissions, writer, reader …)."""
+        self.tools = tools if tools is not None else _agent_tools()
+        self.model = ModelCalls(self.settings, self.sink, client_factory=client_factory or make_client,
+                                sleep=sleep or asyncio.sleep, log=lambda: self.session_log,
+                                permissions=self.services.permissions)
+        self.context = PromptContext(repo_root, self.settings, self.sink, outline=self.services.outline,
+                                     memory=self.services.memory, after_build=self.session_gates.restore)
+        root = ToolRoot(repo_root, self.services, settings=self.settings, clock=self.clock,
+                        staging=self.session_gates.staging_root)
+        self.tool_runner = ToolRunner(self.settings, self.sink, self.tools, root)
+        self.kit = AgentKit(repo_root, self.settings, self.sink, self.turn_counter, self.model, self.tool_runner,
+                            self.context, self.session_gates.tail, self.ask, self.services.permissions,
+                            self.run_log)
+        self.chat = Conversation(self.kit, log=lambda: self.session_log, writer=self.services.writer)
+        self.tasks = SessionTasks(self.kit, chat=self.chat, playbooks=self.playbooks)
 
-    def set_model(self, model: str) -> None:
-        """Use ``model`` from the next model call on (``/model NAME``)."""
-        import dataclasses
+    # --- state the front ends read ------------------------------------------------------------
 
-        self.reconfigure(dataclasses.replace(self.config, provider=dataclasses.replace(self.config.provider,
-                                                                                     model=model)))
+    @property
+    def config(self) -> Config:
+        """The configuration in force."""
+        return self.settings.config
+
+    @property
+    def history(self) -> list[Message]:
+        """The conversation's messages."""
+        return self.chat.history
+
+    @history.setter
+    def history(self, messages: list[Message]) -> None:
+        self.chat.history = messages
+
+    @property
+    def summary(self) -> str:
+        """The running summary of the messages compression removed."""
+        return self.chat.summary
+
+    @property
+    def turns(self) -> int:
+        """How many turns the session has had."""
+        return self.turn_counter.value
+
+    @property
+    def session_usage(self) -> Usage:
+        return self.model.usage
+
+    @property
+    def session_cost_usd(self) -> float | None:
+        return self.model.cost_usd
+
+    @property
+    def provider_label(self) -> str:
+        """``provider/model`` for the status bar."""
+        from ljtui.core.providers import provider_label
+
+        return provider_label(self.config.provider)
 
     @property
     def sandbox(self) -> CommandSandbox:
         """The sandbox every command of this session runs in."""
         return require(self.services.sandbox, "sandbox")
 
-    def check_sandbox(self) -> SandboxStatus:
-        """Find the sandbox (a self-test: call from a thread) and report it as a ``SandboxChecked`` event."""
-        from ljtui.core.events import SandboxChecked
-
-        sandbox = self.sandbox
-        status = sandbox.status
-        allows = sandbox.rules(self.repo_root).describe() if status.confined else "everything you may do"
-        self.sink.emit(SandboxChecked(status.backend, status.confined, status.why, allows))
-        return status
-
-    def allow_headless(self, tools: frozenset[str]) -> None:
-        """Let ``tools`` act without asking in this headless run (``--allow``); dangerous commands still ask."""
-        require(self.services.permissions, "permissions").policy.headless = tools
+    @property
+    def gates(self) -> GateService:
+        """The repository's gates and the run in progress (built on first use)."""
+        return self.session_gates.gates
 
     @property
     def review(self) -> ReviewService:
         """The plan under review and every operation on it (built on first use)."""
         if self._review is None:
             from ljtui.core.review.service import ReviewService
-
             from ljtui.core.secret_files import SecretFiles
 
             self._review = ReviewService(self.repo_root, self.sink, self.ask, self.clock,
@@ -172,14 +175,32 @@ class Engine(ChatLoop, SessionContext, TaskFacade, GateFacade, PlaybookAccess):
             self._edits = EditService(self.repo_root, self.sink, self.ask, self.clock)
         return self._edits
 
+    # --- configuration ------------------------------------------------------------------------
+
+    def set_model(self, model: str) -> None:
+        """Use ``model`` from the next model call on (``/model NAME``)."""
+        self.reconfigure(dataclasses.replace(self.config, provider=dataclasses.replace(self.config.provider,
+                                                                                     model=model)))
+
     def reconfigure(self, config: Config) -> None:
         """Use ``config`` from the next model call on (e.g. once the repository is trusted)."""
-        self.config = config
-        self._secrets = known_secrets(config.provider)
-        inner = self.sink.inner if isinstance(self.sink, RedactingSink) else self.sink
-        self.sink = RedactingSink(inner, self._secrets) if self._secrets else inner
-        self._client = None
+        self.settings.use(config)
+        self.model.forget_client()
         self.sink.emit(ConfigChanged(self.provider_label))
+
+    def allow_headless(self, tools: frozenset[str]) -> None:
+        """Let ``tools`` act without asking in this headless run (``--allow``); dangerous commands still ask."""
+        require(self.services.permissions, "permissions").policy.headless = tools
+
+    def check_sandbox(self) -> SandboxStatus:
+        """Find the sandbox (a self-test: call from a thread) and report it as a ``SandboxChecked`` event."""
+        from ljtui.core.events import SandboxChecked
+
+        sandbox = self.sandbox
+        status = sandbox.status
+        allows = sandbox.rules(self.repo_root).describe() if status.confined else "everything you may do"
+        self.sink.emit(SandboxChecked(status.backend, status.confined, status.why, allows))
+        return status
 
     async def trust_repository(self, enables: list[str], env: Mapping[str, str],
                                reload: Callable[[], Config]) -> bool:
@@ -204,74 +225,48 @@ class Engine(ChatLoop, SessionContext, TaskFacade, GateFacade, PlaybookAccess):
         self.sink.emit(Notice(f"Trusted {self.repo_root.name}: its own settings are in use."))
         return True
 
-    async def watch(self, stop: asyncio.Event) -> None:
-        """Re-check the plan under review (and redraw a gate edited by hand) whenever files change on disk, until
-        ``stop`` is set."""
-        from ljtui.core.watch import WatchStopped, watch_repo
-
-        try:
-            async for keys in watch_repo(self.repo_root, stop):
-                await asyncio.to_thread(self.review.refresh, keys)
-                if self._gates is not None and any(k.startswith(GATE_FILES) for k in keys):
-                    await asyncio.to_thread(self._gates.publish)  # a gate edited by hand shows as it now reads
-        except WatchStopped as exc:
-            self.sink.emit(Notice(f"Changes on disk are not noticed ({exc}); a plan under review is "
-                                  "checked again when it is applied.", "warning"))
-
     async def ask(self, request: ApprovalRequest) -> Decision:
         """Ask a human through the Approver port; an answer the request does not offer counts as its safe one."""
-        self.sink.emit(ApprovalRequested(request.kind, request.title, request.subject))
-        decision = await self.approver.decide(request)
-        if request.choice(decision.choice) is None:
-            decision = Decision(request.safe)
-        self.sink.emit(ApprovalDecided(request.kind, decision.choice, request.subject))
-        return decision
+        return await ask_through(self.approver, self.sink, request)
 
-    @property
-    def provider_label(self) -> str:
-        """``provider/model`` for the status bar."""
-        return provider_label(self.config.provider)
+    # --- messages, plans and the conversation --------------------------------------------------
+
+    async def handle_message(self, text: str) -> TurnResult | RunOutcome | None:
+        """A plain message: routed, then run as a chat turn or a task plan (:class:`SessionTasks`)."""
+        return await self.tasks.handle_message(text)
+
+    async def run_turn(self, text: str) -> TurnResult | None:
+        """Run one user message to the end of the model's turn; ``None`` when it failed (``TurnFailed`` says
+        why)."""
+        return await self.chat.run_turn(text)
+
+    async def run_plan(self, goal: str, *, skill: str | None = None) -> RunOutcome:
+        """Run ``goal`` as a task plan (or skill ``skill``'s steps), approved before anything runs."""
+        return await self.tasks.run_plan(goal, skill=skill)
+
+    def skill_names(self) -> tuple[str, ...]:
+        """The skills ``/NAME`` can start (disk work: call from a thread)."""
+        return self.tasks.skill_names()
+
+    async def compact(self) -> bool:
+        """Summarise the older messages now (``/compact``); False when there is nothing to summarise."""
+        return await self.chat.compact()
 
     def clear(self) -> None:
         """Forget the conversation (the session's token totals stay)."""
-        self.history.clear()
-        self.summary = ""
-        self.session_log.cleared()
-        self.sink.emit(ConversationCleared())
+        self.chat.clear()
 
-    async def run_turn(self, text: str) -> TurnResult | None:
-        """Run one user message to the end of the model's turn.
+    async def prepare_context(self) -> str:
+        """Build the session's system prompt once (AGENT-4)."""
+        return await self.context.prepare()
 
-        Returns:
-            The result, or ``None`` when the turn failed (a ``TurnFailed``
-            event says why).
-        """
-        self.turns += 1
-        turn = self.turns
-        self.sink.emit(TurnStarted(turn, text))
-        writer = self.services.writer
-        if writer is not None:
-            writer.new_message()
-        saved = len(self.history)
-        self.history.append(redact_message(Message.user(text), self._secrets))
-        self.session_log.message(self.history[-1])
-        try:
-            return await self._loop(turn)
-        except ProviderError as exc:
-            del self.history[saved:]
-            self.session_log.rewound(len(self.history))
-            self._turn_failed(turn, exc)
-            return None
-        except asyncio.CancelledError:
-            del self.history[saved:]
-            self.session_log.rewound(len(self.history))
-            self.sink.emit(TurnFailed(turn, "cancelled", CANCELLED))
-            raise
+    def memory_view(self) -> list[str]:
+        """What ``/memory`` shows (disk work: call from a thread)."""
+        return self.context.memory_view()
 
-    def _turn_failed(self, turn: int, exc: ProviderError) -> None:
-        """Report a failed model call: what failed and, when it helps, that a retry is possible."""
-        message = exc.message if exc.kind in NO_RETRY_HINT_KINDS else f"{exc.message}. {RETRY_HINT}"
-        self.sink.emit(TurnFailed(turn, exc.kind, message, exc.status))
+    def tool_context(self, turn: int, call_id: str, agent: str = AGENT_CHAT) -> ToolContext:
+        """What a tool call of ``agent`` in ``turn`` can reach."""
+        return self.tool_runner.context(turn, call_id, agent)
 
     async def plan(self, request: str, *, handbook_dir: Path | None = None,
                    max_turns: int | None = None) -> PlannerResult | None:
@@ -284,27 +279,27 @@ class Engine(ChatLoop, SessionContext, TaskFacade, GateFacade, PlaybookAccess):
         """
         from ljtui.core.planner.loop import DEFAULT_MAX_TURNS, run_planner
 
-        self.turns += 1
-        turn = self.turns
+        turn = self.turn_counter.next()
         self.sink.emit(TurnStarted(turn, request))
+        config = self.config
         try:
-            client = self._get_client()
+            client = self.model.client()
             result = await run_planner(
                 client, self.repo_root, request, handbook_dir=handbook_dir, sink=self.sink,
-                max_turns=max_turns or DEFAULT_MAX_TURNS, max_tokens=self.config.provider.max_tokens,
-                retry=RetryPolicy.from_config(self.config.provider), sleep=self._sleep,
-                allow_secret_files=self.config.security.allow_secret_files,
-                prompt_budget_tokens=self.config.planner.prompt_budget_tokens,
-                soft_deadline=self.config.planner.soft_deadline, hard_deadline=self.config.planner.hard_deadline,
+                max_turns=max_turns or DEFAULT_MAX_TURNS, max_tokens=config.provider.max_tokens,
+                retry=RetryPolicy.from_config(config.provider), sleep=self.model.sleep,
+                allow_secret_files=config.security.allow_secret_files,
+                prompt_budget_tokens=config.planner.prompt_budget_tokens,
+                soft_deadline=config.planner.soft_deadline, hard_deadline=config.planner.hard_deadline,
                 monotonic=self.clock.monotonic,
             )
         except ValueError as exc:
             self.sink.emit(TurnFailed(turn, "config", str(exc), None))
             return None
         except ProviderError as exc:
-            self._turn_failed(turn, exc)
+            self.model.failed(turn, exc)
             return None
-        self._record_usage(turn, client, result.usage, _TurnTally())
+        self.model.record_usage(turn, client, result.usage, TurnTally())
         return result
 
     async def plan_and_review(self, request: str) -> bool:
@@ -321,6 +316,34 @@ class Engine(ChatLoop, SessionContext, TaskFacade, GateFacade, PlaybookAccess):
             self.session_log.plan(result.plan, "planner")
         return opened
 
+    # --- gates ---------------------------------------------------------------------------------
+
+    async def gate_view(self, gate_id: str | None = None) -> GateView | None:
+        """The gate ``gate_id`` (default: the one in focus) as the Gates pane shows it."""
+        return await self.session_gates.view(gate_id)
+
+    async def deliver_gate(self, gate_id: str | None = None) -> Delivery:
+        """Try to deliver the open run's staged change (refused until the gate passes)."""
+        return await self.session_gates.deliver_gate(gate_id)
+
+    async def check_gate(self, item: str | None = None, *, failed_only: bool = False) -> None:
+        """Run a check from the Gates pane or ``/gates check`` (the user's own, recorded as ``user``)."""
+        await self.session_gates.check(item, failed_only=failed_only)
+
+    async def gates_command(self, text: str) -> tuple[str, list[str]] | None:
+        """``/gates TEXT``: returns ``(title, lines)`` to show, or ``None`` when the outcome came as events."""
+        from ljtui.core.gates.commands import run_gates_command
+
+        return await run_gates_command(self.session_gates, self.sink, text)
+
+    async def _verify(self, turn: int, gate_id: str) -> tuple[str, str]:
+        """Run an independent verifier agent on ``gate_id`` (the gate tools' ``gate_verify``)."""
+        from ljtui.core.gates.verifier import run_verifier
+
+        return await run_verifier(self.kit, await self.session_gates.view(), turn, gate_id)
+
+    # --- sessions and files on disk -------------------------------------------------------------
+
     def resume(self, session_id: str = "") -> bool:
         """Continue an earlier session: its history, summary, token totals and plan under review.
 
@@ -328,6 +351,7 @@ class Engine(ChatLoop, SessionContext, TaskFacade, GateFacade, PlaybookAccess):
         may be resumed, other than this one. A session another user or a
         cloned repository left is refused unless the repository is trusted.
         """
+        from ljtui.core.agent.session_replay import transcript
         from ljtui.core.agent.sessions import SessionRefused, list_sessions, resume_session
 
         if not session_id:
@@ -346,9 +370,9 @@ class Engine(ChatLoop, SessionContext, TaskFacade, GateFacade, PlaybookAccess):
             return False
         self.session_log.close()
         self.session_log, state = outcome.log, outcome.session
-        self.history = list(state.history)
-        self.summary = state.summary or ""
-        self.session_usage, self.session_cost_usd = state.usage, state.cost_usd
+        self.chat.history = list(state.history)
+        self.chat.summary = state.summary or ""
+        self.model.usage, self.model.cost_usd = state.usage, state.cost_usd
         if state.plan is not None:
             self.review.open_text(state.plan.text, state.plan.origin)
         self.sink.emit(SessionResumed(session_id, len(self.history), self.session_usage,
@@ -361,31 +385,25 @@ class Engine(ChatLoop, SessionContext, TaskFacade, GateFacade, PlaybookAccess):
 
         return list_sessions(self.repo_root)
 
-    def tool_context(self, turn: int, call_id: str, agent: str = AGENT_CHAT) -> ToolContext:
-        """What a tool call of ``agent`` in ``turn`` can reach."""
-        root, services = self.tool_root()
-        return ToolContext(root, turn, call_id, agent, self.sink.emit, self.config, services)
+    async def watch(self, stop: asyncio.Event) -> None:
+        """Re-check the plan under review (and redraw a gate edited by hand) whenever files change on disk, until
+        ``stop`` is set."""
+        from ljtui.core.watch import WatchStopped, watch_repo
 
-    async def _run_tool(self, turn: int, call: ToolCall, tools: ToolRegistry | None = None,
-                        agent: str = AGENT_CHAT) -> ToolResultBlock:
-        """Run one tool call of ``agent`` (from ``tools``, default the session's), reported as events."""
-        self.sink.emit(ToolCallStarted(turn, call.id, call.name, dict(call.input), agent))
-        outcome = await (tools or self.tools).call(call.name, call.input, self.tool_context(turn, call.id, agent))
-        self.sink.emit(ToolCallFinished(turn, call.id, call.name, outcome.ok, outcome.summary, agent,
-                                        shown_output(outcome.content)))
-        return ToolResultBlock(call.id, outcome.content, is_error=not outcome.ok)
-
-    def _get_client(self) -> ChatClient:
-        if self._client is None:
-            self._client = self._client_factory(self.config.provider)
-        return self._client
+        try:
+            async for keys in watch_repo(self.repo_root, stop):
+                await asyncio.to_thread(self.review.refresh, keys)
+                if any(k.startswith(GATE_FILES) for k in keys):
+                    await asyncio.to_thread(self.session_gates.publish)  # a gate edited by hand shows as it reads
+        except WatchStopped as exc:
+            self.sink.emit(Notice(f"Changes on disk are not noticed ({exc}); a plan under review is "
+                                  "checked again when it is applied.", "warning"))
 
     async def aclose(self) -> None:
         """Close the session log, the sandbox's temp dir and the provider's connections."""
         await asyncio.to_thread(self.session_log.close)
         await asyncio.to_thread(self.sandbox.close)
-        if self._client is not None:
-            await self._client.aclose()
+        await self.model.aclose()
 
 
 def _agent_tools() -> ToolRegistry:

@@ -1,118 +1,142 @@
-"""The chat loop of the conversation agent: model calls, tools, compression (AGENT-1, AGENT-6).
+"""The conversation agent (AGENT-1, AGENT-6): the chat history and its loop of model calls and tools.
 
-:class:`ChatLoop` is mixed into the :class:`~ljtui.core.engine.Engine`: one user
-message runs model calls and the tool calls the model asks for, until the
-model ends its turn or ``agent.max_iterations`` is reached. Before every
-model call the prompt is estimated and, above ``agent.compress_at_tokens``,
-the older messages are summarised (:mod:`ljtui.core.agent.compression`).
-
-An error that arrives in the middle of a reply and is worth retrying is
-retried here with backoff, announced by ``ModelCallRetried`` so the UI drops
-the partial reply; retries the SDK makes before the reply starts arrive as
-``RetryScheduled`` deltas and are announced the same way.
-
-Every reply with tool calls, of any agent (chat, tasks, verifiers), is
-bounded here before its calls run (SAFE-6): arguments nested deeper or
-larger than :mod:`ljtui.core.providers.arguments` allows, and calls past
-``agent.max_tool_calls_per_reply``, are refused (each still gets its tool
-result, so the next request stays valid), and the session's permissions
-learn the reply's calls, so one denial answers the rest of the reply.
+One user message runs model calls and the tool calls the model asks for,
+until the model ends its turn or ``agent.max_iterations`` is reached.
+Failures become a :class:`~ljtui.core.events.TurnFailed` event; the
+conversation before the failed turn is kept so the user can retry. Before
+every model call the prompt is estimated and, above
+``agent.compress_at_tokens``, the older messages are summarised
+(:mod:`ljtui.core.agent.compression`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Awaitable
+import asyncio
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
 
 from ljtui.core.agent import compression as C
-from ljtui.core.agent.permissions import Permissions
-from ljtui.core.events import (
-    ContextCompressed, ModelCallRetried, ModelCallStarted, Notice, TokenDelta, TurnFinished, Usage, UsageRecorded,
-)
-from ljtui.core.providers.base import (
-    ChatClient, ChatRequest, Message, ProviderError, StreamEnd, TextBlock, TextDelta, ToolCall, ToolUseBlock,
-    UsageDelta,
-)
-from ljtui.core.providers.arguments import RefusedArguments, arguments_problem
-from ljtui.core.providers.pricing import cost_usd, rates_for
-from ljtui.core.providers.retry import RetryPolicy, RetryScheduled, retry_call
-from ljtui.core.secrets import StreamRedactor, redact, redact_message
+from ljtui.core.agent.kit import AgentKit
+from ljtui.core.agent.model_calls import TurnTally
+from ljtui.core.events import ContextCompressed, ConversationCleared, Notice, TurnFailed, TurnFinished, TurnStarted, Usage
+from ljtui.core.providers.base import ChatRequest, Message, ProviderError, TextBlock, ToolUseBlock
+from ljtui.core.secrets import redact, redact_message
 
 if TYPE_CHECKING:
-    from ljtui.core.engine import Engine, TurnResult
+    from ljtui.core.agent.sessions import SessionLog
+    from ljtui.core.agent.writer import AgentWriter
 
 NOTHING_TO_COMPACT = "Nothing to compact yet: the conversation is only a few messages long."
-CAP_KEY = "agent.max_tool_calls_per_reply"
-"""The setting that caps the tool calls of one reply."""
+CANCELLED = ("Cancelled: the running command was stopped and the message forgotten. Files the agent already "
+             "wrote stay written; /undo reverts them.")
+"""What the user reads when they cancel a running turn."""
 
 
-@dataclass
-class _TurnTally:
-    """Tokens and cost of the model calls of one turn."""
+@dataclass(frozen=True)
+class TurnResult:
+    """The outcome of a finished turn."""
 
-    usage: Usage = field(default_factory=Usage)
+    text: str
+    stop_reason: str
+    usage: Usage
     cost_usd: float | None = None
 
 
-class ChatLoop:
-    """The conversation loop, as part of the engine (``self`` is the :class:`Engine`)."""
+class Conversation:
+    """The chat history, its running summary and the turns that grow them.
 
-    summary: str = ""
-    """The running summary of messages that compression removed."""
+    Given the agent kit, the session log (``log``: resuming replaces it) and the
+    writer, told of each new message so ``/undo`` reverts one message's writes.
+    """
 
-    async def _loop(self: Engine, turn: int) -> TurnResult:
-        from ljtui.core.engine import TurnResult
+    def __init__(self, kit: AgentKit, *, log: Callable[[], SessionLog], writer: AgentWriter | None) -> None:
+        self._kit = kit
+        self._log = log
+        self._writer = writer
+        self.history: list[Message] = []
+        self.summary = ""
+        """The running summary of messages that compression removed."""
 
-        client = self._get_client()
-        tally = _TurnTally()
+    async def run_turn(self, text: str) -> TurnResult | None:
+        """Run one user message to the end of the model's turn; ``None`` when it failed (``TurnFailed`` says
+        why)."""
+        kit = self._kit
+        turn = kit.turns.next()
+        kit.sink.emit(TurnStarted(turn, text))
+        if self._writer is not None:
+            self._writer.new_message()
+        saved = len(self.history)
+        self._keep(Message.user(text))
+        try:
+            return await self._loop(turn)
+        except ProviderError as exc:
+            self._rewind(saved)
+            kit.model.failed(turn, exc)
+            return None
+        except asyncio.CancelledError:
+            self._rewind(saved)
+            kit.sink.emit(TurnFailed(turn, "cancelled", CANCELLED))
+            raise
+
+    def _keep(self, message: Message) -> None:
+        self.history.append(redact_message(message, self._kit.settings.secrets))
+        self._log().message(self.history[-1])
+
+    def _rewind(self, saved: int) -> None:
+        del self.history[saved:]
+        self._log().rewound(len(self.history))
+
+    async def _loop(self, turn: int) -> TurnResult:
+        kit = self._kit
+        tally = TurnTally()
         reply_text: list[str] = []
-        await self.prepare_context()
-        for _ in range(self.config.agent.max_iterations):
-            if self.estimated_tokens() > self.config.agent.compress_at_tokens:
-                await self._compress(turn, client, tally)
-            request = ChatRequest(self._system, tuple(self.history), self.tools.specs,
-                                  self.config.provider.max_tokens,
-                                  "\n\n".join(filter(None, (C.summary_section(self.summary),
-                                                              await self.gate_tail()))))
-            text, calls, stop = await self._call_with_retries(turn, client, request, tally)
-            text = redact(text, self._secrets)
+        await kit.context.prepare()
+        agent = kit.settings.config.agent
+        for _ in range(agent.max_iterations):
+            if self.estimated_tokens() > agent.compress_at_tokens:
+                await self._compress(turn, tally)
+            request = ChatRequest(kit.context.system, tuple(self.history), kit.tools.tools.specs,
+                                  kit.settings.config.provider.max_tokens,
+                                  "\n\n".join(filter(None, (C.summary_section(self.summary), await kit.gate_tail()))))
+            text, calls, stop = await kit.model.call(turn, request, tally)
+            text = redact(text, kit.settings.secrets)
             reply_text.append(text)
             blocks: list = [TextBlock(text)] if text else []
             blocks += [ToolUseBlock(c.id, c.name, c.input) for c in calls]
-            self.history.append(redact_message(Message("assistant", tuple(blocks)), self._secrets))
-            self.session_log.message(self.history[-1])
+            self._keep(Message("assistant", tuple(blocks)))
             if not calls:
                 result = TurnResult("".join(reply_text), stop, tally.usage, tally.cost_usd)
-                self.sink.emit(TurnFinished(turn, result.text, stop, tally.usage, tally.cost_usd))
+                kit.sink.emit(TurnFinished(turn, result.text, stop, tally.usage, tally.cost_usd))
                 return result
-            results = tuple([await self._run_tool(turn, c) for c in calls])
-            self.history.append(redact_message(Message("user", results), self._secrets))
-            self.session_log.message(self.history[-1])
-        limit = self.config.agent.max_iterations
+            results = tuple([await kit.tools.run(turn, c) for c in calls])
+            self._keep(Message("user", results))
         raise ProviderError(
             "config",
-            f"stopped after {limit} model calls in one turn (agent.max_iterations); "
+            f"stopped after {agent.max_iterations} model calls in one turn (agent.max_iterations); "
             "send a message to continue",
         )
 
-    def estimated_tokens(self: Engine) -> int:
+    def estimated_tokens(self) -> int:
         """The next prompt's size, estimated (system, summary, history, tool schemas)."""
-        return C.estimate_tokens(self._system + C.summary_section(self.summary), self.history, self.tools.specs)
+        kit = self._kit
+        return C.estimate_tokens(kit.context.system + C.summary_section(self.summary), self.history,
+                                 kit.tools.tools.specs)
 
-    async def compact(self: Engine) -> bool:
+    async def compact(self) -> bool:
         """Summarise the older messages now (``/compact``); False when there is nothing to summarise."""
+        kit = self._kit
         if not C.cut(self.history).older:
-            self.sink.emit(Notice(NOTHING_TO_COMPACT))
+            kit.sink.emit(Notice(NOTHING_TO_COMPACT))
             return False
-        self.turns += 1
+        turn = kit.turns.next()
         try:
-            await self._compress(self.turns, self._get_client(), _TurnTally())
+            await self._compress(turn, TurnTally())
         except ProviderError as exc:
-            self._turn_failed(self.turns, exc)
+            kit.model.failed(turn, exc)
             return False
         return True
 
-    async def _compress(self: Engine, turn: int, client: ChatClient, tally: _TurnTally) -> None:
+    async def _compress(self, turn: int, tally: TurnTally) -> None:
         """Replace the older messages by a summary written by one model call (no tools)."""
         parts = C.cut(self.history)
         if not parts.older:
@@ -120,112 +144,14 @@ class ChatLoop:
         before = self.estimated_tokens()
         request = ChatRequest(C.SUMMARY_SYSTEM, (Message.user(C.summary_request(parts.older, self.summary)),),
                               (), C.SUMMARY_MAX_TOKENS)
-        policy = RetryPolicy.from_config(self.config.provider)
-
-        async def attempt() -> tuple[str, Usage]:
-            text, _, usage, _ = await self._stream(turn, client, request, quiet=True)
-            return text, usage
-
-        def announce(retry: int, exc: ProviderError, delay: float) -> None:
-            self.sink.emit(ModelCallRetried(turn, retry, policy.max_retries, exc.kind, exc.message, delay))
-
-        summary, usage = await retry_call(attempt, policy, on_retry=announce, sleep=self._sleep)
-        self._record_usage(turn, client, usage, tally)
-        self.summary = redact(summary.strip(), self._secrets)
+        self.summary = (await self._kit.model.text(turn, request, tally)).strip()
         self.history = list(parts.kept)
-        self.session_log.compressed(self.summary, len(parts.kept))
-        self.sink.emit(ContextCompressed(before, self.estimated_tokens(), len(parts.kept)))
+        self._log().compressed(self.summary, len(parts.kept))
+        self._kit.sink.emit(ContextCompressed(before, self.estimated_tokens(), len(parts.kept)))
 
-    async def _call_with_retries(
-        self, turn: int, client: ChatClient, request: ChatRequest, tally: _TurnTally, *, quiet: bool = False
-    ) -> tuple[str, list[ToolCall], str]:
-        """One model call; retryable mid-reply failures are sent again with backoff.
-
-        ``quiet``: no streamed text and no ``model_call_started`` (agents running side by side would
-        interleave them in the Conversation).
-        """
-        policy = RetryPolicy.from_config(self.config.provider)
-
-        def attempt() -> Awaitable[tuple[str, list[ToolCall], Usage, str]]:
-            if not quiet:
-                self.sink.emit(ModelCallStarted(turn, client.provider, client.model))
-            return self._stream(turn, client, request, quiet=quiet)
-
-        def announce(retry: int, exc: ProviderError, delay: float) -> None:
-            self.sink.emit(ModelCallRetried(turn, retry, policy.max_retries, exc.kind, exc.message, delay))
-
-        text, calls, usage, stop = await retry_call(attempt, policy, on_retry=announce, sleep=self._sleep)
-        self._record_usage(turn, client, usage, tally)
-        return text, self._bounded_reply(calls, request.agent), stop
-
-    def _bounded_reply(self: Engine, calls: list[ToolCall], agent: str) -> list[ToolCall]:
-        """The reply's calls, those that must not run refused: bad arguments, or past the cap.
-
-        The calls that may run are given to the session's permissions as one reply of ``agent``.
-        """
-        cap = self.config.agent.max_tool_calls_per_reply
-        bounded = [_checked(call) for call in calls[:cap]]
-        if len(calls) > cap:
-            refused = RefusedArguments(over_cap(len(calls), cap))
-            bounded += [ToolCall(call.id, call.name, refused) for call in calls[cap:]]
-        permissions = self.services.permissions
-        if isinstance(permissions, Permissions):
-            permissions.reply_started(agent, [c.id for c in bounded if not isinstance(c.input, RefusedArguments)])
-        return bounded
-
-    def _record_usage(self, turn: int, client: ChatClient, usage: Usage, tally: _TurnTally) -> None:
-        cost = cost_usd(usage, rates_for(self.config.provider.prices, client.model))
-        self.session_usage = self.session_usage + usage
-        self.session_log.usage(usage, cost)
-        tally.usage = tally.usage + usage
-        if cost is not None:
-            self.session_cost_usd = (self.session_cost_usd or 0.0) + cost
-            tally.cost_usd = (tally.cost_usd or 0.0) + cost
-        self.sink.emit(UsageRecorded(
-            turn, usage, self.session_usage, cost, self.session_cost_usd, tally.usage, tally.cost_usd,
-        ))
-
-    async def _stream(
-        self, turn: int, client: ChatClient, request: ChatRequest, *, quiet: bool = False
-    ) -> tuple[str, list[ToolCall], Usage, str]:
-        """Stream one reply; its text goes out as ``TokenDelta`` events unless ``quiet``."""
-        parts: list[str] = []
-        calls: list[ToolCall] = []
-        usage = Usage()
-        stop = "end_turn"
-        shown = StreamRedactor(self._secrets)
-        async for delta in client.stream(request):
-            if isinstance(delta, TextDelta):
-                parts.append(delta.text)
-                safe = shown.feed(delta.text)
-                if safe and not quiet:
-                    self.sink.emit(TokenDelta(turn, safe))
-            elif isinstance(delta, ToolCall):
-                calls.append(delta)
-            elif isinstance(delta, UsageDelta):
-                usage = usage + delta.usage
-            elif isinstance(delta, StreamEnd):
-                stop = delta.stop_reason
-            elif isinstance(delta, RetryScheduled):
-                self.sink.emit(ModelCallRetried(
-                    turn, delta.retry, delta.max_retries, delta.kind, delta.message, delta.delay))
-                self.sink.emit(ModelCallStarted(turn, client.provider, client.model))
-        tail = shown.flush()
-        if tail and not quiet:
-            self.sink.emit(TokenDelta(turn, tail))
-        return "".join(parts), calls, usage, stop
-
-
-def _checked(call: ToolCall) -> ToolCall:
-    """``call``, or a refused copy when its arguments are nested too deeply or too large."""
-    if isinstance(call.input, RefusedArguments):
-        return call
-    problem = arguments_problem(call.input)
-    return ToolCall(call.id, call.name, RefusedArguments(problem)) if problem else call
-
-
-def over_cap(calls: int, cap: int) -> str:
-    """What each call past the cap is told."""
-    return (f"not run: this reply made {calls} tool calls and at most {cap} run per reply ({CAP_KEY}); "
-            f"the last {calls - cap} were refused. Send the calls you still need in your next reply, "
-            "after reading these results.")
+    def clear(self) -> None:
+        """Forget the conversation (the session's token totals stay)."""
+        self.history.clear()
+        self.summary = ""
+        self._log().cleared()
+        self._kit.sink.emit(ConversationCleared())

@@ -11,30 +11,37 @@ from ljtui.core.tools import GateControls, ToolServices
 if TYPE_CHECKING:
     from ljtui.core.agent.permissions import Ask
     from ljtui.core.config import Config
+    from ljtui.core.confine.session import CommandSandbox
     from ljtui.core.events import Event
     from ljtui.core.playbooks.service import PlaybookService
     from ljtui.core.ports import Clock
 
 
 def session_services(config: Config, root: Path, clock: Clock, ask: Ask, emit: Callable[[Event], None], *,
-                     playbooks: PlaybookService, gates: GateControls,
+                     sandbox: CommandSandbox, playbooks: PlaybookService, gates: GateControls,
                      session_id: Callable[[], str | None]) -> ToolServices:
-    """Permissions (asking through ``ask``), the writer, the read tools, the sandbox, the outline and the memory
-    of the repository at ``root``, with the session's ``playbooks`` and ``gates``."""
+    """Permissions (asking through ``ask``), the writer, the read tools, the outline and the memory of the
+    repository at ``root``, with the session's ``sandbox``, ``playbooks`` and ``gates``."""
     from ljtui.core.agent.memory import MemoryStore
     from ljtui.core.agent.permissions import PermissionPolicy, Permissions
     from ljtui.core.agent.writer import AgentWriter
-    from ljtui.core.confine.session import CommandSandbox
     from ljtui.core.outline.repo_outline import RepoOutline
     from ljtui.core.planner.tools import ReadOnlyTools
     from ljtui.core.secret_files import SecretFiles
 
     agent = config.agent
-    sandbox = CommandSandbox(root, agent.sandbox.backend, write_paths=agent.sandbox.write_paths,
-                             network=agent.sandbox.network, pass_env=agent.pass_env)
     policy = PermissionPolicy(frozenset(agent.allow_tools), tuple(agent.allow_commands))
     secrets = SecretFiles.allowing(config.security.allow_secret_files)
     return ToolServices(
         permissions=Permissions(ask, emit, policy), writer=AgentWriter(root, clock, secrets),
         reader=ReadOnlyTools(root, secrets=secrets), sandbox=sandbox, outline=RepoOutline(root, secrets),
         memory=MemoryStore.for_repo(root, clock=clock), playbooks=playbooks, gates=gates, session_id=session_id)
+
+
+def session_sandbox(config: Config, root: Path) -> CommandSandbox:
+    """The sandbox every command of the session at ``root`` runs in, as the configuration asks."""
+    from ljtui.core.confine.session import CommandSandbox
+
+    sandbox = config.agent.sandbox
+    return CommandSandbox(root, sandbox.backend, write_paths=sandbox.write_paths, network=sandbox.network,
+                          pass_env=config.agent.pass_env)

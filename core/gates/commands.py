@@ -1,7 +1,7 @@
 """``/gates`` in the TUI: list, show, check, deliver, discard, rework (GATE-10…12).
 
 :func:`run_gates_command` parses the text after ``/gates`` and carries it
-out through the engine; it returns what to show as a titled list of lines
+out through the session's gates; it returns what to show as a titled list of lines
 (or ``None`` when the outcome arrives as events and notices).
 """
 
@@ -11,18 +11,20 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from ljtui.core.events import Notice
+from ljtui.core.ports import EventSink
 
 if TYPE_CHECKING:
-    from ljtui.core.engine import Engine
+    from ljtui.core.gates.facade import SessionGates
+    from ljtui.core.gates.service import GateService
 
 USAGE = ("/gates — list the gates · /gates ID — show one · /gates check [ITEM] · /gates deliver [ID] · "
          "/gates discard [ID] · /gates rework ID")
 VERBS = ("check", "deliver", "discard", "rework")
 
 
-def list_lines(engine: Engine) -> list[str]:
+def list_lines(service: GateService) -> list[str]:
     """One line per gate, the malformed ones with their error (disk work)."""
-    rows, problems = engine.gates.listing()
+    rows, problems = service.listing()
     lines = [f"{r['id']} · L{r['level']} · R {r['R']:.2f} · "
              f"{'confirmed' if r['confirmed_by_user'] else 'not confirmed'} · {r['runs']} run(s) · {r['title']}"
              for r in rows]
@@ -30,24 +32,25 @@ def list_lines(engine: Engine) -> list[str]:
     return lines or ["No gates in this repository yet (.agent/gates/): the agent proposes one for risky work."]
 
 
-async def run_gates_command(engine: Engine, text: str) -> tuple[str, list[str]] | None:
-    """Carry out ``/gates TEXT``; returns ``(title, lines)`` to show, or ``None``."""
+async def run_gates_command(session: SessionGates, sink: EventSink, text: str) -> tuple[str, list[str]] | None:
+    """Carry out ``/gates TEXT`` on the ``session``'s gates (refusals go to ``sink``); returns ``(title, lines)``
+    to show, or ``None``."""
     from ljtui.core.gates.service import USER, GateRefused
 
     words = text.split()
     verb = words[0] if words else ""
     arg = words[1] if len(words) > 1 else None
-    gates = engine.gates
+    gates = session.gates
     try:
         if not words:
-            return "Delivery gates", await asyncio.to_thread(list_lines, engine)
+            return "Delivery gates", await asyncio.to_thread(list_lines, gates)
         if len(words) > 2 or (verb in VERBS and verb == "rework" and arg is None):
             return "Delivery gates", [USAGE]
         if verb == "check":
             await gates.check(arg, USER)
         elif verb == "deliver":
-            delivery = await engine.deliver_gate(arg)
-            engine.sink.emit(Notice(delivery.message, "info" if delivery.delivered else "warning"))
+            delivery = await session.deliver_gate(arg)
+            sink.emit(Notice(delivery.message, "info" if delivery.delivered else "warning"))
         elif verb == "discard":
             await asyncio.to_thread(gates.discard, arg)
         elif verb == "rework":
@@ -59,5 +62,5 @@ async def run_gates_command(engine: Engine, text: str) -> tuple[str, list[str]] 
         else:
             return "Delivery gates", [USAGE]
     except GateRefused as exc:
-        engine.sink.emit(Notice(str(exc), "error"))
+        sink.emit(Notice(str(exc), "error"))
     return None

@@ -1,147 +1,134 @@
-"""The engine's gate operations (GATE-3…12), as part of the engine (``self`` is the Engine).
+"""The session's delivery gates (GATE-3…12): the gate service, built on first use, and what the session asks of it.
 
-While a gated run is open, :meth:`GateFacade.gated_context` points a tool
-call at the run's staging tree: the reader, the outline and the writer are
-rebuilt on that root and ``bash`` gets the tree's environment, so every
-agent's writes and commands land in the staging tree; the permissions and
-the memory stay the session's.
+:class:`SessionGates` is what the gate tools drive (it is the session's
+:class:`~ljtui.core.tools.GateControls`) and what the front ends call through
+the engine: the gate in focus, its view, a check from the Gates pane, the
+delivery of a passed run, the independent verifier, and where an open run
+stages its writes (:meth:`staging_root`, read by the tools' root).
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Awaitable, Callable
 
+from ljtui.core.session_state import SessionSettings
 from ljtui.core.events import Notice
-from ljtui.core.tools import ToolServices
+from ljtui.core.ports import Clock, EventSink
 
 if TYPE_CHECKING:
-    from ljtui.core.agent.permissions import Permissions
-    from ljtui.core.engine import Engine
+    from ljtui.core.agent.permissions import Ask
+    from ljtui.core.confine.session import CommandSandbox
     from ljtui.core.gates.model import PlaybookPrior
     from ljtui.core.gates.release import Delivery
     from ljtui.core.gates.service import GateService
     from ljtui.core.gates.view import GateView
+    from ljtui.core.playbooks.service import PlaybookService
+    from ljtui.core.review.service import ReviewService
+    from ljtui.core.runlog import RunLog
 
-STAGED_SERVICES = ("reader", "outline", "writer")
-"""The :class:`~ljtui.core.tools.ToolServices` fields rebuilt on the staging tree's root while a gated run is open."""
+Verify = Callable[[int, str], Awaitable[tuple[str, str]]]
+"""Runs an independent verifier on a gate in a turn; returns its agent id and its last words."""
 
 
-class GateFacade:
-    """Gate operations of the engine."""
+class SessionGates:
+    """The gates of the repository at ``root`` for one session.
 
-    _gates: GateService | None = None
-    playbook_in_use: str | None = None
-    """The playbook whose SOP the running task plan follows (set by ``run_plan``)."""
-    _env = None
-    """The environment the user's state dir is found from (``None``: the process's)."""
-    _staged: tuple[Path, ToolServices] | None = None
+    Given the session's sink, ``ask`` (the Approver port), the clock, the sandbox
+    the checks run in, the settings in force (a check's time limit), the run
+    log, the playbooks (a passed run offers a draft; the playbook the plan
+    follows weighs the gate), the review (a delivery applies through it) and
+    ``verify``, which starts a verifier agent.
+    """
+
+    def __init__(self, root: Path, sink: EventSink, ask: Ask, clock: Clock, *, sandbox: CommandSandbox,
+                 settings: SessionSettings, run_log: RunLog | None, playbooks: PlaybookService,
+                 review: Callable[[], ReviewService], verify: Verify) -> None:
+        self._root = root
+        self._sink = sink
+        self._ask = ask
+        self._clock = clock
+        self._sandbox = sandbox
+        self._settings = settings
+        self._run_log = run_log
+        self._playbooks = playbooks
+        self._review = review
+        self._verify = verify
+        self._service: GateService | None = None
 
     @property
-    def gates(self: Engine) -> GateService:
+    def gates(self) -> GateService:
         """The repository's gates and the run in progress (built on first use)."""
-        if self._gates is None:
+        if self._service is None:
             from ljtui.core.gates.service import GateService
 
-            self._gates = GateService(self.repo_root, self.sink, self.ask, self.clock, self.sandbox, env=self._env,
-                                      check_timeout=lambda: self.config.agent.bash_timeout,
-                                      log=self.run_log.emit if self.run_log is not None else None)
+            service = GateService(self._root, self._sink, self._ask, self._clock, self._sandbox,
+                                  check_timeout=lambda: self._settings.config.agent.bash_timeout,
+                                  log=self._run_log.emit if self._run_log is not None else None)
+            service.offer_playbook = self._offer_playbook
+            service.family_playbook = self._family_prior
+            self._service = service
+        return self._service
 
-            async def offer(title: str, sop: list[str], verification: list[str]) -> object:
-                from ljtui.core.playbooks.service import offer_draft
+    @property
+    def built(self) -> GateService | None:
+        """The gate service, if anything used it yet."""
+        return self._service
 
-                return await offer_draft(self.playbooks, title, sop, verification)
+    async def _offer_playbook(self, title: str, sop: list[str], verification: list[str]) -> object:
+        from ljtui.core.playbooks.service import offer_draft
 
-            self._gates.offer_playbook = offer
-            self._gates.family_playbook = self._family_prior
-        return self._gates
+        return await offer_draft(self._playbooks, title, sop, verification)
 
-    def _family_prior(self: Engine) -> PlaybookPrior | None:
+    def _family_prior(self) -> PlaybookPrior | None:
         """The record of the playbook whose SOP the running task plan follows (disk work: from a thread)."""
         from ljtui.core.gates.model import PlaybookPrior
 
-        playbook_id = self.playbook_in_use
-        record = self.playbooks.record_of(playbook_id) if playbook_id else None
+        playbook_id = self._playbooks.following
+        record = self._playbooks.record_of(playbook_id) if playbook_id else None
         return PlaybookPrior(playbook_id, record.ok, record.fail) if record is not None and playbook_id else None
 
-    def tool_root(self: Engine) -> tuple[Path, ToolServices]:
-        """Where tool calls work now, and the services they reach there."""
-        gates = self._gates
-        tree = gates.staging_root() if gates is not None and gates.run is not None else None
-        if tree is None:
-            self._staged = None
-            return self.repo_root, self.services
-        if self._staged is None or self._staged[0] != tree:
-            self._staged = (tree, self._staged_services(tree))
-        return self._staged
+    def staging_root(self) -> Path | None:
+        """The open run's staging tree, where tools write now; ``None`` when no run is open."""
+        service = self._service
+        return service.staging_root() if service is not None and service.run is not None else None
 
-    def _staged_services(self: Engine, tree: Path) -> ToolServices:
-        from ljtui.core.outline.repo_outline import RepoOutline
-        from ljtui.core.agent.writer import AgentWriter
-        from ljtui.core.gates.workspace import command_env
-        from ljtui.core.planner.tools import ReadOnlyTools
-        from ljtui.core.secret_files import SecretFiles
+    def restore(self) -> None:
+        """Reopen a run the last session left open (disk work: call from a thread)."""
+        self.gates.restore()
 
-        secrets = SecretFiles.allowing(self.config.security.allow_secret_files)
-        session = self.services.permissions
-        # a proxy: every attribute is the session's permissions', only the question is retitled
-        permissions = cast("Permissions", StagedPermissions(session)) if session is not None else None
-        return dataclasses.replace(
-            self.services, reader=ReadOnlyTools(tree, secrets=secrets), outline=RepoOutline(tree, secrets),
-            writer=AgentWriter(tree, self.clock, secrets), permissions=permissions,
-            command_env={k: v for k, v in command_env(tree).items() if k.startswith("GIT_")})
+    def publish(self) -> None:
+        """Show the gate in focus as it now reads (disk work), when the service is in use."""
+        if self._service is not None:
+            self._service.publish()
 
-    async def gate_tail(self: Engine) -> str:
+    async def tail(self) -> str:
         """The gate status for the system prompt's tail (after the cached prefix), ``""`` without a gate."""
-        gates = self._gates
-        if gates is None or gates.current is None:
+        service = self._service
+        if service is None or service.current is None:
             return ""
-        return await asyncio.to_thread(gates.prompt_section)
+        return await asyncio.to_thread(service.prompt_section)
 
-    async def gate_view(self: Engine, gate_id: str | None = None) -> GateView | None:
+    async def view(self, gate_id: str | None = None) -> GateView | None:
         """The gate ``gate_id`` (default: the one in focus) as the Gates pane shows it."""
         return await asyncio.to_thread(self.gates.view, gate_id)
 
-    async def deliver_gate(self: Engine, gate_id: str | None = None) -> Delivery:
+    async def deliver_gate(self, gate_id: str | None = None) -> Delivery:
         """Try to deliver the open run's staged change (refused until the gate passes)."""
         from ljtui.core.gates.release import deliver
 
-        return await deliver(self.gates, self.review, gate_id)
+        return await deliver(self.gates, self._review(), gate_id)
 
-    async def verify_gate(self: Engine, turn: int, gate_id: str) -> tuple[str, str]:
+    async def verify_gate(self, turn: int, gate_id: str) -> tuple[str, str]:
         """Run an independent verifier on ``gate_id`` in ``turn`` (``gate_verify``); returns its id and last words."""
-        from ljtui.core.gates.verifier import run_verifier
+        return await self._verify(turn, gate_id)
 
-        return await run_verifier(self, turn, gate_id)
-
-    async def check_gate(self: Engine, item: str | None = None, *, failed_only: bool = False) -> None:
+    async def check(self, item: str | None = None, *, failed_only: bool = False) -> None:
         """Run a check from the Gates pane or ``/gates check`` (the user's own, recorded as ``user``)."""
         from ljtui.core.gates.service import USER, GateRefused
 
         try:
             await self.gates.check(item, USER, failed_only=failed_only)
         except GateRefused as exc:
-            self.sink.emit(Notice(str(exc), "error"))
-
-    async def gates_command(self: Engine, text: str) -> tuple[str, list[str]] | None:
-        """``/gates TEXT``: returns ``(title, lines)`` to show, or ``None`` when the outcome came as events."""
-        from ljtui.core.gates.commands import run_gates_command
-
-        return await run_gates_command(self, text)
-
-
-class StagedPermissions:
-    """The session's permissions, asking with questions that say the action happens in the staging tree."""
-
-    def __init__(self, inner: object) -> None:
-        self._inner = inner
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(self._inner, name)
-
-    async def request(self, *, title: str, **asked: object) -> object:
-        """Ask as the session does (same grants and allow-lists), the title naming the staging tree."""
-        return await self._inner.request(title=f"{title.removesuffix('?')} in the staging tree?",  # type: ignore[attr-defined]
-                                         **asked)
+            self._sink.emit(Notice(str(exc), "error"))

@@ -1,6 +1,6 @@
 """The independent verifier of an L3 gate (GATE-6).
 
-A separate agent the engine starts: its own history, read-only tools plus
+A separate agent the session starts: its own history, read-only tools plus
 ``gate_check`` and ``gate_status``, and an id the engine makes
 (``verifier-<hex>``). Its checks are recorded with ``verifier: <id>``; it
 cannot write, and it cannot finish the gate.
@@ -11,14 +11,15 @@ from __future__ import annotations
 import secrets
 from typing import TYPE_CHECKING, Any
 
-from ljtui.core.agent.chat import _TurnTally
+from ljtui.core.agent.kit import AgentKit
+from ljtui.core.agent.model_calls import TurnTally
 from ljtui.core.gates.status import prompt_section
 from ljtui.core.providers.base import ChatRequest, Message, TextBlock, ToolUseBlock
 from ljtui.core.secrets import redact_message
 from ljtui.core.tools import ToolRegistry
 
 if TYPE_CHECKING:
-    from ljtui.core.engine import Engine
+    from ljtui.core.gates.view import GateView
 
 VERIFIER_SCRIPT_AGENT = "verifier"
 """The agent name a scripted provider replays for every verifier."""
@@ -36,24 +37,25 @@ def verifier_id() -> str:
     return f"verifier-{secrets.token_hex(ID_HEX // 2)}"
 
 
-async def run_verifier(engine: Engine, turn: int, gate_id: str) -> tuple[str, str]:
-    """Run a verifier on ``gate_id`` to its end; returns its id and its last words."""
+async def run_verifier(kit: AgentKit, view: GateView | None, turn: int, gate_id: str) -> tuple[str, str]:
+    """Run a verifier on ``gate_id`` (the gate in focus reads ``view``) to its end; returns its id and its last
+    words."""
     agent = verifier_id()
-    tools = ToolRegistry([t for t in (engine.tools.get(n) for n in (*READ_ONLY_TOOLS, *VERIFIER_TOOLS)) if t])
-    view = await engine.gate_view()
+    own = kit.tools.tools
+    tools = ToolRegistry([t for t in (own.get(n) for n in (*READ_ONLY_TOOLS, *VERIFIER_TOOLS)) if t])
     history: list[Message] = [Message.user(f"Verify gate {gate_id}.\n\n{prompt_section(view)}")]
     said = ""
-    for _ in range(engine.config.agent.max_iterations):
-        request = ChatRequest(engine._system + "\n\n" + VERIFIER_SYSTEM, tuple(history), tools.specs,
-                              engine.config.provider.max_tokens, agent=VERIFIER_SCRIPT_AGENT)
-        text, calls, _ = await engine._call_with_retries(turn, engine._get_client(), request, _TurnTally(),
-                                                         quiet=True)
+    config = kit.settings.config
+    for _ in range(config.agent.max_iterations):
+        request = ChatRequest(kit.context.system + "\n\n" + VERIFIER_SYSTEM, tuple(history), tools.specs,
+                              config.provider.max_tokens, agent=VERIFIER_SCRIPT_AGENT)
+        text, calls, _ = await kit.model.call(turn, request, TurnTally(), quiet=True)
         said = text.strip() or said
         blocks: list[Any] = [TextBlock(text)] if text else []
         blocks += [ToolUseBlock(c.id, c.name, c.input) for c in calls]
-        history.append(redact_message(Message("assistant", tuple(blocks)), engine._secrets))
+        history.append(redact_message(Message("assistant", tuple(blocks)), kit.settings.secrets))
         if not calls:
             break
-        results = [await engine._run_tool(turn, call, tools, agent) for call in calls]
+        results = [await kit.tools.run(turn, call, tools, agent) for call in calls]
         history.append(Message("user", tuple(results)))
     return agent, said

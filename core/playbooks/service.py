@@ -102,6 +102,8 @@ class PlaybookService:
         self.ask = ask or _deny
         self.clock = clock or SystemClock()
         self.session_id = session_id or (lambda: None)
+        self.following: str | None = None
+        """The playbook whose SOP the running task plan follows (set while the plan runs)."""
 
     # --- reading ---------------------------------------------------------------------------
 

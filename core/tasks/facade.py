@@ -1,4 +1,4 @@
-"""The engine's task plans and skills (TASK-1…9, PB-6), as part of the engine (``self`` is the Engine).
+"""The session's task plans and skills (TASK-1…9, PB-6).
 
 A plain message is routed first (:mod:`ljtui.core.tasks.route`): one short
 model call sends it to the conversation agent, to a task plan, or to a
@@ -13,10 +13,12 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from ljtui.core.agent.chat import Conversation, TurnResult
+from ljtui.core.agent.kit import AgentKit
 from ljtui.core.events import Notice
 
 if TYPE_CHECKING:
-    from ljtui.core.engine import Engine, TurnResult
+    from ljtui.core.playbooks.service import PlaybookService
     from ljtui.core.tasks.runner import RunOutcome
 
 CHAT_FALLBACK = "; the message goes to the conversation agent."
@@ -25,10 +27,16 @@ ROUTING_CANCELLED = "Cancelled while routing the message: nothing was sent to th
 """What the user reads when they cancel a message before it was routed."""
 
 
-class TaskFacade:
-    """Task-plan operations of the engine."""
+class SessionTasks:
+    """Routes plain messages and runs task plans, given the agent kit, the conversation a message routed to
+    chat goes to, and the playbooks (recalled for a goal, told how a run that followed one ended)."""
 
-    async def handle_message(self: Engine, text: str) -> TurnResult | RunOutcome | None:
+    def __init__(self, kit: AgentKit, *, chat: Conversation, playbooks: PlaybookService) -> None:
+        self._kit = kit
+        self._chat = chat
+        self._playbooks = playbooks
+
+    async def handle_message(self, text: str) -> TurnResult | RunOutcome | None:
         """A plain message (TASK-1, AGENT-8): routed, then run as a chat turn or a task plan.
 
         The routing is reported as ``message_routed``; a message routed to a
@@ -41,49 +49,51 @@ class TaskFacade:
         from ljtui.core.tasks.events import MessageRouted
         from ljtui.core.tasks.route import CHAT, route_message, routed_line
 
+        sink = self._kit.sink
         try:
-            route = await route_message(self, text)
+            route = await route_message(self._kit, text)
         except asyncio.CancelledError:
-            self.sink.emit(Notice(ROUTING_CANCELLED, "warning"))
+            sink.emit(Notice(ROUTING_CANCELLED, "warning"))
             raise
-        self.sink.emit(MessageRouted(route.route, route.skill, route.reason or route.problem))
+        sink.emit(MessageRouted(route.route, route.skill, route.reason or route.problem))
         if route.problem:
-            self.sink.emit(Notice(route.problem[0].upper() + route.problem[1:] + CHAT_FALLBACK, "warning"))
+            sink.emit(Notice(route.problem[0].upper() + route.problem[1:] + CHAT_FALLBACK, "warning"))
         if route.route == CHAT:
-            return await self.run_turn(text)
-        self.sink.emit(Notice(routed_line(route)))
+            return await self._chat.run_turn(text)
+        sink.emit(Notice(routed_line(route)))
         return await self.run_plan(text, skill=route.skill)
 
-    async def run_plan(self: Engine, goal: str, *, skill: str | None = None) -> RunOutcome:
+    async def run_plan(self, goal: str, *, skill: str | None = None) -> RunOutcome:
         """Run ``goal`` as a task plan: decompose (or take skill ``skill``'s steps), ask for approval, run
         the tasks (TASK-2…9, AGENT-8)."""
         from ljtui.core.playbooks.skills import SKILL_PREFIX
         from ljtui.core.tasks.runner import TaskRunner
 
+        playbooks = self._playbooks
         if skill is None:
-            hit = await asyncio.to_thread(self.playbooks.recall, goal)
+            hit = await asyncio.to_thread(playbooks.recall, goal)
             if hit is not None:
                 skill = SKILL_PREFIX + hit.playbook.id
-                self.sink.emit(Notice(f"Recalled playbook {hit.playbook.id} ({hit.playbook.title}): its SOP is "
-                                      "proposed as the task plan, to approve like any other."))
-        self.playbook_in_use = skill.removeprefix(SKILL_PREFIX) if skill and skill.startswith(SKILL_PREFIX) else None
+                self._kit.sink.emit(Notice(f"Recalled playbook {hit.playbook.id} ({hit.playbook.title}): its SOP "
+                                           "is proposed as the task plan, to approve like any other."))
+        playbooks.following = skill.removeprefix(SKILL_PREFIX) if skill and skill.startswith(SKILL_PREFIX) else None
         try:
-            outcome = await TaskRunner(self, goal, skill=skill).run()
+            outcome = await TaskRunner(self._kit, goal, skill=skill).run()
         finally:
-            self.playbook_in_use = None
+            playbooks.following = None
         if skill is not None and outcome.status in ("done", "failed"):
-            await asyncio.to_thread(self.playbooks.record_skill_outcome, skill, outcome.status == "done")
+            await asyncio.to_thread(playbooks.record_skill_outcome, skill, outcome.status == "done")
         elif outcome.status == "done" and outcome.plan is not None and len(outcome.plan.tasks) > 1:
             from ljtui.core.playbooks.service import offer_draft
 
-            await offer_draft(self.playbooks, goal, [t.description for t in outcome.plan.tasks])
+            await offer_draft(playbooks, goal, [t.description for t in outcome.plan.tasks])
         return outcome
 
-    def skill_names(self: Engine) -> tuple[str, ...]:
+    def skill_names(self) -> tuple[str, ...]:
         """The skills ``/NAME`` can start (disk work: call from a thread); their warnings become notices."""
         from ljtui.core.skills import load_skills
 
-        found = load_skills(self.repo_root)
+        found = load_skills(self._kit.root)
         for warning in found.warnings:
-            self.sink.emit(Notice(warning, "warning"))
+            self._kit.sink.emit(Notice(warning, "warning"))
         return found.names

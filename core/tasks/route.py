@@ -23,7 +23,7 @@ from ljtui.core.tasks.jsonreply import find_object
 from ljtui.core.tasks.validate import clean_text
 
 if TYPE_CHECKING:
-    from ljtui.core.engine import Engine
+    from ljtui.core.agent.kit import AgentKit
 
 ROUTER_AGENT = "router"
 """The ``agent`` of the routing call (the scripted provider replays this agent's own turns)."""
@@ -136,7 +136,7 @@ def routed_line(route: Route) -> str:
     return f"Routed to {target}" + (f": {route.reason}" if route.reason else ".")
 
 
-async def route_message(engine: Engine, text: str) -> Route:
+async def route_message(kit: AgentKit, text: str) -> Route:
     """Decide where ``text`` goes: one quiet model call, or chat when ``agent.routing`` is ``chat``.
 
     The call is retried like any model call; its token use is recorded when
@@ -148,38 +148,24 @@ async def route_message(engine: Engine, text: str) -> Route:
 
     from ljtui.core.skills import load_skills
 
-    if engine.config.agent.routing == ROUTING_CHAT:
+    if kit.settings.config.agent.routing == ROUTING_CHAT:
         return Route(CHAT, None, "agent.routing is chat")
-    skills = await asyncio.to_thread(load_skills, engine.repo_root)
+    skills = await asyncio.to_thread(load_skills, kit.root)
     request = router_request(text, skills.prompt_listing(SKILL_LISTING_CHARS))
-    reply = await _call(engine, request)
+    reply = await _call(kit, request)
     if isinstance(reply, Route):
         return reply
     return parse_route(reply, skills.names)
 
 
-async def _call(engine: Engine, request: ChatRequest) -> str | Route:
+async def _call(kit: AgentKit, request: ChatRequest) -> str | Route:
     """The router's redacted reply, or the chat route saying why the call failed."""
-    from ljtui.core.agent.chat import _TurnTally
-    from ljtui.core.events import ModelCallRetried, Usage
     from ljtui.core.providers.base import ProviderError
-    from ljtui.core.providers.retry import RetryPolicy, retry_call
-    from ljtui.core.secrets import redact
 
-    turn = engine.turns + 1  # the turn the message becomes, chat or plan
-    policy = RetryPolicy.from_config(engine.config.provider)
-
-    def announce(retry: int, exc: ProviderError, delay: float) -> None:
-        engine.sink.emit(ModelCallRetried(turn, retry, policy.max_retries, exc.kind, exc.message, delay))
-
+    turn = kit.turns.value + 1  # the turn the message becomes, chat or plan
     try:
-        client = engine._get_client()
-        text, _, usage, _ = await retry_call(lambda: engine._stream(turn, client, request, quiet=True), policy,
-                                             on_retry=announce, sleep=engine._sleep)
+        return await kit.model.text(turn, request)
     except ProviderError as exc:
         return _chat(f"the routing call failed ({exc.message})")
     except ValueError as exc:  # a provider that cannot be built from the configuration
         return _chat(f"the routing call failed ({exc})")
-    if usage != Usage():
-        engine._record_usage(turn, client, usage, _TurnTally())
-    return redact(text, engine._secrets)

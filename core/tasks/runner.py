@@ -1,8 +1,8 @@
 """Running a task plan (TASK-2…TASK-9): decompose, ask for approval, run the tasks, replan on request.
 
 :class:`TaskRunner` drives the pure model of :mod:`ljtui.core.tasks` from the
-engine (``self.engine``: the model client, the session's system prompt, the
-tools, the Approver port and the event sink):
+session's agent kit (``self.kit``: the model calls, the session's system
+prompt, the tools, the Approver port and the event sink):
 
 1. One model call with no tools (agent ``decompose``) proposes the tasks;
    :func:`~ljtui.core.tasks.decompose.parse_decomposition` checks, repairs
@@ -22,7 +22,7 @@ tools, the Approver port and the event sink):
    replace, at most :data:`~ljtui.core.tasks.decisions.MAX_DECISIONS_PER_RUN`
    times, then the run stops.
 
-Every step is an event on the engine's sink and a line of ``.agent/events.jsonl``.
+Every step is an event on the session's sink and a line of ``.agent/events.jsonl``.
 Once the plan is approved, the run's record is kept in its workspace,
 ``.agent/workspace/<run-id>/tasks.json`` (:mod:`ljtui.core.tasks.workspace`),
 and each task's agent is told the files the tasks before it wrote.
@@ -53,10 +53,10 @@ from ljtui.core.tasks.replan import ReplanResult, apply_replan
 from ljtui.core.tasks.sanitise import sanitise
 from ljtui.core.tasks.task_agent import TaskEnd, run_task_agent
 from ljtui.core.tasks.validate import validate_tasks
-from ljtui.core.tasks.workspace import TapSink, WrittenFiles, record_problem, run_record
+from ljtui.core.tasks.workspace import WrittenFiles, record_problem, run_record
 
 if TYPE_CHECKING:
-    from ljtui.core.engine import Engine
+    from ljtui.core.agent.kit import AgentKit
 
 APPROVE = "approve"
 APPROVE_WRITES = "approve_writes"
@@ -90,7 +90,7 @@ class RunOutcome:
 class TaskRunner:
     """One run of a task plan for ``goal``; call :meth:`run` once."""
 
-    engine: Engine
+    kit: AgentKit
     goal: str
     skill: str | None = None
     """A skill whose steps are the plan (no decomposition call); ``None``: the model proposes the tasks."""
@@ -113,33 +113,30 @@ class TaskRunner:
 
     async def run(self) -> RunOutcome:
         """Decompose, ask, execute; the outcome (a cancelled run raises ``CancelledError`` after reporting)."""
-        engine = self.engine
-        engine.turns += 1
-        self._turn = engine.turns
-        engine.sink.emit(TurnStarted(self._turn, self.goal))
-        tap = engine.sink = TapSink(engine.sink, self._files.see)
+        sink = self.kit.sink
+        self._turn = self.kit.turns.next()
+        sink.emit(TurnStarted(self._turn, self.goal))
         try:
-            outcome = await self._run()
+            with sink.tapped(self._files.see):
+                outcome = await self._run()
         except asyncio.CancelledError:
             await self._stop_running()
             self._finish("cancelled")
             raise
         except ProviderError as exc:
             await self._stop_running()
-            engine.sink.emit(Notice(f"The task plan stopped: {exc.message}", "error"))
+            sink.emit(Notice(f"The task plan stopped: {exc.message}", "error"))
             outcome = self._finish("failed")
         finally:
-            if engine.sink is tap:
-                engine.sink = tap.inner
             self._allow_writes(False)
             await asyncio.to_thread(self._log.shutdown, True)
             if self._record_problem:
-                engine.sink.emit(Notice(self._record_problem, "warning"))
-        engine.sink.emit(TurnFinished(self._turn, f"task plan {outcome.status}", "end_turn"))
+                sink.emit(Notice(self._record_problem, "warning"))
+        sink.emit(TurnFinished(self._turn, f"task plan {outcome.status}", "end_turn"))
         return outcome
 
     async def _run(self) -> RunOutcome:
-        await self.engine.prepare_context()
+        await self.kit.context.prepare()
         self._hints = frozenset(await asyncio.to_thread(self._known_hints))
         plan = await self._from_skill(self.skill) if self.skill else await self._decompose()
         if plan is None and self.skill:
@@ -159,8 +156,8 @@ class TaskRunner:
     def _known_hints(self) -> set[str]:
         from ljtui.core.skills import load_skills
 
-        self._skills = load_skills(self.engine.repo_root)
-        return set(self.engine.tools.names) | set(self._skills.names)
+        self._skills = load_skills(self.kit.root)
+        return set(self.kit.tools.tools.names) | set(self._skills.names)
 
     async def _from_skill(self, name: str) -> TaskPlan | None:
         """Skill ``name``'s steps as the plan, checked like a proposed one (still approved by the user)."""
@@ -197,7 +194,7 @@ class TaskRunner:
             (Choice(APPROVE, "Run it", "enter"), Choice(APPROVE_WRITES, "Run it, allowing its file writes", "w"),
              Choice(REJECT, "Reject", "escape")), REJECT, self.run_id,
             tasks=tuple(task_to_dict(t) for t in plan.tasks))
-        decision = await self.engine.ask(request)
+        decision = await self.kit.ask(request)
         if decision.choice == APPROVE_WRITES:
             self._allow_writes()
         elif decision.choice != APPROVE:
@@ -217,7 +214,7 @@ class TaskRunner:
         """Let this run's tasks write without asking, or end that (commands always ask)."""
         from ljtui.core.agent.permissions import WRITE_TOOLS
 
-        permissions = self.engine.services.permissions
+        permissions = self.kit.permissions
         if permissions is not None:
             permissions.run_grants = set(WRITE_TOOLS) if allow else set()
 
@@ -237,7 +234,7 @@ class TaskRunner:
     # --- execution ---------------------------------------------------------------
 
     async def _execute(self) -> RunOutcome:
-        limit = self.engine.config.agent.max_parallel_tasks
+        limit = self.kit.settings.config.agent.max_parallel_tasks
         stopped = False
         while True:
             assert self.plan is not None
@@ -361,22 +358,20 @@ class TaskRunner:
 
     async def call(self, request: ChatRequest) -> tuple[str, list[ToolCall]]:
         """One quiet model call of this run (no streamed text: concurrent agents would interleave), with retries."""
-        from ljtui.core.agent.chat import _TurnTally
+        from ljtui.core.agent.model_calls import TurnTally
 
-        engine = self.engine
-        text, calls, _ = await engine._call_with_retries(self._turn, engine._get_client(), request, _TurnTally(),
-                                                         quiet=True)
-        return redact(text, engine._secrets), calls
+        text, calls, _ = await self.kit.model.call(self._turn, request, TurnTally(), quiet=True)
+        return redact(text, self.kit.settings.secrets), calls
 
     @property
     def turn(self) -> int:
-        """The engine turn this run is."""
+        """The session turn this run is."""
         return self._turn
 
     def _emit(self, event: Event) -> None:
         """Report ``event``; task-plan events are also appended to the run log, in order, off this thread."""
-        self.engine.sink.emit(event)
-        log = self.engine.run_log
+        self.kit.sink.emit(event)
+        log = self.kit.run_log
         if log is not None:
             self._log.submit(log.emit, event)
         if isinstance(event, RECORDED_EVENTS) and self.plan is not None:
@@ -394,6 +389,6 @@ class TaskRunner:
             await asyncio.wrap_future(self._last_record)
 
     def _save_record(self, record: dict[str, Any]) -> None:
-        problem = record_problem(self.engine.repo_root, self.run_id, record)
+        problem = record_problem(self.kit.root, self.run_id, record)
         if problem and not self._record_problem:
             self._record_problem = problem

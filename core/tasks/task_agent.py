@@ -2,7 +2,7 @@
 
 The agent is prompted with the goal, the plan and what finished tasks
 reported, then loops like the conversation agent (quiet model calls, tool
-calls through the engine) until it calls ``complete_task``, calls
+calls through the session's tool runner) until it calls ``complete_task``, calls
 ``update_task_plan``, ends a turn without a tool call, or uses
 ``agent.max_iterations`` model calls. Tool results carry the nudges of
 :mod:`ljtui.core.tasks.nudges` when they are due.
@@ -11,18 +11,36 @@ calls through the engine) until it calls ``complete_task``, calls
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ljtui.core.providers.base import ChatRequest, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from ljtui.core.secrets import redact_message
 from ljtui.core.tasks import prompts as P
 from ljtui.core.tasks.nudges import ToolStreak, record_tool_call
-from ljtui.core.tasks.plan import Task, TaskStatus
+from ljtui.core.tasks.plan import Task, TaskPlan, TaskStatus
+from ljtui.core.tasks.prompts import RunResults
+from ljtui.core.tasks.replan import ReplanResult
 from ljtui.core.tasks.task_tools import task_tools
 from ljtui.core.tools import ToolRegistry
 
 if TYPE_CHECKING:
-    from ljtui.core.tasks.runner import TaskRunner
+    from ljtui.core.agent.kit import AgentKit
+    from ljtui.core.providers.base import ToolCall
+
+
+class TaskRun(Protocol):
+    """The run a task's agent belongs to (:class:`~ljtui.core.tasks.runner.TaskRunner`)."""
+
+    kit: AgentKit
+    plan: TaskPlan | None
+    results: RunResults
+
+    @property
+    def turn(self) -> int: ...
+
+    async def call(self, request: ChatRequest) -> tuple[str, list[ToolCall]]: ...
+
+    async def replan(self, caller: int, raw: Any, reason: str) -> ReplanResult: ...
 
 
 @dataclass
@@ -33,30 +51,32 @@ class TaskEnd:
     summary: str
 
 
-async def run_task_agent(runner: TaskRunner, task: Task) -> TaskEnd:
+async def run_task_agent(runner: TaskRun, task: Task) -> TaskEnd:
     """Run the agent of ``task`` in ``runner``'s plan to its end."""
     assert runner.plan is not None
-    engine = runner.engine
+    kit = runner.kit
+    config = kit.settings.config
     agent = f"task {task.id}"
-    own = [tool for tool in (engine.tools.get(n) for n in engine.tools.names) if tool is not None]
-    tools = ToolRegistry([*own, *task_tools(runner, task.id)])
-    system = engine._system + "\n\n" + P.TASK_TAIL.format(task_id=task.id)
+    session = kit.tools.tools
+    own = [tool for tool in (session.get(n) for n in session.names) if tool is not None]
+    tools = ToolRegistry([*own, *task_tools(runner.replan, task.id)])
+    system = kit.context.system + "\n\n" + P.TASK_TAIL.format(task_id=task.id)
     history = [Message.user(P.task_message(runner.plan, task, runner.results))]
     streak = ToolStreak(task.id)
     said = ""
-    for _ in range(engine.config.agent.max_iterations):
-        request = ChatRequest(system, tuple(history), tools.specs, engine.config.provider.max_tokens,
-                              await engine.gate_tail(), agent=agent)
+    for _ in range(config.agent.max_iterations):
+        request = ChatRequest(system, tuple(history), tools.specs, config.provider.max_tokens,
+                              await kit.gate_tail(), agent=agent)
         text, calls = await runner.call(request)
         said = text.strip() or said
         blocks: list[Any] = [TextBlock(text)] if text else []
         blocks += [ToolUseBlock(c.id, c.name, c.input) for c in calls]
-        history.append(redact_message(Message("assistant", tuple(blocks)), engine._secrets))
+        history.append(redact_message(Message("assistant", tuple(blocks)), kit.settings.secrets))
         if not calls:
             return TaskEnd(TaskStatus.DONE, said)
         results, ended = [], None
         for call in calls:
-            block = await engine._run_tool(runner.turn, call, tools, agent)
+            block = await kit.tools.run(runner.turn, call, tools, agent)
             ok = not block.is_error
             streak, nudge = record_tool_call(streak, ok)
             if nudge:
@@ -69,5 +89,5 @@ async def run_task_agent(runner: TaskRunner, task: Task) -> TaskEnd:
         history.append(Message("user", tuple(results)))
         if ended is not None:
             return TaskEnd(ended, said)
-    return TaskEnd(TaskStatus.FAILED, f"used its {engine.config.agent.max_iterations} model calls "
+    return TaskEnd(TaskStatus.FAILED, f"used its {config.agent.max_iterations} model calls "
                                       "(agent.max_iterations) without finishing")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Awaitable, Callable
 
 from ljtui.core.providers.base import ToolSpec
+from ljtui.core.tasks.replan import ReplanResult
 from ljtui.core.tools import Tool, ToolContext, ToolError, ToolResult
 
-if TYPE_CHECKING:
-    from ljtui.core.tasks.runner import TaskRunner
+Replan = Callable[[int, Any, str], Awaitable[ReplanResult]]
+"""Applies a replan asked for by a task (its id, the new tasks as the model sent them, the reason)."""
 
 MAX_REASON_CHARS = 500
 """A longer reason for a replan is cut to this many characters."""
@@ -34,8 +35,8 @@ UPDATE_SPEC = ToolSpec(
 )
 
 
-def task_tools(runner: TaskRunner, task_id: int) -> list[Tool]:
-    """``complete_task`` and ``update_task_plan`` for the agent of task ``task_id``."""
+def task_tools(replan: Replan, task_id: int) -> list[Tool]:
+    """``complete_task`` and ``update_task_plan`` (which asks ``replan``) for the agent of task ``task_id``."""
 
     async def complete(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         named = args.get("task_id")
@@ -49,7 +50,7 @@ def task_tools(runner: TaskRunner, task_id: int) -> list[Tool]:
         reason = args.get("reason", "")
         if not isinstance(reason, str) or not reason.strip():
             raise ToolError("argument 'reason' must say why the plan changes")
-        result = await runner.replan(task_id, args.get("tasks"), reason.strip()[:MAX_REASON_CHARS])
+        result = await replan(task_id, args.get("tasks"), reason.strip()[:MAX_REASON_CHARS])
         if not result.ok:
             return ToolResult(False, result.tool_result, "replan refused")
         return ToolResult(True, result.tool_result, f"replan {result.plan.replan_count}")

@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import json
 import posixpath
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ljtui.core.events import Event, ToolCallFinished, ToolCallStarted
-from ljtui.core.ports import EventSink
 from ljtui.core.statedir import AGENT_DIR
 from ljtui.core.tasks.plan import TaskPlan
 
@@ -85,18 +84,6 @@ def _task_id(agent: str) -> int | None:
         return None
     number = agent[len(TASK_AGENT_PREFIX):]
     return int(number) if number.isdigit() else None
-
-
-class TapSink:
-    """Passes every event on to ``inner`` and shows it to ``see`` (which must not raise)."""
-
-    def __init__(self, inner: EventSink, see: Callable[[Event], None]) -> None:
-        self.inner = inner
-        self.see = see
-
-    def emit(self, event: Event) -> None:
-        self.inner.emit(event)
-        self.see(event)
 
 
 def run_record(run_id: str, status: str, plan: TaskPlan, summaries: Mapping[int, str],

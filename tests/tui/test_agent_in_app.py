@@ -79,7 +79,7 @@ def compress_after_two_exchanges(app) -> None:
     from ljtui.core.agent.compression import estimate_tokens
 
     engine = app.engine
-    fixed = estimate_tokens(engine._build_system_prompt(), [], engine.tools.specs)
+    fixed = estimate_tokens(engine.context.build(), [], engine.tools.specs)
     engine.config.agent.compress_at_tokens = fixed + 900
 
 

@@ -20,14 +20,10 @@ LARGE = (120, 40)
 
 @pytest.fixture(autouse=True)
 def playbook_wiring(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The engine holds the playbook service (``PlaybookAccess``) and the registry has ``/playbook``."""
+    """The registry has ``/playbook``."""
     import ljtui.tui.app as app_module
-    from ljtui.core.engine import Engine
-    from ljtui.core.playbooks.access import PlaybookAccess
     from ljtui.tui.actions import Registry
 
-    if not hasattr(Engine, "playbooks"):
-        monkeypatch.setattr(Engine, "playbooks", PlaybookAccess.playbooks, raising=False)
     if app_module.ACTIONS.slash("playbook") is None:
         monkeypatch.setattr(app_module, "ACTIONS", Registry((*app_module.ACTIONS.actions, playbook_action())))
 

@@ -30,7 +30,7 @@ def script(tmp_path: Path, **agents: list[dict[str, Any]]) -> str:
 
 
 def agents_seen(app) -> list[str]:
-    return list(app.engine._get_client().agents_seen)
+    return list(app.engine.model.client().agents_seen)
 
 
 async def test_a_plain_message_the_router_sends_to_a_plan_is_proposed_in_the_plan_pane(

@@ -9,6 +9,7 @@ from ljtui.core.agent.tools import agent_tools
 from ljtui.core.clock import FixedClock
 from ljtui.core.config import Config
 from ljtui.core.engine import Engine
+from ljtui.core.agent.context import PromptContext
 from ljtui.core.events import Notice
 from ljtui.core.ports import ListSink
 from tests.conftest import git
@@ -82,8 +83,9 @@ async def test_an_outline_that_cannot_be_built_is_left_out_with_a_warning(git_re
         def prompt_text(self) -> str:
             raise OSError("disk on fire")
 
-    engine.services = dataclasses.replace(engine.services, outline=Broken())  # type: ignore[arg-type]
-    prompt = await engine.prepare_context()
+    context = PromptContext(git_repo, engine.settings, engine.sink, outline=Broken(),  # type: ignore[arg-type]
+                            memory=engine.services.memory, after_build=lambda: None)
+    prompt = await context.prepare()
     assert "# Outline" not in prompt and "def greet" not in prompt and "# Git" in prompt
     [notice] = [e for e in sink.events if isinstance(e, Notice)]
     assert "OSError: disk on fire" in notice.message and notice.level == "warning"

@@ -36,7 +36,7 @@ def engine_with(tmp_path: Path, turns: list[ScriptedTurn], threshold: int) -> tu
     config = Config()
     sink = ListSink()
     engine = Engine(config, sink, repo_root=tmp_path, clock=FixedClock(), client_factory=lambda cfg: client)
-    fixed = C.estimate_tokens(engine._build_system_prompt(), [], engine.tools.specs)
+    fixed = C.estimate_tokens(engine.context.build(), [], engine.tools.specs)
     config.agent.compress_at_tokens = fixed + threshold
     return engine, client, sink
 

@@ -8,7 +8,8 @@ import pytest
 
 from ljtui.core.clock import FixedClock
 from ljtui.core.config import Config
-from ljtui.core.engine import Engine, transcript
+from ljtui.core.agent.session_replay import transcript
+from ljtui.core.engine import Engine
 from ljtui.core.events import Notice, SessionResumed, TranscriptEntry
 from ljtui.core.ports import ListSink
 from ljtui.core.providers.base import ChatRequest, Message, TextBlock, ToolUseBlock

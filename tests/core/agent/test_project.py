@@ -62,7 +62,7 @@ async def test_memory_saved_by_the_agent_is_in_the_next_sessions_prompt(git_repo
     first = Engine(Config(), ListSink(), repo_root=git_repo, clock=FixedClock(), client_factory=lambda cfg: client,
                    approver=ScriptedApprover({"permission": ["once"]}))
     assert await first.run_turn("remember how tests run") is not None
-    assert "tests run with `make check`" not in first._system  # this session's prompt was built before
+    assert "tests run with `make check`" not in first.context.system  # this session's prompt was built before
     await first.aclose()
     second = Engine(Config(), ListSink(), repo_root=git_repo, clock=FixedClock())
     prompt = await second.prepare_context()

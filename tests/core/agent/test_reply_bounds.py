@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ljtui.core.agent.chat import CAP_KEY
+from ljtui.core.agent.model_calls import CAP_KEY
 from ljtui.core.agent.permissions import Permission, Permissions
 from ljtui.core.approval import ScriptedApprover
 from ljtui.core.config import Config

@@ -78,4 +78,4 @@ async def test_a_gate_proposed_in_a_playbooks_run_carries_its_record(git_repo: P
     gate = engine.gates.gate("polite-greeting")
     assert gate.playbook == PlaybookPrior(saved.playbook.id, ok=3, fail=0)
     assert (gate_risk(gate).p, gate.level) == (1.0, 1)
-    assert engine.playbook_in_use is None
+    assert engine.playbooks.following is None

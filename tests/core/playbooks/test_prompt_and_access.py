@@ -9,7 +9,6 @@ from ljtui.core.approval import ScriptedApprover
 from ljtui.core.config import Config
 from ljtui.core.engine import Engine
 from ljtui.core.playbooks.prompt import PLAYBOOK_PROMPT
-from ljtui.core.playbooks.access import PlaybookAccess
 from ljtui.core.playbooks.service import PROMOTE_KIND, PlaybookService
 from ljtui.core.ports import ListSink
 from tests.core.playbooks.helpers import repo_playbooks, write_playbook
@@ -23,15 +22,11 @@ def test_the_section_says_search_before_planning_feedback_after_use_and_drafts_a
     assert "{" not in PLAYBOOK_PROMPT, "a constant: the same bytes in every session (cached prefix)"
 
 
-class _Engine(Engine, PlaybookAccess):
-    """The engine with the playbook service mixed in."""
-
-
 async def test_the_engine_holds_one_service_asking_through_its_approver(git_repo: Path) -> None:
     write_playbook(repo_playbooks(git_repo), "deploy", "Deploy", status="draft")
     sink = ListSink()
     approver = ScriptedApprover({PROMOTE_KIND: ["yes"]})
-    engine = _Engine(Config(), sink, repo_root=git_repo, approver=approver)
+    engine = Engine(Config(), sink, repo_root=git_repo, approver=approver)
     service = engine.playbooks
     assert isinstance(service, PlaybookService) and engine.playbooks is service
     assert engine.services.playbooks is service

@@ -26,7 +26,7 @@ def route(route: str, skill: str | None = None, reason: str = "because") -> dict
 
 def seen(engine: Engine) -> list[str]:
     """The agent of every model call the scripted provider answered."""
-    return list(engine._get_client().agents_seen)  # type: ignore[attr-defined]
+    return list(engine.model.client().agents_seen)  # type: ignore[attr-defined]
 
 
 def routed(sink: ListSink) -> list[T.MessageRouted]:
@@ -119,7 +119,7 @@ async def test_cancelling_while_routing_says_nothing_was_sent(git_repo: Path) ->
                                           "chat": [{"text": "never"}]})
     engine.config.provider.chunk_delay = 0.05
     work = asyncio.create_task(engine.handle_message("hello"))
-    await until(lambda: engine._client is not None and "router" in engine._client.agents_seen,  # type: ignore
+    await until(lambda: engine.model.built is not None and "router" in engine.model.built.agents_seen,  # type: ignore
                 "the routing call to start")
     work.cancel()
     with pytest.raises(asyncio.CancelledError):

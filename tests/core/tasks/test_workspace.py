@@ -79,7 +79,7 @@ async def test_the_record_follows_the_run_and_a_later_task_is_told_the_files_an_
     run_id = "0123abcd"
     record_path = f".agent/workspace/{run_id}/{TASKS_FILE}"
     engine, sink, requests = recording_engine(git_repo, with_record_path(AGENTS, record_path))
-    outcome = await TaskRunner(engine, "tidy greet", run_id=run_id).run()
+    outcome = await TaskRunner(engine.kit, "tidy greet", run_id=run_id).run()
     assert outcome.status == "done", [getattr(e, "message", "") for e in sink.events if isinstance(e, Notice)]
 
     [task_2] = [r for r in requests if r.agent == "task 2"][:1]

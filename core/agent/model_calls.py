@@ -1,0 +1,214 @@
+"""Every model call of a session, of any agent (chat, tasks, router, verifiers, compression), goes through
+:class:`ModelCalls`: the client, the stream, the retries, the reply's bound and the token ledger.
+
+An error that arrives in the middle of a reply and is worth retrying is
+retried here with backoff, announced by ``ModelCallRetried`` so the UI drops
+the partial reply; retries the SDK makes before the reply starts arrive as
+``RetryScheduled`` deltas and are announced the same way.
+
+Every reply with tool calls is bounded here before its calls run (SAFE-6):
+arguments nested deeper or larger than :mod:`ljtui.core.providers.arguments`
+allows, and calls past ``agent.max_tool_calls_per_reply``, are refused (each
+still gets its tool result, so the next request stays valid), and the
+session's permissions learn the reply's calls, so one denial answers the rest
+of the reply.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Awaitable, Callable
+
+from ljtui.core.session_state import SessionSettings
+from ljtui.core.config import ProviderConfig
+from ljtui.core.events import ModelCallRetried, ModelCallStarted, TokenDelta, TurnFailed, Usage, UsageRecorded
+from ljtui.core.ports import EventSink
+from ljtui.core.providers.arguments import RefusedArguments, arguments_problem
+from ljtui.core.providers.base import (
+    ChatClient, ChatRequest, ProviderError, StreamEnd, TextDelta, ToolCall, UsageDelta,
+)
+from ljtui.core.providers.pricing import cost_usd, rates_for
+from ljtui.core.providers.retry import RetryPolicy, RetryScheduled, retry_call
+from ljtui.core.secrets import StreamRedactor, redact
+
+if TYPE_CHECKING:
+    from ljtui.core.agent.permissions import Permissions
+    from ljtui.core.agent.sessions import SessionLog
+
+ClientFactory = Callable[[ProviderConfig], ChatClient]
+Sleep = Callable[[float], Awaitable[None]]
+
+CAP_KEY = "agent.max_tool_calls_per_reply"
+"""The setting that caps the tool calls of one reply."""
+RETRY_HINT = "Your conversation is intact: send the message again to retry."
+"""Appended to every failed model call's message."""
+NO_RETRY_HINT_KINDS = frozenset({"config", "script"})
+"""Failure kinds whose message already says what to do instead of retrying."""
+
+
+@dataclass
+class TurnTally:
+    """Tokens and cost of the model calls of one turn."""
+
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float | None = None
+
+
+class ModelCalls:
+    """The session's model client and token ledger.
+
+    Given the settings in force, the session's sink, how to build a client and
+    how to wait, the session log (``log``: resuming replaces it) and the
+    permissions that learn each reply's calls.
+    """
+
+    def __init__(self, settings: SessionSettings, sink: EventSink, *, client_factory: ClientFactory,
+                 sleep: Sleep, log: Callable[[], SessionLog], permissions: Permissions | None) -> None:
+        self._settings = settings
+        self._sink = sink
+        self._factory = client_factory
+        self.sleep = sleep
+        self._log = log
+        self._permissions = permissions
+        self._client: ChatClient | None = None
+        self.usage = Usage()
+        """The session's tokens so far."""
+        self.cost_usd: float | None = None
+        """The session's cost so far (``None`` without prices)."""
+
+    def client(self) -> ChatClient:
+        """The provider's client, built from the settings on first use (and again after :meth:`forget_client`)."""
+        if self._client is None:
+            self._client = self._factory(self._settings.config.provider)
+        return self._client
+
+    @property
+    def built(self) -> ChatClient | None:
+        """The client, if one was built."""
+        return self._client
+
+    def forget_client(self) -> None:
+        """Build the client again on the next call (the settings changed)."""
+        self._client = None
+
+    async def aclose(self) -> None:
+        """Close the provider's connections."""
+        if self._client is not None:
+            await self._client.aclose()
+
+    def failed(self, turn: int, exc: ProviderError) -> None:
+        """Report a failed model call: what failed and, when it helps, that a retry is possible."""
+        message = exc.message if exc.kind in NO_RETRY_HINT_KINDS else f"{exc.message}. {RETRY_HINT}"
+        self._sink.emit(TurnFailed(turn, exc.kind, message, exc.status))
+
+    async def call(self, turn: int, request: ChatRequest, tally: TurnTally, *,
+                   quiet: bool = False) -> tuple[str, list[ToolCall], str]:
+        """One model call; retryable mid-reply failures are sent again with backoff.
+
+        ``quiet``: no streamed text and no ``model_call_started`` (agents running side by side would
+        interleave them in the Conversation). Returns the reply's text (not yet redacted), its bounded
+        calls and its stop reason.
+        """
+        client = self.client()
+        policy = RetryPolicy.from_config(self._settings.config.provider)
+
+        def attempt() -> Awaitable[tuple[str, list[ToolCall], Usage, str]]:
+            if not quiet:
+                self._sink.emit(ModelCallStarted(turn, client.provider, client.model))
+            return self.stream(turn, client, request, quiet=quiet)
+
+        text, calls, usage, stop = await retry_call(attempt, policy, on_retry=self._announcer(turn, policy),
+                                                    sleep=self.sleep)
+        self.record_usage(turn, client, usage, tally)
+        return text, self._bounded(calls, request.agent), stop
+
+    async def text(self, turn: int, request: ChatRequest, tally: TurnTally | None = None) -> str:
+        """The redacted text of one quiet call without tools, with retries; its tokens are recorded when it
+        used any (a scripted default answer uses none)."""
+        client = self.client()
+        policy = RetryPolicy.from_config(self._settings.config.provider)
+
+        async def attempt() -> tuple[str, Usage]:
+            text, _, usage, _ = await self.stream(turn, client, request, quiet=True)
+            return text, usage
+
+        text, usage = await retry_call(attempt, policy, on_retry=self._announcer(turn, policy), sleep=self.sleep)
+        if tally is not None or usage != Usage():
+            self.record_usage(turn, client, usage, tally or TurnTally())
+        return redact(text, self._settings.secrets)
+
+    def _announcer(self, turn: int, policy: RetryPolicy) -> Callable[[int, ProviderError, float], None]:
+        def announce(retry: int, exc: ProviderError, delay: float) -> None:
+            self._sink.emit(ModelCallRetried(turn, retry, policy.max_retries, exc.kind, exc.message, delay))
+
+        return announce
+
+    def _bounded(self, calls: list[ToolCall], agent: str) -> list[ToolCall]:
+        """The reply's calls, those that must not run refused: bad arguments, or past the cap.
+
+        The calls that may run are given to the session's permissions as one reply of ``agent``.
+        """
+        cap = self._settings.config.agent.max_tool_calls_per_reply
+        bounded = [_checked(call) for call in calls[:cap]]
+        if len(calls) > cap:
+            refused = RefusedArguments(over_cap(len(calls), cap))
+            bounded += [ToolCall(call.id, call.name, refused) for call in calls[cap:]]
+        if self._permissions is not None:
+            self._permissions.reply_started(
+                agent, [c.id for c in bounded if not isinstance(c.input, RefusedArguments)])
+        return bounded
+
+    def record_usage(self, turn: int, client: ChatClient, usage: Usage, tally: TurnTally) -> None:
+        """Add one call's tokens (and cost) to the turn's tally and the session's ledger, and report them."""
+        cost = cost_usd(usage, rates_for(self._settings.config.provider.prices, client.model))
+        self.usage = self.usage + usage
+        self._log().usage(usage, cost)
+        tally.usage = tally.usage + usage
+        if cost is not None:
+            self.cost_usd = (self.cost_usd or 0.0) + cost
+            tally.cost_usd = (tally.cost_usd or 0.0) + cost
+        self._sink.emit(UsageRecorded(turn, usage, self.usage, cost, self.cost_usd, tally.usage, tally.cost_usd))
+
+    async def stream(self, turn: int, client: ChatClient, request: ChatRequest, *,
+                     quiet: bool = False) -> tuple[str, list[ToolCall], Usage, str]:
+        """Stream one reply; its text goes out as ``TokenDelta`` events unless ``quiet``."""
+        parts: list[str] = []
+        calls: list[ToolCall] = []
+        usage = Usage()
+        stop = "end_turn"
+        shown = StreamRedactor(self._settings.secrets)
+        async for delta in client.stream(request):
+            if isinstance(delta, TextDelta):
+                parts.append(delta.text)
+                safe = shown.feed(delta.text)
+                if safe and not quiet:
+                    self._sink.emit(TokenDelta(turn, safe))
+            elif isinstance(delta, ToolCall):
+                calls.append(delta)
+            elif isinstance(delta, UsageDelta):
+                usage = usage + delta.usage
+            elif isinstance(delta, StreamEnd):
+                stop = delta.stop_reason
+            elif isinstance(delta, RetryScheduled):
+                self._sink.emit(ModelCallRetried(
+                    turn, delta.retry, delta.max_retries, delta.kind, delta.message, delta.delay))
+                self._sink.emit(ModelCallStarted(turn, client.provider, client.model))
+        tail = shown.flush()
+        if tail and not quiet:
+            self._sink.emit(TokenDelta(turn, tail))
+        return "".join(parts), calls, usage, stop
+
+
+def _checked(call: ToolCall) -> ToolCall:
+    """``call``, or a refused copy when its arguments are nested too deeply or too large."""
+    if isinstance(call.input, RefusedArguments):
+        return call
+    problem = arguments_problem(call.input)
+    return ToolCall(call.id, call.name, RefusedArguments(problem)) if problem else call
+
+
+def over_cap(calls: int, cap: int) -> str:
+    """What each call past the cap is told."""
+    return (f"not run: this reply made {calls} tool calls and at most {cap} run per reply ({CAP_KEY}); "
+            f"the last {calls - cap} were refused. Send the calls you still need in your next reply, "
+            "after reading these results.")
