@@ -58,11 +58,11 @@ def run(args: argparse.Namespace) -> int:
     if root is None:
         return _finish(FileApply(ApplyResult(ERROR, message="the repository does not exist; nothing was written")),
                        args.json)
-    from ljtui.cli.session import headless_engine  # the engine loads only when a command runs
+    from ljtui.cli.session import headless_edits  # only the edits path loads, when the command runs
 
-    engine = headless_engine(PROG, root, _Progress(), CliApprover(PROG, yes=args.yes))
+    edits = headless_edits(PROG, root, _Progress(), CliApprover(PROG, yes=args.yes))
     options = ApplyOptions(partial=args.partial, chunk_size=args.chunk_size, dry_run=args.dry_run, checks=args.checks)
-    outcome = asyncio.run(engine.edits.apply_file(args.plan, options))
+    outcome = asyncio.run(edits.apply_file(args.plan, options))
     if args.dry_run and outcome.diff:
         colour = sys.stdout.isatty() and not args.json
         diff = visible(outcome.diff)  # the plan's and the files' text: an escape in it is shown, not obeyed

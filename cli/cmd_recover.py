@@ -43,8 +43,8 @@ def run(args: argparse.Namespace) -> int:
     if root is None:
         return EXIT_FAILED
     lines = _Lines()
-    from ljtui.cli.session import headless_engine  # the engine loads only when a command runs
+    from ljtui.cli.session import headless_edits  # only the edits path loads, when the command runs
 
-    report = headless_engine(PROG, root, lines, DenyAll()).edits.recover()
+    report = headless_edits(PROG, root, lines, DenyAll()).recover()
     echo("\n".join(lines.lines) if lines.lines else "nothing to recover", sys.stdout)
     return EXIT_FAILED if report.errors or report.skipped or report.quarantined else EXIT_OK

@@ -48,10 +48,9 @@ def run(args: argparse.Namespace) -> int:
     if root is None:
         return EXIT_REFUSED
     report = _Report()
-    from ljtui.cli.session import headless_engine  # the engine loads only when a command runs
+    from ljtui.cli.session import headless_review  # only the review loads, when the command runs
 
-    engine = headless_engine(PROG, root, report, CliApprover(PROG, yes=args.yes))
-    asyncio.run(engine.review.undo())
+    asyncio.run(headless_review(PROG, root, report, CliApprover(PROG, yes=args.yes)).undo())
     finished = report.finished
     if finished is None:
         return EXIT_REFUSED

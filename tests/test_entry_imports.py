@@ -1,11 +1,14 @@
 """What each entry point imports, in a fresh interpreter: the TUI up to its first frame and ``ljtui stats``
-load none of the agent, the engine, the gates, the playbooks, the task runner or the planner."""
+load none of the agent, the engine, the gates, the playbooks, the task runner or the planner; ``ljtui apply``
+and ``ljtui undo`` load only the edits path and the review."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 from pathlib import Path
+
+from tests.core.edits.helpers import block, plan_text
 
 TIMEOUT = 60
 HEAVY = ("ljtui.core.engine", "ljtui.core.agent", "ljtui.core.gates", "ljtui.core.playbooks", "ljtui.core.tasks",
@@ -40,9 +43,19 @@ sys.exit(code)
 """
 
 
-def loaded(script: str, repo: Path) -> list[str]:
-    done = subprocess.run([sys.executable, "-c", script, str(repo)], capture_output=True, text=True, timeout=TIMEOUT)
-    assert done.returncode == 0, done.stderr[-2000:]
+COMMAND = """
+import sys
+from ljtui.cli.main import main
+code = main(sys.argv[2:])
+print("\\n".join(sorted(m for m in sys.modules if m.startswith("ljtui."))), file=sys.stderr)
+sys.exit(code)
+"""
+"""Runs ``ljtui ARGS…`` (after the repository argument) and lists the modules it loaded."""
+
+def loaded(script: str, repo: Path, *args: str, code: int = 0) -> list[str]:
+    done = subprocess.run([sys.executable, "-c", script, str(repo), *args], capture_output=True, text=True,
+                          timeout=TIMEOUT, cwd=repo)
+    assert done.returncode == code, done.stderr[-2000:]
     return (done.stdout if script is FIRST_FRAME else done.stderr).split()
 
 
@@ -60,4 +73,20 @@ def test_the_first_frame_loads_no_engine_agent_gates_or_playbooks(git_repo: Path
 def test_stats_loads_no_engine_agent_gates_or_playbooks(git_repo: Path, isolated_env: Path) -> None:
     modules = loaded(STATS, git_repo)
     assert "ljtui.core.stats" in modules
+    assert heavy(modules) == []
+
+
+def test_apply_loads_the_edits_path_and_no_engine_agent_gates_or_playbooks(git_repo: Path,
+                                                                           isolated_env: Path) -> None:
+    plan = git_repo.parent / "change.md"
+    plan.write_text(plan_text(block(1, "app.py", "    return 'hello ' + name\n", "    return 'hi ' + name\n")))
+    modules = loaded(COMMAND, git_repo, "apply", "--yes", "--no-checks", "--repo", str(git_repo), str(plan))
+    assert "'hi '" in (git_repo / "app.py").read_text(), "the plan was applied"
+    assert "ljtui.core.edits.service" in modules and "ljtui.core.edits.transaction" in modules
+    assert heavy(modules) == []
+
+
+def test_undo_loads_the_review_and_no_engine_agent_gates_or_playbooks(git_repo: Path, isolated_env: Path) -> None:
+    modules = loaded(COMMAND, git_repo, "undo", "--yes", "--repo", str(git_repo), code=2)  # nothing to undo yet
+    assert "ljtui.core.review.service" in modules
     assert heavy(modules) == []
