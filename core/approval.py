@@ -12,7 +12,7 @@ of a policy, the answer when nobody can be asked.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Iterator, Protocol, Sequence, overload, runtime_checkable
 
 YES = "yes"
 NO = "no"
@@ -33,6 +33,44 @@ class Choice:
     key: str
 
 
+class LazyLines(Sequence[str]):
+    """A question's lines written when first read: a costly body (the diff of a large plan) that a policy
+    answering unread (``--yes``) never pays for. Read, it is the same lines, compared and hashed as a tuple."""
+
+    def __init__(self, write: Callable[[], Sequence[str]]) -> None:
+        self._write: Callable[[], Sequence[str]] | None = write
+        self._lines: tuple[str, ...] = ()
+
+    def _read(self) -> tuple[str, ...]:
+        if self._write is not None:
+            self._lines, self._write = tuple(self._write()), None
+        return self._lines
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        return self._read()[index]
+
+    def __len__(self) -> int:
+        return len(self._read())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._read())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and not isinstance(other, str) and self._read() == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(self._read())
+
+    def __repr__(self) -> str:
+        return repr(self._read()) if self._write is None else "LazyLines(unread)"
+
+
 @dataclass(frozen=True)
 class ApprovalRequest:
     """A question for a human.
@@ -41,7 +79,7 @@ class ApprovalRequest:
         kind: what is decided: ``apply``, ``undo``, ``export``, ``overwrite``,
             ``trust``, ``permission`` … (policies and scripted answers key on it).
         title: one line, the question.
-        lines: what the answer will touch, written by core.
+        lines: what the answer will touch, written by core (a :class:`LazyLines` when costly to write).
         choices: the possible answers; their keys are distinct.
         safe: the id of the answer that does nothing (Escape, no terminal, a denying policy).
         subject: what the decision is about, e.g. a tool name or a file, for policies and logs.
@@ -53,7 +91,7 @@ class ApprovalRequest:
 
     kind: str
     title: str
-    lines: tuple[str, ...] = ()
+    lines: Sequence[str] = ()
     choices: tuple[Choice, ...] = (Choice(YES, "Confirm", "enter"), Choice(NO, "Cancel", "escape"))
     safe: str = NO
     subject: str = ""
@@ -87,7 +125,7 @@ def confirm(kind: str, title: str, lines: Sequence[str], confirm_label: str,
             cancel_label: str = "cancel, nothing is written", *, subject: str = "",
             text: str | None = None) -> ApprovalRequest:
     """A yes/no request: Enter confirms, Escape cancels (the safe answer)."""
-    return ApprovalRequest(kind, title, tuple(lines),
+    return ApprovalRequest(kind, title, lines if isinstance(lines, LazyLines) else tuple(lines),
                            (Choice(YES, confirm_label, "enter"), Choice(NO, cancel_label, "escape")),
                            NO, subject, text)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Awaitable, Callable
 
-from ljtui.core.approval import YES, ApprovalRequest, Decision, confirm
+from ljtui.core.approval import YES, ApprovalRequest, Decision, LazyLines, confirm
 from ljtui.core.clock import Clock
 from ljtui.core.edits.apply import DEFAULT_CHUNK_SIZE, Preview, commit_plan, dry_run_result, preview_plan
 from ljtui.core.edits.diffs import render_diffs
@@ -99,9 +99,9 @@ class EditService:
         return FileApply(report.result, plan.entry_ids)
 
     def _request(self, preview: Preview) -> ApprovalRequest:
-        diff = render_diffs(preview.changes, colour=False)
         files = len(preview.changes)
-        return confirm("apply", f"Apply changes to {files} file(s)?", diff.splitlines(), "apply")
+        diff = LazyLines(lambda: render_diffs(preview.changes, colour=False).splitlines())  # unread under --yes
+        return confirm("apply", f"Apply changes to {files} file(s)?", diff, "apply")
 
     def _revalidate(self, preview: Preview, options: ApplyOptions) -> None:
         """After a stale refusal, validate again against the files as they are now."""
