@@ -4,25 +4,26 @@
 — created, modified or deleted — leaving out ljtui's own journal so its
 writes do not echo back, and the staging trees of delivery gates.
 
-The watcher runs in its own thread, and only over a tree of at most
-:data:`MAX_WATCHED_FOLDERS` folders. Setting it up registers every folder
-with the kernel, and ``watchfiles`` holds the interpreter while it takes
-in what that produces: 2.7 s for a ``/tmp`` of 40,000 folders, during
-which no key was handled. A larger tree is not watched, and that is said.
+The watcher runs in its own process (:mod:`ljtui.core.watch_child`), and
+only over a tree of at most :data:`MAX_WATCHED_FOLDERS` folders. Setting it
+up registers every folder with the kernel, and ``watchfiles`` holds its
+interpreter while it does (2.7 s for a ``/tmp`` of 40,000 folders; a third
+of a second for 2,500): in the process that draws the screen, no key was
+handled meanwhile. A thread here reads the child's lines. A larger tree is
+not watched, and that is said.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import AsyncIterator, Iterable
 
-DEBOUNCE_MS = 150
-"""How long changes are gathered into one batch."""
-WAKE_MS = 300
-"""How often the watcher wakes, so stopping it is prompt."""
 IGNORED_PREFIXES = (".git/", ".agent/journal/", ".agent/workspace/")
 """ljtui's own journal, and the staging trees of gated runs (their churn is not the user's tree)."""
 MAX_WATCHED_FOLDERS = 4000
@@ -72,6 +73,7 @@ async def watch_repo(root: Path, stop: asyncio.Event) -> AsyncIterator[set[str]]
     batches: asyncio.Queue[set[str] | BaseException | None] = asyncio.Queue()
     halt = threading.Event()
     real = root.resolve()
+    children: list[subprocess.Popen[bytes]] = []
 
     def deliver(item: set[str] | BaseException | None) -> None:
         try:
@@ -80,19 +82,30 @@ async def watch_repo(root: Path, stop: asyncio.Event) -> AsyncIterator[set[str]]
             halt.set()
 
     def run() -> None:
-        from watchfiles import watch
-
         try:
-            if folders_over(real, MAX_WATCHED_FOLDERS):
-                raise OSError(f"this folder holds more than {MAX_WATCHED_FOLDERS:,} folders")
-            for changes in watch(real, stop_event=halt, debounce=DEBOUNCE_MS, rust_timeout=WAKE_MS):
-                keys = changed_keys(changes, real)
-                if keys:
-                    deliver(keys)
-        except Exception as exc:  # reported where the batches are read
+            child = subprocess.Popen(
+                [sys.executable, "-P", "-m", "ljtui.core.watch_child", str(real), str(MAX_WATCHED_FOLDERS)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd="/",
+                start_new_session=True)
+        except OSError as exc:
             deliver(exc)
-        else:
-            deliver(None)
+            return
+        children.append(child)
+        assert child.stdout is not None
+        try:
+            if halt.is_set():  # stopped while the child started
+                return
+            for line in child.stdout:
+                message = _message(line)
+                if "error" in message:
+                    deliver(WatchStopped(str(message["error"])))
+                    return
+                keys = message.get("keys")
+                if isinstance(keys, list) and keys:
+                    deliver({k for k in keys if isinstance(k, str)})
+            deliver(None if halt.is_set() else OSError(f"the watcher ended (exit status {child.wait()})"))
+        finally:
+            _end(child)
 
     threading.Thread(target=run, name="ljtui-watch", daemon=True).start()
     stopped = asyncio.ensure_future(stop.wait())
@@ -106,9 +119,41 @@ async def watch_repo(root: Path, stop: asyncio.Event) -> AsyncIterator[set[str]]
             item = batch.result()
             if item is None:
                 return
+            if isinstance(item, WatchStopped):
+                raise item
             if isinstance(item, BaseException):
                 raise WatchStopped(f"{type(item).__name__}: {item}") from item
             yield item
     finally:
         halt.set()
         stopped.cancel()
+        for child in children:  # its stdin closes, which ends it; the reading thread reaps it
+            _close(child)
+
+
+def _message(line: bytes) -> dict[str, object]:
+    """One line of the watcher's child; an unreadable line counts as nothing."""
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _close(child: subprocess.Popen[bytes]) -> None:
+    """Close the watcher child's stdin, which ends it."""
+    if child.stdin is not None and not child.stdin.closed:
+        try:
+            child.stdin.close()
+        except (OSError, ValueError):  # closed by the other side meanwhile
+            pass
+
+
+def _end(child: subprocess.Popen[bytes]) -> None:
+    """Stop the watcher's child and reap it (one that lingers is killed)."""
+    _close(child)
+    try:
+        child.wait(timeout=2)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait()

@@ -1,10 +1,13 @@
-"""Watching the repository: real changes arrive in batches, the watcher is set up off the event loop (a large
-tree took seconds to register), a failing watcher says why, and stopping ends it."""
+"""Watching the repository: real changes arrive in batches, the watcher is set up in its own process (a large
+tree took seconds to register, holding the interpreter), a failing watcher says why, and stopping ends it."""
 
 from __future__ import annotations
 
 import asyncio
-import threading
+import os
+import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -38,68 +41,87 @@ async def test_a_file_written_in_the_repository_arrives_and_ljtuis_own_state_doe
         await asyncio.wait_for(batches.__anext__(), TIMEOUT)
 
 
-async def test_setting_the_watcher_up_never_holds_the_event_loop(tmp_path: Path, monkeypatch) -> None:
-    import watchfiles
-
-    threads: list[threading.Thread] = []
-
-    def slow_watch(path, stop_event, **options):  # type: ignore[no-untyped-def]
-        threads.append(threading.current_thread())
-        time.sleep(1.0)  # registering a large tree
-        while not stop_event.is_set():
-            time.sleep(0.05)
-        return iter(())
-
-    monkeypatch.setattr(watchfiles, "watch", slow_watch)
-    stop = asyncio.Event()
-    ticks = 0
-
-    async def tick() -> None:
-        nonlocal ticks
-        while not stop.is_set():
-            ticks += 1
-            await asyncio.sleep(0.01)
-
-    ticker = asyncio.ensure_future(tick())
-    batches = watch_repo(tmp_path, stop)
-    pending = asyncio.ensure_future(batches.__anext__())
-    await asyncio.sleep(0.5)
-    assert threads and threads[0] is not threading.current_thread()
-    assert ticks >= 20  # the loop ran on while the watcher was being set up
+UI_PROCESS = """
+import asyncio, sys, time
+from pathlib import Path
+from ljtui.core.watch import watch_repo
+async def main():
+    root, stop = Path(sys.argv[1]), asyncio.Event()
+    batches = watch_repo(root, stop)
+    first = asyncio.ensure_future(batches.__anext__())
+    deadline = time.monotonic() + 20
+    while not first.done() and time.monotonic() < deadline:
+        (root / "app.py").write_text(str(time.monotonic()))
+        await asyncio.sleep(0.2)
+    print(sorted(first.result()))
     stop.set()
-    with pytest.raises(StopAsyncIteration):
-        await asyncio.wait_for(pending, TIMEOUT)
-    await ticker
+    print("watchfiles" in sys.modules)
+asyncio.run(main())
+"""
 
 
-async def test_a_watcher_that_fails_says_why(tmp_path: Path, monkeypatch) -> None:
-    import watchfiles
+def test_the_process_that_draws_the_screen_never_sets_the_watcher_up(tmp_path: Path) -> None:
+    """``watchfiles`` holds its interpreter while it registers a tree: it runs in a child process."""
+    for n in range(50):
+        (tmp_path / f"d{n}").mkdir()
+    done = subprocess.run([sys.executable, "-c", UI_PROCESS, str(tmp_path)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[:2] == ["['app.py']", "False"]
 
-    def failing_watch(path, stop_event, **options):  # type: ignore[no-untyped-def]
-        raise OSError(28, "inotify watch limit reached")
 
-    monkeypatch.setattr(watchfiles, "watch", failing_watch)
-    batches = watch_repo(tmp_path, asyncio.Event())
-    with pytest.raises(WatchStopped, match="inotify watch limit reached"):
+async def test_a_watcher_that_fails_says_why(tmp_path: Path) -> None:
+    batches = watch_repo(tmp_path / "gone", asyncio.Event())  # a folder that does not exist
+    with pytest.raises(WatchStopped, match="FileNotFoundError"):
         await asyncio.wait_for(batches.__anext__(), TIMEOUT)
 
 
-async def test_the_engine_says_when_changes_on_disk_are_no_longer_noticed(tmp_path: Path, monkeypatch) -> None:
-    import watchfiles
-
+async def test_the_engine_says_when_changes_on_disk_are_no_longer_noticed(tmp_path: Path) -> None:
     from ljtui.core.config import Config
     from ljtui.core.engine import Engine
     from ljtui.core.events import Notice
     from ljtui.core.ports import ListSink
 
-    def failing_watch(path, stop_event, **options):  # type: ignore[no-untyped-def]
-        raise OSError(28, "inotify watch limit reached")
-
-    monkeypatch.setattr(watchfiles, "watch", failing_watch)
     sink = ListSink()
-    await asyncio.wait_for(Engine(Config(), sink, repo_root=tmp_path).watch(asyncio.Event()), TIMEOUT)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    engine = Engine(Config(), sink, repo_root=repo)
+    shutil.rmtree(repo)
+    await asyncio.wait_for(engine.watch(asyncio.Event()), TIMEOUT)
     [notice] = [e for e in sink.events if isinstance(e, Notice) and "are not noticed" in e.message]
-    assert notice.level == "warning" and "inotify watch limit reached" in notice.message
+    assert notice.level == "warning" and "FileNotFoundError" in notice.message
+
+
+async def test_stopping_ends_the_watchers_process(tmp_path: Path) -> None:
+    before = _watchers()
+    stop = asyncio.Event()
+    batches = watch_repo(tmp_path, stop)
+    pending = asyncio.ensure_future(batches.__anext__())
+    deadline = time.monotonic() + TIMEOUT
+    while _watchers() == before and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    mine = _watchers() - before
+    assert len(mine) == 1
+    stop.set()
+    with pytest.raises(StopAsyncIteration):
+        await asyncio.wait_for(pending, TIMEOUT)
+    while mine & _watchers() and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert not mine & _watchers(), "the watcher's process ended"
+
+
+def _watchers() -> set[int]:
+    """The pids of this process's watcher children."""
+    found = set()
+    for status in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = status.read_text().rsplit(")", 1)[1].split()
+            cmdline = (status.parent / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid() and b"ljtui.core.watch_child" in cmdline:
+            found.add(int(status.parent.name))
+    return found
 
 
 async def test_a_tree_of_too_many_folders_is_not_watched_and_says_so(tmp_path: Path, monkeypatch) -> None:
