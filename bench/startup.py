@@ -8,9 +8,11 @@ wait for an echo is how interactive the app is while the work it starts
 after its first frame runs. Peak memory (max RSS) is read from the child's resource
 usage.
 
-    python bench/startup.py [--runs 7]
+    python bench/startup.py [--runs 7] [--folder /tmp]
 
-Prints medians for both apps, ``startup ratio: X`` and ``interactive ratio: X`` (ljtui / bare).
+Prints medians for both apps, ``startup ratio: X`` and ``interactive ratio: X`` (ljtui / bare). With
+``--folder``, ljtui is also started in that folder (one that is not a repository and holds many files)
+and ``folder ratio: X`` compares it with ljtui in the empty repository.
 """
 
 from __future__ import annotations
@@ -101,15 +103,15 @@ def first_paint(argv: list[str], marker: bytes, cwd: Path) -> tuple[float, float
     return elapsed, echoed, usage.ru_maxrss / 1024
 
 
-def measure(apps: list[tuple[list[str], bytes]], cwd: Path, runs: int) -> list[tuple[float, float, float]]:
+def measure(apps: list[tuple[list[str], bytes, Path]], runs: int) -> list[tuple[float, float, float]]:
     """Median first-frame time, median time from it to a key's echo, and peak RSS of each app.
 
     The apps take turns within every round, so a busy moment on the machine
     falls on all of them alike.
     """
-    for argv, marker in apps:
+    for argv, marker, cwd in apps:
         first_paint(argv, marker, cwd)  # warm the file cache
-    rounds = [[first_paint(argv, marker, cwd) for argv, marker in apps] for _ in range(runs)]
+    rounds = [[first_paint(argv, marker, cwd) for argv, marker, cwd in apps] for _ in range(runs)]
     return [(statistics.median(r[i][0] for r in rounds), statistics.median(r[i][1] for r in rounds),
              max(r[i][2] for r in rounds)) for i in range(len(apps))]
 
@@ -117,17 +119,18 @@ def measure(apps: list[tuple[list[str], bytes]], cwd: Path, runs: int) -> list[t
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=11, help="measured runs per app (after one warm-up)")
+    parser.add_argument("--folder", type=Path, help="also start ljtui here: a folder with many files")
     args = parser.parse_args()
+    ljtui = [sys.executable, "-m", "ljtui.cli.main"]
     with tempfile.TemporaryDirectory() as tmp:
         repo = Path(tmp)
         subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, check=True)
         env_home = repo / "config"
         os.environ["XDG_CONFIG_HOME"] = str(env_home)
-        (bare_t, bare_key, bare_mem), (ljtui_t, ljtui_key, ljtui_mem) = measure(
-            [([sys.executable, "-c", BARE_APP], b"bare-app-ready"),
-             ([sys.executable, "-m", "ljtui.cli.main"], b"Conversation")],
-            repo, args.runs,
-        )
+        apps = [([sys.executable, "-c", BARE_APP], b"bare-app-ready", repo), (ljtui, b"Conversation", repo)]
+        if args.folder is not None:
+            apps.append((ljtui, b"Conversation", args.folder.resolve()))
+        (bare_t, bare_key, bare_mem), (ljtui_t, ljtui_key, ljtui_mem), *folder = measure(apps, args.runs)
     print(f"bare textual app: first frame {bare_t * 1000:.0f} ms, slowest key echo after it {bare_key * 1000:.0f} ms "
           f"(medians of {args.runs}), peak {bare_mem:.0f} MiB")
     print(f"ljtui:            first frame {ljtui_t * 1000:.0f} ms, slowest key echo after it {ljtui_key * 1000:.0f} ms "
@@ -135,6 +138,11 @@ def main() -> int:
     print(f"memory ratio: {ljtui_mem / bare_mem:.2f}")
     print(f"startup ratio: {ljtui_t / bare_t:.2f}")
     print(f"interactive ratio: {(ljtui_t + ljtui_key) / (bare_t + bare_key):.2f} (first frame and the slowest echo)")
+    if folder:
+        (folder_t, folder_key, _), = folder
+        print(f"ljtui in {args.folder}: first frame {folder_t * 1000:.0f} ms, slowest key echo after it "
+              f"{folder_key * 1000:.0f} ms")
+        print(f"folder ratio: {(folder_t + folder_key) / (ljtui_t + ljtui_key):.2f} (against the empty repository)")
     return 0
 
 
