@@ -35,15 +35,29 @@ class GateRefused(Exception):
 class RunHost(Protocol):
     """The run state the endings act on: the gate service's."""
 
-    root: Path
-    env: Mapping[str, str] | None
-    store: GateStore
-    clock: Clock
-    sink: EventSink
-    ask: Ask
     run: Any
     current: str | None
-    lock: AbstractContextManager[Any]
+
+    @property
+    def root(self) -> Path: ...
+
+    @property
+    def env(self) -> Mapping[str, str] | None: ...
+
+    @property
+    def store(self) -> GateStore: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def sink(self) -> EventSink: ...
+
+    @property
+    def ask(self) -> Ask: ...
+
+    @property
+    def lock(self) -> AbstractContextManager[Any]: ...
 
     def gate(self, gate_id: str) -> Gate: ...
 
