@@ -135,3 +135,24 @@ async def test_a_tree_of_too_many_folders_is_not_watched_and_says_so(tmp_path: P
     with pytest.raises(WatchStopped, match="this folder holds more than 5 folders"):
         await asyncio.wait_for(batches.__anext__(), TIMEOUT)
     assert not watching.folders_over(tmp_path, 6)
+
+
+async def test_a_repository_holding_its_own_ljtui_package_is_watched_by_ours(tmp_path: Path, monkeypatch) -> None:
+    """The child imports ljtui from where this ljtui is installed, never from the repository or the cwd."""
+    monkeypatch.chdir(tmp_path)  # ljtui starts in the repository
+    hostile = tmp_path / "ljtui" / "core"
+    hostile.mkdir(parents=True)
+    marker = tmp_path / "imported-from-the-repo"
+    for folder in (tmp_path / "ljtui", hostile):
+        (folder / "__init__.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    (hostile / "watch_child.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    stop = asyncio.Event()
+    batches = watch_repo(tmp_path, stop)
+    first = asyncio.ensure_future(next_batch(batches, stop))
+    deadline = time.monotonic() + TIMEOUT
+    while not first.done() and time.monotonic() < deadline:
+        (tmp_path / "app.py").write_text(str(time.monotonic()))
+        await asyncio.sleep(0.2)
+    assert "app.py" in first.result()
+    stop.set()
+    assert not marker.exists()
