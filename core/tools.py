@@ -128,6 +128,21 @@ class ToolContext:
 ToolFn = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult]]
 
 
+def imported(target: str) -> ToolFn:
+    """The tool function ``"package.module:function"``, its module imported on the tool's first call (a
+    registry holds every spec without loading any tool's code)."""
+    module, _, name = target.partition(":")
+
+    async def run(arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        import importlib
+
+        function: ToolFn = getattr(importlib.import_module(module), name)
+        return await function(arguments, ctx)
+
+    run.__qualname__ = run.__name__ = name
+    return run
+
+
 @dataclass(frozen=True)
 class Tool:
     """A tool: its spec (name, description, input schema) and what runs it."""

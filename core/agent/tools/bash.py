@@ -24,43 +24,21 @@ from typing import Any
 from ljtui.core.agent.command_rules import check_line
 from ljtui.core.agent.danger import danger_of
 from ljtui.core.agent.permissions import CommandFacts, Permissions
-from ljtui.core.agent.shell import HEAD_CHARS, NOT_STARTED, TAIL_CHARS, ShellResult, run_command
+from ljtui.core.agent.shell import NOT_STARTED, ShellResult, run_command
 from ljtui.core.agent.tools.base import failed, int_arg, text_arg
-from ljtui.core.config import AgentConfig
 from ljtui.core.confine.refusal import refusal_note
 from ljtui.core.confine.rules import Rules
 from ljtui.core.confine.session import CommandSandbox
 from ljtui.core.confine.status import SandboxStatus
 from ljtui.core.display import shown
 from ljtui.core.events import ToolOutput
-from ljtui.core.providers.base import ToolSpec
 from ljtui.core.tools import Tool, ToolContext, ToolError, ToolResult, require
+from ljtui.core.agent.tools.specs.bash import BASH, MIN_TIMEOUT_SECONDS, TIMEOUT_KEY
 
-TIMEOUT_KEY = "agent.bash_timeout"
 MAX_COMMAND_CHARS = 32_000
 """Longest command accepted (Linux refuses a single argument past 128 KiB; a character is up to 4 bytes)."""
-MIN_TIMEOUT_SECONDS = 1
 MS_PER_SECOND = 1000
 
-BASH = ToolSpec(
-    "bash",
-    "Run a shell command with /bin/bash -c in the repository root and return its exit code, duration and "
-    f"output (stdout and stderr merged; long output keeps the first {HEAD_CHARS:,} and last {TAIL_CHARS:,} "
-    "characters). Stdin is empty, nothing can prompt, and the command is killed, with everything it started, "
-    f"when its time is up (`timeout`, at most {TIMEOUT_KEY}, {AgentConfig().bash_timeout:.0f} s by default); "
-    "background processes are stopped when it ends. "
-    "It runs in a sandbox: it may write only in the repository (or the staging tree while a gate stages the "
-    "work) and in $TMPDIR, and has no network unless the user grants it; a refusal is reported as such, and only "
-    "the user can widen the sandbox. "
-    "Asks the user first; dangerous commands (recursive deletes, force pushes, writes outside the repository, "
-    "sudo, curl | sh) are asked every time. Files a command changes are NOT undone by /undo: only write_file "
-    "and edit_file go through the undoable transaction, so prefer them for editing files.",
-    {"type": "object", "properties": {
-        "command": {"type": "string", "description": "the shell command, e.g. \"pytest -q tests/test_x.py\""},
-        "timeout": {"type": "integer", "minimum": MIN_TIMEOUT_SECONDS,
-                    "description": f"seconds before the command is killed; at most {TIMEOUT_KEY}"}},
-     "required": ["command"], "additionalProperties": False},
-)
 
 
 async def bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:

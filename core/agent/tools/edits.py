@@ -26,8 +26,8 @@ from ljtui.core.agent.writer import AgentWriter, PlannedWrite, WriteRefused
 from ljtui.core.edits.errors import SecretTarget
 from ljtui.core.edits.plan_format import DEFAULT_ENTRY_ID, EditBlock, EditPlan
 from ljtui.core.edits.validate import validate_plan
-from ljtui.core.providers.base import ToolSpec
 from ljtui.core.tools import Tool, ToolContext, ToolError, ToolResult, require
+from ljtui.core.agent.tools.specs.edits import CREATE_DIRECTORY, EDIT_FILE, WRITE_FILE
 
 MAX_CANDIDATES_TOLD = 4
 NO_CHANGE_LINE = "(no change: the file already holds exactly this content)"
@@ -36,30 +36,6 @@ SECRET_WRITTEN = ("{path} now holds the given content (a secret file: nothing of
                   "/undo reverts this message's writes")
 """The model's answer to an allowed write of a secret file, changed or not."""
 
-WRITE_FILE = ToolSpec(
-    "write_file",
-    "Create a file, or replace a whole file, with `content`. Asks the user first (they see the diff). "
-    "Prefer edit_file to change part of an existing file.",
-    {"type": "object", "properties": {
-        "path": {"type": "string", "description": "path relative to the repository root"},
-        "content": {"type": "string", "description": "the file's complete new content"}},
-     "required": ["path", "content"], "additionalProperties": False},
-)
-EDIT_FILE = ToolSpec(
-    "edit_file",
-    "Replace `old` with `new` in a file. `old` must occur exactly once, byte for byte (copy it from "
-    "read_file, with its indentation); an `old` that ends with a line break or starts with whitespace matches "
-    "only at the start of a line. An empty `old` creates the file. Asks the user first (they see the diff).",
-    {"type": "object", "properties": {
-        "path": {"type": "string"}, "old": {"type": "string"}, "new": {"type": "string"}},
-     "required": ["path", "old", "new"], "additionalProperties": False},
-)
-CREATE_DIRECTORY = ToolSpec(
-    "create_directory",
-    "Create a folder (and any missing parents) inside the repository. Asks the user first.",
-    {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"],
-     "additionalProperties": False},
-)
 
 
 async def _ask_and_write(ctx: ToolContext, tool: str, planned: PlannedWrite, verb: str) -> ToolResult:

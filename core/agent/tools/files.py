@@ -12,38 +12,11 @@ from typing import Any
 
 from ljtui.core.agent.tools.base import int_arg, text_arg
 from ljtui.core.planner.tools import ReadOnlyTools
-from ljtui.core.providers.base import ToolSpec
 from ljtui.core.tools import Tool, ToolContext, ToolResult, require
+from ljtui.core.agent.tools.specs.files import GREP_FILES, LIST_FILES, READ_FILE
 
 MAX_LINE = 10_000_000
 
-READ_FILE = ToolSpec(
-    "read_file",
-    "Read a text file of the repository, or lines start_line..end_line of it (1-based, inclusive). "
-    "Long files are cut; the result says how to read on. Secret files (.env, keys, .git/config) and ljtui's own "
-    ".agent/ folder are refused.",
-    {"type": "object", "properties": {
-        "path": {"type": "string", "description": "path relative to the repository root"},
-        "start_line": {"type": "integer", "minimum": 1},
-        "end_line": {"type": "integer", "minimum": 1}},
-     "required": ["path"], "additionalProperties": False},
-)
-LIST_FILES = ToolSpec(
-    "list_files",
-    "List a folder of the repository: sub-folders end in '/', files show their size.",
-    {"type": "object", "properties": {
-        "path": {"type": "string", "description": "folder relative to the repository root; '.' is the root"}},
-     "additionalProperties": False},
-)
-GREP_FILES = ToolSpec(
-    "grep_files",
-    "Search file contents with an RE2 regular expression (no backreferences or lookaround); returns "
-    "matching lines with their line numbers, at most 100. Binary, huge and secret files are skipped.",
-    {"type": "object", "properties": {
-        "pattern": {"type": "string"},
-        "path": {"type": "string", "description": "file or folder to search; default '.'"}},
-     "required": ["pattern"], "additionalProperties": False},
-)
 
 
 def _reader(ctx: ToolContext) -> ReadOnlyTools:

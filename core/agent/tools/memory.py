@@ -24,24 +24,14 @@ from ljtui.core.agent.memory import MAX_ENTRY_CHARS, MEMORY_PATH, MemoryStore, e
 from ljtui.core.agent.permissions import Permissions
 from ljtui.core.agent.tools.base import failed, text_arg
 from ljtui.core.display import shown
-from ljtui.core.providers.base import ToolSpec
 from ljtui.core.tools import Tool, ToolContext, ToolResult, require
+from ljtui.core.agent.tools.specs.memory import SAVE_MEMORY, TOOL_NAME
 
-TOOL_NAME = "save_memory"
 MAX_TEXT_CHARS = 4 * MAX_ENTRY_CHARS
 """Longest argument accepted before the store's own, clearer, entry limit applies."""
 ASK_TITLE = f"Save this note to {MEMORY_PATH}? Every later session here reads it"
 """The question: what is saved, and why it matters."""
 
-SAVE_MEMORY = ToolSpec(
-    TOOL_NAME,
-    "Save a short note for future sessions in this repository (user preferences, project facts, decisions). "
-    f"The user is asked first and sees the exact text. It is appended, dated, to {MEMORY_PATH} and shown to "
-    f"later sessions as a note (not an instruction). At most {MAX_ENTRY_CHARS} characters; save facts, not "
-    "conversation.",
-    {"type": "object", "properties": {"text": {"type": "string", "description": "the note to remember"}},
-     "required": ["text"], "additionalProperties": False},
-)
 
 
 def store_for(ctx: ToolContext) -> MemoryStore:
