@@ -20,19 +20,18 @@ from typing import TYPE_CHECKING, Callable, Mapping
 from ljtui.core.agent.chat import CANCELLED, Conversation, TurnResult
 from ljtui.core.agent.context import PromptContext
 from ljtui.core.agent.kit import AgentKit
-from ljtui.core.agent.model_calls import ClientFactory, ModelCalls, Sleep, TurnTally
+from ljtui.core.agent.model_calls import ClientFactory, ModelCalls, Sleep
 from ljtui.core.session_state import SessionSettings, SessionSink, TurnCounter
 from ljtui.core.agent.tool_root import ToolRoot
 from ljtui.core.agent.tool_runner import ToolRunner
 from ljtui.core.approval import ApprovalRequest, Approver, Decision, DenyAll
 from ljtui.core.asking import ask_through
 from ljtui.core.config import Config
-from ljtui.core.events import AGENT_CHAT, ConfigChanged, Notice, SessionResumed, TurnFailed, TurnStarted, Usage
+from ljtui.core.events import AGENT_CHAT, ConfigChanged, Notice, SessionResumed, Usage
 from ljtui.core.gates.facade import SessionGates
 from ljtui.core.playbooks.service import PlaybookService
 from ljtui.core.ports import Clock, EventSink, SystemClock
-from ljtui.core.providers.base import Message, ProviderError
-from ljtui.core.providers.retry import RetryPolicy
+from ljtui.core.providers.base import Message
 from ljtui.core.tasks.facade import SessionTasks
 from ljtui.core.tools import ToolContext, ToolRegistry, ToolServices, require
 
@@ -270,37 +269,13 @@ class Engine:
 
     async def plan(self, request: str, *, handbook_dir: Path | None = None,
                    max_turns: int | None = None) -> PlannerResult | None:
-        """Run the read-only planner on ``request`` in this repository.
+        """Run the read-only planner on ``request`` in this repository (:func:`planner_turn`): ``None`` when the
+        model could not be reached; callers treat a result's ``aborted`` or ``errors`` as failure."""
+        from ljtui.core.planner.turn import planner_turn
 
-        Progress arrives as planner events on the sink. Returns the result
-        (callers must treat any ``aborted`` or ``errors`` as failure), or
-        ``None`` when the model could not be reached (a ``TurnFailed``
-        event says why).
-        """
-        from ljtui.core.planner.loop import DEFAULT_MAX_TURNS, run_planner
-
-        turn = self.turn_counter.next()
-        self.sink.emit(TurnStarted(turn, request))
-        config = self.config
-        try:
-            client = self.model.client()
-            result = await run_planner(
-                client, self.repo_root, request, handbook_dir=handbook_dir, sink=self.sink,
-                max_turns=max_turns or DEFAULT_MAX_TURNS, max_tokens=config.provider.max_tokens,
-                retry=RetryPolicy.from_config(config.provider), sleep=self.model.sleep,
-                allow_secret_files=config.security.allow_secret_files,
-                prompt_budget_tokens=config.planner.prompt_budget_tokens,
-                soft_deadline=config.planner.soft_deadline, hard_deadline=config.planner.hard_deadline,
-                monotonic=self.clock.monotonic,
-            )
-        except ValueError as exc:
-            self.sink.emit(TurnFailed(turn, "config", str(exc), None))
-            return None
-        except ProviderError as exc:
-            self.model.failed(turn, exc)
-            return None
-        self.model.record_usage(turn, client, result.usage, TurnTally())
-        return result
+        return await planner_turn(request, self.repo_root, settings=self.settings, sink=self.sink,
+                                  turns=self.turn_counter, model=self.model, monotonic=self.clock.monotonic,
+                                  handbook_dir=handbook_dir, max_turns=max_turns)
 
     async def plan_and_review(self, request: str) -> bool:
         """Run the read-only planner; a plan that passes its check opens for review.
