@@ -75,9 +75,10 @@ def test_the_installed_demo_runs_from_anywhere_with_no_key_and_keeps_its_reposit
         promotion = term.shows("Make playbook add-longest-word active?")
         term.press(b"/playbook promote add-longest-word\r")
         term.wait_for(promotion, "the promotion dialog")
-        promoted = term.shows("Step 11 of 18")
+        promoted, done = term.shows("Step 11 of 18"), term.shows("is now active")
         term.press(b"\r")
         term.wait_for(promoted, "the promoted playbook")
+        term.wait_for(done, "the end of the promotion")  # the guide speaks on the event; the command ends after
         recalled = term.shows("Step 12 of 18")
         term.press(f"/plan {RECALL_GOAL}\r".encode())
         term.wait_for(recalled, "the recalled plan")
