@@ -129,14 +129,17 @@ ToolFn = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult]]
 
 
 def imported(target: str) -> ToolFn:
-    """The tool function ``"package.module:function"``, its module imported on the tool's first call (a
-    registry holds every spec without loading any tool's code)."""
+    """The tool function ``"package.module:function"``, its module imported on the tool's first call, in a
+    thread (a registry holds every spec without loading any tool's code)."""
     module, _, name = target.partition(":")
+    loaded: list[Any] = []
 
     async def run(arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        import importlib
+        if not loaded:  # the first calls import the family off the event loop (a second waits for the first)
+            import importlib
 
-        function: ToolFn = getattr(importlib.import_module(module), name)
+            loaded.append(await asyncio.to_thread(importlib.import_module, module))
+        function: ToolFn = getattr(loaded[0], name)
         return await function(arguments, ctx)
 
     run.__qualname__ = run.__name__ = name

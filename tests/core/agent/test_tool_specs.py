@@ -45,3 +45,15 @@ def test_every_entry_names_a_function_of_its_family_with_the_spec_it_registers()
         assert callable(getattr(family, function)), target
         assert any(tool.spec is spec and tool.run is getattr(family, function) for tool in family.TOOLS), target
     assert agent_tools().specs == tuple(spec for spec, _ in TOOLS)
+
+
+async def test_a_tool_whose_code_cannot_be_imported_is_a_failed_call_not_a_crash(tmp_path: Path) -> None:
+    from ljtui.core.config import Config
+    from ljtui.core.providers.base import ToolSpec
+    from ljtui.core.tools import Tool, ToolContext, ToolRegistry, imported
+
+    spec = ToolSpec("ghost", "a tool whose module is missing", {"type": "object", "properties": {}})
+    registry = ToolRegistry([Tool(spec, imported("ljtui.core.agent.tools.no_such_family:ghost"))])
+    ctx = ToolContext(tmp_path, 1, "call-1", "chat", lambda event: None, Config())
+    result = await registry.call("ghost", {}, ctx)
+    assert not result.ok and "ModuleNotFoundError" in result.content and "no_such_family" in result.content
