@@ -21,7 +21,8 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Awaitable, Callable, Mapping
 
-from ljtui.core.approval import YES, ApprovalRequest, Decision
+from ljtui.core.approval import YES, ApprovalRequest
+from ljtui.core.asking import Ask
 from ljtui.core.events import GateChanged, Notice
 from ljtui.core.gates import events as G
 from ljtui.core.gates import endings
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
     from ljtui.core.confine.session import CommandSandbox
     from ljtui.core.ports import EventSink
 
-Ask = Callable[[ApprovalRequest], Awaitable[Decision]]
 
 USER = "user"
 """The agent name of checks the user runs from the Gates pane or the CLI."""
@@ -178,9 +178,8 @@ class GateService:
         try:
             content = self.content_hash() if run is not None else ""
             if run is not None and run.staged and with_staged_files:
-                from ljtui.core.gates.workspace import staged_paths
-
-                staged = staged_paths(self.workspace(), run)
+                workspace = self.workspace()
+                staged = tuple(c.path for c in workspace.changes()) if workspace is not None else ()
         except Exception as exc:  # GATE-9
             error = f"{type(exc).__name__}: {exc}"
         view = gate_view(gate, confirmed=self.confirmed(gate), run=run, content_hash=content, staged_files=staged,

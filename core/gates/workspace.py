@@ -394,10 +394,3 @@ def _plan(root: Path, paths: list[str]) -> tuple[list[Entry], list[tuple[str, st
         raise WorkspaceError(f"the working tree has {len(entries)} files ({total} bytes); a staging copy holds at "
                              f"most {MAX_TREE_FILES} files and {MAX_TREE_BYTES} bytes")
     return entries, skipped
-
-
-def staged_paths(workspace: Workspace | None, run: object) -> tuple[str, ...]:
-    """Paths the run changed in its staging tree, sorted."""
-    if workspace is None:
-        return ()
-    return tuple(c.path for c in workspace.changes())
