@@ -14,7 +14,7 @@ from typing import Callable, Iterator
 from ljtui.core.config import Config
 from ljtui.core.events import Event
 from ljtui.core.ports import EventSink
-from ljtui.core.secrets import RedactingSink, known_secrets
+from ljtui.core.secrets import known_secrets, redact_event
 
 
 class SessionSettings:
@@ -49,16 +49,11 @@ class SessionSink:
     def __init__(self, inner: EventSink, settings: SessionSettings) -> None:
         self.inner = inner
         self._settings = settings
-        self._redacting = RedactingSink(inner, settings.secrets)
         self._taps: list[Callable[[Event], None]] = []
 
     def emit(self, event: Event) -> None:
         secrets = self._settings.secrets
-        if secrets:
-            self._redacting.secrets = secrets
-            self._redacting.emit(event)
-        else:
-            self.inner.emit(event)
+        self.inner.emit(redact_event(event, secrets) if secrets else event)
         for see in tuple(self._taps):
             see(event)
 

@@ -36,9 +36,10 @@ covers, still run. One Escape thus answers a reply of a thousand commands.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Awaitable, Callable, Iterable
+from typing import Callable, Iterable
 
-from ljtui.core.approval import ApprovalRequest, Choice, Decision
+from ljtui.core.approval import ApprovalRequest, Choice
+from ljtui.core.asking import Ask
 from ljtui.core.display import shown
 from ljtui.core.events import Event, PermissionDecided, PermissionRequested
 
@@ -59,7 +60,6 @@ NETWORK, NETWORK_SESSION, UNCONFINED = "network", "network_session", "unconfined
 """Dialog answers that widen the sandbox: network for this command, for the session; no sandbox this once."""
 ALLOW, DENY = "allow", "deny"
 
-Ask = Callable[[ApprovalRequest], Awaitable[Decision]]
 
 
 @dataclass(frozen=True)

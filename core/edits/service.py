@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Awaitable, Callable
 
-from ljtui.core.approval import YES, ApprovalRequest, Decision, LazyLines, confirm
+from ljtui.core.approval import YES, ApprovalRequest, LazyLines, confirm
+from ljtui.core.asking import Ask
 from ljtui.core.clock import Clock
 from ljtui.core.edits.apply import DEFAULT_CHUNK_SIZE, Preview, commit_plan, dry_run_result, preview_plan
 from ljtui.core.edits.diffs import render_diffs
@@ -26,7 +26,6 @@ from ljtui.core.events import Notice
 from ljtui.core.ports import EventSink
 from ljtui.core.review import events as R
 
-Ask = Callable[[ApprovalRequest], Awaitable[Decision]]
 MAX_PLAN_BYTES = 20 * 1024 * 1024
 """A plan file larger than this is not read."""
 

@@ -16,9 +16,10 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from ljtui.core.approval import YES, ApprovalRequest, Decision, confirm
+from ljtui.core.asking import Ask
 from ljtui.core.clock import Clock, SystemClock
 from ljtui.core.events import Event, Notice
 from ljtui.core.ids import title_id, unique_id
@@ -64,7 +65,6 @@ USAGE = "/playbook list | show ID | promote ID | deprecate ID | draft ID | stats
 GATES_LATER = ("The delivery gates have their own commands: /gates [ID] in the app, ljtui gates list|show ID "
                "headless.")
 
-Ask = Callable[[ApprovalRequest], Awaitable[Decision]]
 
 
 async def _deny(request: ApprovalRequest) -> Decision:

@@ -26,9 +26,10 @@ import asyncio
 import threading
 import time
 from pathlib import Path
-from typing import Awaitable, Callable, Sequence
+from typing import Callable, Sequence
 
-from ljtui.core.approval import YES, ApprovalRequest, Decision, confirm
+from ljtui.core.approval import YES, ApprovalRequest, confirm
+from ljtui.core.asking import Ask
 from ljtui.core.events import Notice
 from ljtui.core.ports import Clock, EventSink
 from ljtui.core.review import events as R
@@ -40,7 +41,6 @@ from ljtui.core.review.session import ApplyRefused, Review, undo
 from ljtui.core.review.views import DiffPage
 from ljtui.core.secret_files import SecretFiles
 
-Ask = Callable[[ApprovalRequest], Awaitable[Decision]]
 """Asks a human (the engine's approval step, which also reports the question as events)."""
 
 NO_REVIEW = "No plan is under review: type a request, or open a plan with /open PLAN.md."
