@@ -149,6 +149,8 @@ class AgentConfig:
     routing: str = opt("model", scope=REPO)
     """Where a plain message goes: ``model`` (one short model call decides chat, a task plan or a skill;
     TASK-1) or ``chat`` (always the conversation agent, no extra call)."""
+    router_model: str = opt("", scope=REPO)
+    """Model of that routing call, e.g. a small fast one; empty: the session's model (``provider.model``)."""
     allow_tools: list[str] = opt(factory=list)
     """Tools that write or run commands without asking, e.g. ``[edit_file]`` (AGENT-3)."""
     allow_commands: list[str] = opt(factory=list)

@@ -85,7 +85,7 @@ class AnthropicClient:
         Raises:
             ProviderError: every failure, classified, with a message fit to show.
         """
-        params = build_params(request, self.model)
+        params = build_params(request, request.model or self.model)
         return bounded_call(PROVIDER, lambda deadline: self._attempt(params, deadline), self._limits)
 
     async def _attempt(self, params: dict[str, Any], deadline: CallDeadline) -> AsyncIterator[Streamed]:
@@ -104,7 +104,7 @@ class AnthropicClient:
         except (ProviderError, ServerSilent):
             raise
         except anthropic.APIStatusError as exc:
-            raise self._status_error(exc) from None
+            raise self._status_error(exc, params["model"]) from None
         except (anthropic.APITimeoutError, httpx2.TimeoutException):
             raise ServerSilent() from None
         except anthropic.APIConnectionError:
@@ -136,13 +136,13 @@ class AnthropicClient:
                 async for _ in iterator:
                     pass
 
-    def _status_error(self, exc: anthropic.APIStatusError) -> ProviderError:
+    def _status_error(self, exc: anthropic.APIStatusError, model: str) -> ProviderError:
         if exc.status_code == HTTPStatus.OK:
             return midstream_error(PROVIDER, exc.type, self._secrets)
         error = status_error(
             PROVIDER, exc.status_code, exc.api_message,
             retries=retries_made(exc.status_code, self._retries),
-            key_var=KEY_VAR, model=self.model, secrets=self._secrets,
+            key_var=KEY_VAR, model=model, secrets=self._secrets,
         )
         error.retry_after = parse_retry_after(exc.response.headers)
         return error

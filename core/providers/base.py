@@ -81,6 +81,9 @@ class ChatRequest:
     agent: str = "chat"
     """Which agent makes the call (``chat``, ``decompose``, ``replanner``, ``task <id>``): not sent to
     the model; the scripted provider replays each agent's own turns."""
+    model: str | None = None
+    """The model this call asks for instead of the configured one (``agent.router_model``); ``None``: the
+    configured ``provider.model``."""
 
 
 @dataclass(frozen=True)

@@ -81,7 +81,7 @@ class OpenAICompatClient:
         Raises:
             ProviderError: every failure, classified, with a message fit to show.
         """
-        params = build_params(request, self.model)
+        params = build_params(request, request.model or self.model)
         return bounded_call(PROVIDER, lambda deadline: self._attempt(params, deadline), self._limits)
 
     async def _attempt(self, params: dict[str, Any], deadline: CallDeadline) -> AsyncIterator[Streamed]:
@@ -103,7 +103,7 @@ class OpenAICompatClient:
             error = status_error(
                 PROVIDER, exc.status_code, _api_message(exc.body),
                 retries=retries_made(exc.status_code, self._retries),
-                key_var=KEY_VAR, model=self.model, secrets=self._secrets,
+                key_var=KEY_VAR, model=params["model"], secrets=self._secrets,
             )
             error.retry_after = parse_retry_after(exc.response.headers)
             raise error from None

@@ -40,12 +40,16 @@ class SessionTasks:
         """A plain message (TASK-1, AGENT-8): routed, then run as a chat turn or a task plan.
 
         The routing is reported as ``message_routed``; a message routed to a
-        plan (or a skill) is also announced by a notice, and one whose routing
-        failed goes to chat with a notice saying why.
+        plan (or a skill) is also announced by a notice, and one whose router
+        answered something unusable goes to chat with a notice saying why. A
+        routing call that failed ends the message as a failed turn
+        (``turn_failed``, as a failed chat call does): a chat call would meet
+        the same provider and make the user wait as long again.
 
         Returns:
-            The chat turn's result (``None`` when it failed) or the task plan's outcome.
+            The chat turn's result (``None`` when it, or the routing call, failed) or the task plan's outcome.
         """
+        from ljtui.core.providers.base import ProviderError
         from ljtui.core.tasks.events import MessageRouted
         from ljtui.core.tasks.route import CHAT, route_message, routed_line
 
@@ -55,6 +59,9 @@ class SessionTasks:
         except asyncio.CancelledError:
             sink.emit(Notice(ROUTING_CANCELLED, "warning"))
             raise
+        except ProviderError as exc:
+            self._kit.model.failed(self._kit.turns.next(), exc)
+            return None
         sink.emit(MessageRouted(route.route, route.skill, route.reason or route.problem))
         if route.problem:
             sink.emit(Notice(route.problem[0].upper() + route.problem[1:] + CHAT_FALLBACK, "warning"))

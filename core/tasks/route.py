@@ -9,7 +9,11 @@ with a fixed JSON shape::
 The reply is read like any model output (:func:`~ljtui.core.tasks.jsonreply.find_object`)
 and checked by :func:`parse_route`, which never raises: an unusable reply, or
 a skill that does not exist, routes to chat with a sentence saying why, so the
-message is never lost. ``agent.routing: chat`` skips the call.
+message is never lost. A call that fails (the provider's error, after its
+retries) is not followed by a chat call that would meet the same provider and
+wait as long again: :func:`route_message` raises it, and the message ends as a
+failed turn. ``agent.routing: chat`` skips the call; ``agent.router_model``
+names a (small, fast) model for it.
 """
 
 from __future__ import annotations
@@ -84,10 +88,11 @@ def router_system(skill_listing: str) -> str:
     return ROUTER_SYSTEM.replace("{skills}", skill_listing.strip() or NO_SKILLS)
 
 
-def router_request(text: str, skill_listing: str) -> ChatRequest:
-    """The routing call for message ``text``: no tools, a small reply."""
+def router_request(text: str, skill_listing: str, model: str = "") -> ChatRequest:
+    """The routing call for message ``text``: no tools, a small reply, asked of ``model`` (empty: the
+    session's model)."""
     return ChatRequest(router_system(skill_listing), (Message.user(text),), (), ROUTER_MAX_TOKENS,
-                       agent=ROUTER_AGENT)
+                       agent=ROUTER_AGENT, model=model.strip() or None)
 
 
 def parse_route(text: str, known_skills: Collection[str]) -> Route:
@@ -140,32 +145,37 @@ async def route_message(kit: AgentKit, text: str) -> Route:
     """Decide where ``text`` goes: one quiet model call, or chat when ``agent.routing`` is ``chat``.
 
     The call is retried like any model call; its token use is recorded when
-    it has any (a scripted default answer has none). A failed call routes to
-    chat with ``problem`` saying why, so the message is never lost;
-    cancelling raises ``CancelledError``.
+    it has any (a scripted default answer has none). An answer that cannot be
+    used routes to chat with ``problem`` saying why; cancelling raises
+    ``CancelledError``.
+
+    Raises:
+        ProviderError: The call failed after its retries (or no client could be built from the
+            configuration): the message goes nowhere, and the caller reports it as a failed turn.
     """
     import asyncio
 
     from ljtui.core.skills import load_skills
 
-    if kit.settings.config.agent.routing == ROUTING_CHAT:
+    agent = kit.settings.config.agent
+    if agent.routing == ROUTING_CHAT:
         return Route(CHAT, None, "agent.routing is chat")
     skills = await asyncio.to_thread(load_skills, kit.root)
-    request = router_request(text, skills.prompt_listing(SKILL_LISTING_CHARS))
-    reply = await _call(kit, request)
-    if isinstance(reply, Route):
-        return reply
-    return parse_route(reply, skills.names)
+    request = router_request(text, skills.prompt_listing(SKILL_LISTING_CHARS), agent.router_model)
+    return parse_route(await _call(kit, request), skills.names)
 
 
-async def _call(kit: AgentKit, request: ChatRequest) -> str | Route:
-    """The router's redacted reply, or the chat route saying why the call failed."""
+async def _call(kit: AgentKit, request: ChatRequest) -> str:
+    """The router's redacted reply.
+
+    Raises:
+        ProviderError: The call failed; a provider that cannot be built from the configuration is a
+            ``config`` error.
+    """
     from ljtui.core.providers.base import ProviderError
 
     turn = kit.turns.value + 1  # the turn the message becomes, chat or plan
     try:
         return await kit.model.text(turn, request)
-    except ProviderError as exc:
-        return _chat(f"the routing call failed ({exc.message})")
     except ValueError as exc:  # a provider that cannot be built from the configuration
-        return _chat(f"the routing call failed ({exc})")
+        raise ProviderError("config", str(exc)) from None

@@ -11,7 +11,7 @@ import pytest
 
 from ljtui.core.approval import ScriptedApprover
 from ljtui.core.engine import Engine, TurnResult
-from ljtui.core.events import Notice, UsageRecorded
+from ljtui.core.events import Notice, TurnFailed, UsageRecorded
 from ljtui.core.ports import ListSink
 from ljtui.core.tasks import events as T
 from ljtui.core.tasks.facade import ROUTING_CANCELLED
@@ -86,14 +86,18 @@ async def test_a_garbage_router_reply_goes_to_chat_with_a_notice_and_the_message
     assert engine.history[0].text == "what does greet do?", "the message is kept"
 
 
-async def test_a_failed_routing_call_goes_to_chat_with_a_notice(git_repo: Path) -> None:
+async def test_a_failed_routing_call_ends_the_message_as_a_failed_turn_without_a_chat_call(git_repo: Path) -> None:
     engine, sink = make_engine(git_repo, {"router": [route("chat")],
                                           "chat": [{"text": "one"}, {"text": "two"}]})
     assert isinstance(await engine.handle_message("first"), TurnResult)
     second = await engine.handle_message("second")  # the script has no router turn left: the call fails
-    assert isinstance(second, TurnResult) and second.text == "two"
-    assert any(n.startswith("The routing call failed (script ") for n in notices(sink))
-    assert [e.route for e in routed(sink)] == ["chat", "chat"]
+    assert second is None
+    [failed] = [e for e in sink.events if isinstance(e, TurnFailed)]
+    assert failed.error == "script" and "has no turn left for agent 'router'" in failed.message
+    assert failed.turn == 2
+    assert [e.route for e in routed(sink)] == ["chat"], "the failed message was not routed"
+    assert seen(engine) == ["router", "chat", "router"]
+    assert [m.text for m in engine.history if m.role == "user"] == ["first"]
 
 
 async def test_routing_chat_in_the_config_makes_no_router_call(git_repo: Path) -> None:
