@@ -15,9 +15,12 @@ leads), so the tools tell the model nothing of what such a file held.
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, TypeVar
 
 from ljtui.core.clock import Clock
 from ljtui.core.edits.diffs import unified_diff
@@ -26,10 +29,21 @@ from ljtui.core.edits.paths import Target, check_spelling, protected_reason, res
 from ljtui.core.edits.secret_targets import secret_rule
 from ljtui.core.edits.transaction import TransactionOutcome, apply_changes, random_id
 from ljtui.core.edits.validate import FileChange, read_bytes
+from ljtui.core.edits.write_queue import WriteQueueTimeout, async_turn
 from ljtui.core.secret_files import SecretFiles
 
 DIFF_LINES_SHOWN = 200
 """Lines of a diff a permission dialog shows; the rest are counted."""
+STALE_WRITE = ("StalePlan: {path} changed on disk after this write was worked out (another task's write, or an "
+               "edit outside ljtui); nothing was written: read it again and write again")
+"""Why a whole-file write is refused when the file changed before its turn came (nobody's bytes are lost)."""
+REBASED_NOTE = ("{path} changed on disk after this edit was worked out (another task's write, or an edit outside "
+                "ljtui); the edit was made on its current content")
+"""What the model is told when its edit was made on bytes another writer had just written."""
+
+Redo = Callable[[bytes | None], bytes | None]
+"""Works a change out again on the file's current bytes (raises :class:`WriteRefused` when it no longer applies)."""
+T = TypeVar("T")
 
 
 class WriteRefused(Exception):
@@ -123,7 +137,57 @@ class AgentWriter:
             raise WriteRefused(f"cannot read {path}: {exc.strerror or exc}") from None
         return PlannedWrite(target, before, after, secret_rule(self.secrets, path, target.key))
 
-    def write(self, planned: PlannedWrite, *, entry: str) -> TransactionOutcome:
+    def write(self, planned: PlannedWrite, *, entry: str, turn_held: bool = False) -> TransactionOutcome:
         """Write ``planned`` atomically in the current message's group (checked again just before)."""
         return apply_changes(self.root, [planned.change], clock=self.clock, kind="apply", entries=[entry],
-                             group=self.group)
+                             group=self.group, turn_held=turn_held)
+
+    async def write_in_turn(self, planned: PlannedWrite, *, entry: str,
+                            redo: Redo | None = None) -> tuple[TransactionOutcome, PlannedWrite, str | None]:
+        """Wait for this repository's write turn (other writers of this process go first, in order), then
+        write ``planned`` on the file as it is now.
+
+        When another writer changed the file meanwhile, ``redo`` works the change out again on the new bytes
+        (an edit); without ``redo`` (a whole-file write) the write is refused, so nobody's bytes are lost.
+        Returns the outcome, the write as done, and a note for the model (or ``None``). Cancelling waits for a
+        write already under way to end, so the turn is never released while bytes are being written.
+
+        Raises:
+            WriteRefused: The file changed and the write no longer applies, or the turn never came.
+        """
+        try:
+            async with async_turn(self.root):
+                return await _to_thread_to_the_end(self._write_current, planned, entry, redo)
+        except WriteQueueTimeout as slow:
+            raise WriteRefused(f"{slow}; nothing was written") from None
+
+    def _write_current(self, planned: PlannedWrite, entry: str,
+                       redo: Redo | None) -> tuple[TransactionOutcome, PlannedWrite, str | None]:
+        path = planned.target.key
+        try:
+            current = read_bytes(planned.target.real)
+        except OSError as exc:
+            raise WriteRefused(f"cannot read {path}: {exc.strerror or exc}") from None
+        note = None
+        if current != planned.before:
+            if redo is None:
+                raise WriteRefused(STALE_WRITE.format(path=path))
+            planned = dataclasses.replace(planned, before=current, after=redo(current))
+            note = REBASED_NOTE.format(path=path)
+        return self.write(planned, entry=entry, turn_held=True), planned, note
+
+
+async def _to_thread_to_the_end(fn: Callable[..., T], *args: object) -> T:
+    """Run ``fn`` in a thread; when cancelled, wait for it to end before re-raising the cancellation."""
+    running = asyncio.ensure_future(asyncio.to_thread(fn, *args))
+    try:
+        return await asyncio.shield(running)
+    except asyncio.CancelledError:
+        while not running.done():
+            try:
+                await asyncio.shield(running)
+            except asyncio.CancelledError:
+                continue
+            except Exception:
+                break
+        raise

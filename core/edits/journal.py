@@ -98,26 +98,79 @@ def ensure_agent_gitignore(root: Path) -> None:
 
 
 class JournalBusy(Exception):
-    """Another process holds the journal lock."""
+    """Another process holds the journal lock; ``holder`` is its pid when it said so."""
+
+    def __init__(self, journal: str, holder: int | None = None) -> None:
+        super().__init__(journal)
+        self.holder = holder
+
+    def message(self, doing: str = "applying in this repository", then: str = "try again when it finishes") -> str:
+        """What the user reads: which process, and what to do."""
+        who = f"another ljtui process (pid {self.holder})" if self.holder else "another ljtui process"
+        return f"{who} is {doing}; {then}"
+
+
+MAX_HOLDER_BYTES = 32
+"""Bytes of the lock file read back to say which process holds it."""
 
 
 @contextmanager
-def journal_lock(root: Path) -> Iterator[None]:
+def journal_lock(root: Path, *, queued: bool = True) -> Iterator[None]:
     """Hold the journal's exclusive lock (released by the kernel if we die).
+
+    Writers of this process wait their turn first, in order
+    (:mod:`ljtui.core.edits.write_queue`); ``queued=False`` when the caller
+    already holds the turn. The lock file then says which process holds it.
 
     Raises:
         JournalBusy: When another process holds it.
+        WriteQueueTimeout: The writers of this process before this one took too long.
         StateDirUnsafe: The journal or its lock file is a symlink.
     """
+    from ljtui.core.edits.write_queue import turn
+
+    if queued:
+        with turn(root):
+            with journal_lock(root, queued=False):
+                yield
+        return
     fd = open_state_file(root, JOURNAL_DIR, LOCK_NAME, flags=os.O_RDWR | os.O_CREAT, mode=PRIVATE_MODE)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as exc:
-            raise JournalBusy(str(journal_dir(root))) from exc
+            raise JournalBusy(str(journal_dir(root)), _holder(fd)) from exc
+        _say_holder(fd)
         yield
     finally:
         os.close(fd)
+
+
+def _say_holder(fd: int) -> None:
+    """Write this process's pid in the lock file (best effort: the lock is what counts)."""
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    except OSError:
+        pass
+
+
+def _holder(fd: int) -> int | None:
+    """The pid the lock file names, when it names one that is alive."""
+    try:
+        text = os.pread(fd, MAX_HOLDER_BYTES, 0).decode("ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not text.isdigit() or not 0 < int(text) < 2**22:
+        return None
+    pid = int(text)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        pass
+    return pid
 
 
 def entry_problem(entry: Path) -> str | None:

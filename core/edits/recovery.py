@@ -15,11 +15,11 @@ from pathlib import Path
 from ljtui.core.edits import journal as J
 from ljtui.core.edits.restore import RestoreRefused, plan_restore
 from ljtui.core.edits.undo import UndoOutcome, undo_last
+from ljtui.core.edits.write_queue import WriteQueueTimeout
 from ljtui.core.statedir import StateDirUnsafe
 
 __all__ = ["RecoveryReport", "UndoOutcome", "recover_journal", "undo_last"]
 
-BUSY_MESSAGE = "another ljtui process is applying; recovery skipped"
 
 
 @dataclass
@@ -91,8 +91,10 @@ def recover_journal(root: Path) -> RecoveryReport:
                 _recover_one(root, entry, report)
             J.sweep_retired(root)
             _drop_other_groups(root)
-    except J.JournalBusy:
-        report.skipped = BUSY_MESSAGE
+    except J.JournalBusy as busy:
+        report.skipped = busy.message("applying", then="recovery skipped")
+    except WriteQueueTimeout as slow:
+        report.skipped = f"{slow}; recovery skipped"
     except StateDirUnsafe as exc:
         report.errors.append(exc.message)
     except OSError as exc:

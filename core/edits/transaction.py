@@ -35,6 +35,7 @@ from ljtui.core.edits.manifest import ID_PATTERN, blob_name, temp_name
 from ljtui.core.edits.paths import recheck
 from ljtui.core.edits.restore import RestoreRefused, restore
 from ljtui.core.edits.validate import FileChange
+from ljtui.core.edits.write_queue import WriteQueueTimeout
 from ljtui.core.ports import Clock, SystemClock
 from ljtui.core.statedir import StateDirUnsafe
 
@@ -124,7 +125,8 @@ class Transaction:
 
     def __init__(self, root: Path, changes: Sequence[FileChange], *, clock: Clock | None = None,
                  new_id: IdFactory = random_id, kind: str = "apply", entries: Sequence[str] = (),
-                 keep_snapshot: bool = True, group: str | None = None, lock_held: bool = False) -> None:
+                 keep_snapshot: bool = True, group: str | None = None, lock_held: bool = False,
+                 turn_held: bool = False) -> None:
         self.root = root.resolve()
         self.changes = list(changes)
         self.clock = clock or SystemClock()
@@ -134,6 +136,8 @@ class Transaction:
         self.keep_snapshot = keep_snapshot
         self.group = group or self.id
         self.lock_held = lock_held
+        self.turn_held = turn_held
+        """The caller already holds this process's write turn of the repository (:mod:`.write_queue`)."""
         for value in (self.id, self.group):
             if not ID_PATTERN.fullmatch(value):
                 raise ValueError(f"transaction id {value!r} is not letters, digits, _ and - (at most 64)")
@@ -148,11 +152,12 @@ class Transaction:
             J.ensure_agent_gitignore(self.root)
             if self.lock_held:
                 return self._locked()
-            with J.journal_lock(self.root):
+            with J.journal_lock(self.root, queued=not self.turn_held):
                 return self._locked()
-        except J.JournalBusy:
-            return TransactionOutcome(self.id, error=E.ApplyInProgress(
-                None, "another ljtui process is applying in this repository; try again when it finishes"))
+        except J.JournalBusy as busy:
+            return TransactionOutcome(self.id, error=E.ApplyInProgress(None, busy.message()))
+        except WriteQueueTimeout as slow:
+            return TransactionOutcome(self.id, error=E.ApplyInProgress(None, f"{slow}; nothing was written"))
         except StateDirUnsafe as exc:
             return TransactionOutcome(self.id, error=E.StateDirRefused(None, exc.message))
         except OSError as exc:
@@ -315,8 +320,8 @@ class _VerifyError(Exception):
 
 def apply_changes(root: Path, changes: Sequence[FileChange], *, clock: Clock | None = None,
                   new_id: IdFactory = random_id, kind: str = "apply", entries: Sequence[str] = (),
-                  keep_snapshot: bool = True, group: str | None = None, lock_held: bool = False
-                  ) -> TransactionOutcome:
+                  keep_snapshot: bool = True, group: str | None = None, lock_held: bool = False,
+                  turn_held: bool = False) -> TransactionOutcome:
     """Write ``changes`` atomically under ``root``, all or nothing.
 
     Args:
@@ -330,9 +335,11 @@ def apply_changes(root: Path, changes: Sequence[FileChange], *, clock: Clock | N
         group: Id shared by the transactions of one plan (default: this one's id);
             committing drops kept snapshots of other groups.
         lock_held: The caller already holds the journal lock (undo does).
+        turn_held: The caller already holds this process's write turn (the agent's writer does).
 
     Returns:
         A :class:`TransactionOutcome`; on error no file is changed.
     """
     return Transaction(root, changes, clock=clock, new_id=new_id, kind=kind, entries=entries,
-                       keep_snapshot=keep_snapshot, group=group, lock_held=lock_held).run()
+                       keep_snapshot=keep_snapshot, group=group, lock_held=lock_held,
+                       turn_held=turn_held).run()

@@ -19,6 +19,7 @@ from ljtui.core.edits import journal as J
 from ljtui.core.edits.paths import recheck
 from ljtui.core.edits.transaction import IdFactory, apply_changes, random_id
 from ljtui.core.edits.validate import FileChange
+from ljtui.core.edits.write_queue import WriteQueueTimeout
 from ljtui.core.ports import Clock
 from ljtui.core.statedir import StateDirUnsafe
 
@@ -73,9 +74,10 @@ def undo_last(root: Path, *, clock: Clock | None = None, new_id: IdFactory = ran
             return _undo_locked(root, clock, new_id)
     except _Refusal as refusal:
         return refusal.outcome
-    except J.JournalBusy:
-        return UndoOutcome(error=E.ApplyInProgress(
-            None, "another ljtui process is applying in this repository; try again when it finishes"))
+    except J.JournalBusy as busy:
+        return UndoOutcome(error=E.ApplyInProgress(None, busy.message()))
+    except WriteQueueTimeout as slow:
+        return UndoOutcome(error=E.ApplyInProgress(None, f"{slow}; nothing was written"))
     except StateDirUnsafe as exc:
         return UndoOutcome(error=E.StateDirRefused(None, exc.message))
     except OSError as exc:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ljtui.core.edits import journal as J
 from ljtui.core.edits.validate import FileChange
+from tests.core.edits.lock_holder import held_by_another_process
 from tests.core.edits.helpers import block, interrupted_transaction, plan_text
 
 LJTUI = str(Path(sys.executable).with_name("ljtui"))
@@ -109,9 +110,10 @@ def test_recover_command(git_repo):
 
 def test_recover_command_fails_while_another_process_applies(git_repo):
     interrupted_transaction(git_repo, [FileChange("new.py", git_repo / "new.py", None, b"x\n")])
-    with J.journal_lock(git_repo):
+    with held_by_another_process(git_repo) as pid:
         done = ljtui(git_repo, "recover")
-    assert (done.returncode, done.stdout) == (2, "ljtui: another ljtui process is applying; recovery skipped\n")
+    assert (done.returncode, done.stdout) == (
+        2, f"ljtui: another ljtui process (pid {pid}) is applying; recovery skipped\n")
     assert (git_repo / "new.py").exists()
 
 

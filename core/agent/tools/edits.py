@@ -22,7 +22,7 @@ from typing import Any
 
 from ljtui.core.agent.permissions import Permissions
 from ljtui.core.agent.tools.base import failed, text_arg
-from ljtui.core.agent.writer import AgentWriter, PlannedWrite, WriteRefused
+from ljtui.core.agent.writer import AgentWriter, PlannedWrite, Redo, WriteRefused
 from ljtui.core.edits.errors import SecretTarget
 from ljtui.core.edits.plan_format import DEFAULT_ENTRY_ID, EditBlock, EditPlan
 from ljtui.core.edits.validate import validate_plan
@@ -38,8 +38,10 @@ SECRET_WRITTEN = ("{path} now holds the given content (a secret file: nothing of
 
 
 
-async def _ask_and_write(ctx: ToolContext, tool: str, planned: PlannedWrite, verb: str) -> ToolResult:
-    """Ask the user, then write; a secret target is asked about even when unchanged, so the answer tells nothing."""
+async def _ask_and_write(ctx: ToolContext, tool: str, planned: PlannedWrite, verb: str,
+                         redo: Redo | None = None) -> ToolResult:
+    """Ask the user, then write in the repository's write turn (``redo``: the edit again, on bytes another writer
+    wrote meanwhile); a secret target is asked about even when unchanged, so the answer tells nothing."""
     path = planned.target.key
     unchanged = planned.before == planned.after
     if unchanged and planned.secret is None:
@@ -54,13 +56,16 @@ async def _ask_and_write(ctx: ToolContext, tool: str, planned: PlannedWrite, ver
     if unchanged:  # only a secret file gets here, and is answered as if it were written
         return ToolResult(True, SECRET_WRITTEN.format(path=path), f"wrote {path}")
     writer: AgentWriter = require(ctx.services.writer, "writer")
-    outcome = await asyncio.to_thread(writer.write, planned, entry=f"{tool} {path}")
+    try:
+        outcome, planned, rebased = await writer.write_in_turn(planned, entry=f"{tool} {path}", redo=redo)
+    except WriteRefused as exc:
+        return failed(str(exc))
     if outcome.error is not None:
         return failed(f"{outcome.error.kind}: {outcome.error.message}")
     if planned.secret is not None:
         return ToolResult(True, SECRET_WRITTEN.format(path=path), f"wrote {path}")
     lines = len(planned.diff_lines(limit=10**9))
-    notes = "".join(f"\nnote: {n}" for n in outcome.notes)
+    notes = "".join(f"\nnote: {n}" for n in [*outcome.notes, *filter(None, [rebased])])
     return ToolResult(True, f"wrote {path} ({lines} diff lines); /undo reverts this message's writes{notes}",
                       f"wrote {path}")
 
@@ -104,7 +109,18 @@ async def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if planned.before != change.before:
         return failed(f"{path} changed while the edit was prepared; read it again")
     note = "".join(f"\nnote: {n}" for n in report.notes)
-    result = await _ask_and_write(ctx, "edit_file", planned, "Edit" if change.before is not None else "Create")
+
+    def redo(current: bytes | None) -> bytes | None:
+        again = validate_plan(EditPlan((block,)), writer.root, secrets=writer.secrets)
+        [done] = again.changes.values() or [None]
+        if again.errors or done is None or done.before != current:
+            problem = f"{again.errors[0].kind}: {again.errors[0].message}" if again.errors else "it is unchanged"
+            raise WriteRefused(f"StalePlan: {path} changed on disk after this edit was worked out, and the edit no "
+                               f"longer applies ({problem}); nothing was written: read it again")
+        return done.after
+
+    result = await _ask_and_write(ctx, "edit_file", planned, "Edit" if change.before is not None else "Create",
+                                  redo)
     return ToolResult(result.ok, result.content + note, result.summary) if result.ok else result
 
 

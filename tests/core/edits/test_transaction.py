@@ -17,6 +17,7 @@ from ljtui.core.edits.recovery import recover_journal, undo_last
 from ljtui.core.edits.transaction import apply_changes
 from ljtui.core.edits.validate import FileChange
 from ljtui.core.ports import FixedClock
+from tests.core.edits.lock_holder import held_by_another_process
 from tests.core.edits.helpers import apply_text, block, id_factory, interrupted_transaction, plan_text
 
 FIXED_START = 1_800_000_000.0
@@ -107,13 +108,14 @@ def test_stale_target_is_refused_and_nothing_written(tmp_path):
     assert report.result.status == "error"
 
 
-def test_second_apply_while_locked_is_refused(tmp_path):
+def test_an_apply_while_another_process_holds_the_lock_is_refused_naming_it(tmp_path):
     three_files(tmp_path)
-    with J.journal_lock(tmp_path):
+    with held_by_another_process(tmp_path) as pid:
         report = apply_text(three_blocks(), tmp_path)
     (err,) = report.errors
     assert isinstance(err, E.ApplyInProgress)
-    assert err.message == "another ljtui process is applying in this repository; try again when it finishes"
+    assert err.message == (f"another ljtui process (pid {pid}) is applying in this repository; "
+                           "try again when it finishes")
     assert (tmp_path / "a.py").read_bytes() == b"a = 1\n"
 
 
@@ -176,10 +178,10 @@ def test_recovery_quarantines_a_damaged_snapshot_and_writes_nothing(tmp_path):
 
 def test_recovery_skips_while_another_process_applies(tmp_path):
     (J.journal_dir(tmp_path) / "tx-busy").mkdir(parents=True)
-    with J.journal_lock(tmp_path):
+    with held_by_another_process(tmp_path) as pid:
         report = recover_journal(tmp_path)
-    assert report.skipped == "another ljtui process is applying; recovery skipped"
-    assert report.summary() == ["ljtui: another ljtui process is applying; recovery skipped"]
+    assert report.skipped == f"another ljtui process (pid {pid}) is applying; recovery skipped"
+    assert report.summary() == [f"ljtui: another ljtui process (pid {pid}) is applying; recovery skipped"]
 
 
 def test_recovery_without_journal_is_a_no_op(tmp_path):
