@@ -15,7 +15,9 @@ list of ``{id, title, level, R, confirmed_by_user, runs}``; the other
 commands print their events as JSON lines.
 
 Exit status: 0 done; 1 refused or failed (a delivery blocked, a failed
-check, a malformed gate file); 2 a usage error.
+check, a malformed gate file, nothing left to rework); 2 a usage error. A
+refusal is one line naming what was refused and why; "internal error" is
+kept for a fault of ljtui itself.
 """
 
 from __future__ import annotations
@@ -77,7 +79,6 @@ async def _run(root: Path, args: argparse.Namespace) -> int:
     from ljtui.cli.approver import CliApprover
     from ljtui.cli.output import JsonLinesSink
     from ljtui.cli.session import headless_engine
-    from ljtui.core.gates.service import GateRefused
 
     sink: Any = JsonLinesSink(sys.stdout) if args.json and args.action not in ("list", "show") else _TextSink()
     engine = headless_engine(PROG, root, sink, CliApprover(PROG, yes=args.yes))
@@ -100,11 +101,40 @@ async def _run(root: Path, args: argparse.Namespace) -> int:
             return EXIT_OK
         await gates.rework(args.gate)
         return EXIT_OK
-    except GateRefused as exc:
-        echo(f"{PROG}: {exc}", sys.stderr)
+    except refusals() as exc:
+        message = refusal_message(exc)
+        if args.gate and args.gate not in message:
+            message = f"gate {args.gate}: {message}"
+        echo(f"{PROG} {args.action}: {message}", sys.stderr)
         return EXIT_FAILED
     finally:
         await engine.aclose()
+
+
+def refusals() -> tuple[type[Exception], ...]:
+    """The errors by which the gates refuse or cannot do what was asked (a rework with nothing left to
+    send back, a malformed gate or run file, a staging tree or a confirmation that cannot be used): each is
+    reported as a refusal, with its own message."""
+    from ljtui.core.gates.confirmations import ConfirmationError
+    from ljtui.core.gates.records import GateInvalid
+    from ljtui.core.gates.runs import RunFileError
+    from ljtui.core.gates.service import GateRefused
+    from ljtui.core.gates.workspace_files import WorkspaceError
+
+    return GateRefused, GateInvalid, RunFileError, WorkspaceError, ConfirmationError
+
+
+def refusal_message(exc: Exception) -> str:
+    """The one sentence of a refusal: a gate field's problem without the field's name when that is the
+    whole history (the user did not write it), else the error's own message."""
+    from ljtui.core.gates.confirmations import ConfirmationError
+    from ljtui.core.gates.records import GateFileError, GateInvalid
+
+    if isinstance(exc, ConfirmationError):
+        return exc.message
+    if isinstance(exc, GateInvalid) and not isinstance(exc, GateFileError) and exc.field == "history":
+        return exc.problem
+    return str(exc)
 
 
 def _list(gates: Any, as_json: bool) -> int:
