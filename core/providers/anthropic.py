@@ -36,6 +36,7 @@ from ljtui.core.providers.errors import (
 )
 from ljtui.core.providers.limits import CallLimits, ServerSilent, Streamed, bounded_call
 from ljtui.core.providers.retry import OpeningWithRetries, PolicyRetries, parse_retry_after
+from ljtui.core.providers.tls import build_with_tls
 
 KEY_VAR = "ANTHROPIC_API_KEY"
 
@@ -67,15 +68,19 @@ class AnthropicClient:
             cfg: model, timeout and retry settings.
             api_key: the key, sent as a bearer token; never stored elsewhere.
             base_url: endpoint override (``ANTHROPIC_BASE_URL``), else the SDK default.
+
+        Raises:
+            ProviderError: ``config``, when ``SSL_CERT_FILE`` or ``SSL_CERT_DIR`` names nothing usable
+                (:mod:`ljtui.core.providers.tls`).
         """
         self.model = cfg.model
         self._limits = CallLimits.from_config(cfg)
         self._base_url = base_url
         self._secrets = (api_key,) if api_key else ()
         self._retries = self._limits.retry.max_retries
-        self._client = _SDKClient(
+        self._client = build_with_tls(lambda: _SDKClient(
             api_key=api_key or "", base_url=base_url, timeout=self._limits.idle, max_retries=self._retries
-        )
+        ))
         self._client.retry_policy = self._limits.retry
 
     def stream(self, request: ChatRequest) -> AsyncIterator[Streamed]:

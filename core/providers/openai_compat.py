@@ -26,6 +26,7 @@ from ljtui.core.providers.errors import (
 from ljtui.core.providers.limits import CallLimits, ServerSilent, Streamed, bounded_call
 from ljtui.core.providers.openai_wire import STOP_REASONS, ToolCallAssembler, build_params
 from ljtui.core.providers.retry import OpeningWithRetries, PolicyRetries, parse_retry_after
+from ljtui.core.providers.tls import build_with_tls
 
 PROVIDER = "openai-compatible"
 KEY_VAR = "OPENAI_API_KEY"
@@ -62,16 +63,20 @@ class OpenAICompatClient:
             cfg: model, timeout and retry settings.
             api_key: the key, if the server wants one.
             base_url: the server's API root, e.g. ``http://127.0.0.1:11434/v1``.
+
+        Raises:
+            ProviderError: ``config``, when ``SSL_CERT_FILE`` or ``SSL_CERT_DIR`` names nothing usable
+                (:mod:`ljtui.core.providers.tls`).
         """
         self.model = cfg.model
         self._limits = CallLimits.from_config(cfg)
         self._base_url = base_url
         self._secrets = (api_key,) if api_key else ()
         self._retries = self._limits.retry.max_retries
-        self._client = _SDKClient(
+        self._client = build_with_tls(lambda: _SDKClient(
             api_key=api_key or KEYLESS_PLACEHOLDER, base_url=base_url, timeout=self._limits.idle,
             max_retries=self._retries,
-        )
+        ))
         self._client.retry_policy = self._limits.retry
 
     def stream(self, request: ChatRequest) -> AsyncIterator[Streamed]:
