@@ -8,7 +8,8 @@ hints most often followed by a failed task. A run that never finished
 rates; with no finished run the rates are shown as ``-`` (``null`` in JSON).
 
 The log is read as untrusted input: malformed lines are skipped and counted
-(``ignored_lines``), lines of kinds this version does not know are skipped
+(``ignored_lines``, and on stderr "N lines of events.jsonl were unreadable and
+skipped"), lines of kinds this version does not know are skipped
 (``other_lines``), and only its last part is read when it is very long
 (``unread_bytes``). A repository that commits its own ``.agent/events.jsonl``
 adds its runs to the figures; the ignored-lines count says how much of it
@@ -84,6 +85,10 @@ def run(args: argparse.Namespace) -> int:
     for reason in read.reasons:
         echo(f"{PROG}: ignored {reason}", sys.stderr)
     stats = compute_stats(read.events)
+    skipped = unreadable_lines(stats, read)
+    if skipped:
+        echo(f"{PROG}: {skipped} line{'s' if skipped != 1 else ''} of events.jsonl "
+             f"{'were' if skipped != 1 else 'was'} unreadable and skipped", sys.stderr)
     try:
         if args.json:
             print(json_text(as_json(stats, read), indent=1))  # a lone surrogate as its escape
@@ -95,9 +100,14 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def unreadable_lines(stats: Stats, read: RunLogRead) -> int:
+    """Lines of the log that were skipped as malformed: by the reader, or by the figures."""
+    return read.ignored + stats.unreadable
+
+
 def as_json(stats: Stats, read: RunLogRead) -> dict[str, object]:
     """The ``--json`` object."""
-    return {**stats.as_dict(), "ignored_lines": read.ignored, "other_lines": read.other,
+    return {**stats.as_dict(), "ignored_lines": unreadable_lines(stats, read), "other_lines": read.other,
             "unread_bytes": read.unread_bytes}
 
 
@@ -116,7 +126,7 @@ def as_lines(stats: Stats, read: RunLogRead) -> list[str]:
                      for h in stats.failing_tool_hints)
     else:
         lines.append(_row("failing tool hints", "none"))
-    lines.append(_row("ignored lines", f"{read.ignored} malformed, {read.other} of other kinds"))
+    lines.append(_row("ignored lines", f"{unreadable_lines(stats, read)} malformed, {read.other} of other kinds"))
     if read.unread_bytes:
         lines.append(_row("not read", f"the first {read.unread_bytes} bytes of a long log"))
     return lines

@@ -27,6 +27,11 @@ changed); a ``tool_hint_stripped`` removes it.
 
 The log may hold runs a repository brought with it (a committed
 ``.agent/events.jsonl``): nothing in an event says where it was recorded.
+So every event is untrusted input: one that is not a well-formed event of a
+kind the log keeps, or whose counts are past :data:`MAX_COUNT`, is skipped
+and counted in ``unreadable``; the figures never fail. Events of other
+kinds, and the gate events (gate runs are not task-plan runs; a proposed or
+confirmed gate has no run at all), are not runs and are passed over.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from ljtui.core.runlog import event_problem
+from ljtui.core.runlog import OTHER_KIND, event_problem
 
 MAX_FAILING_HINTS = 10
 """Tool hints listed in ``failing_tool_hints``."""
@@ -43,6 +48,13 @@ FAILED = "failed"
 """Status of a failed task."""
 UNSUCCESSFUL_RUN_STATUSES = frozenset({"failed", "cancelled", "stopped", "error"})
 """``run_finished`` statuses that are never a first-try success, whatever the counts say."""
+RUN_KINDS = frozenset({"task_plan_proposed", "task_plan_approved", "task_plan_updated", "tool_hint_stripped",
+                       "task_finished", "run_finished"})
+"""The kinds the figures read; every other kind the log keeps is passed over."""
+MAX_COUNT = 1_000_000
+"""Largest replan or failure count believed in a ``run_finished``; a larger one makes the event unreadable
+(a sum of such counts could not be divided as a float)."""
+COUNTS = ("replans", "failed")
 
 
 @dataclass(frozen=True)
@@ -77,6 +89,8 @@ class Stats:
         first_try_success_rate: ``first_try_successes / finished_runs``; ``None`` with no finished run.
         mean_replans_per_run: Mean replans of finished runs; ``None`` with no finished run.
         failing_tool_hints: The hints most often followed by failure, worst first.
+        unreadable: Events skipped because they were not well-formed (not in :meth:`as_dict`: the caller
+            adds them to the lines it could not read).
     """
 
     runs: int = 0
@@ -86,6 +100,7 @@ class Stats:
     first_try_success_rate: float | None = None
     mean_replans_per_run: float | None = None
     failing_tool_hints: tuple[HintFigures, ...] = ()
+    unreadable: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready, with ``failing_tool_hints`` as ``[{hint, uses, failures}]``."""
@@ -111,15 +126,25 @@ class _Run:
 
 
 def compute_stats(events: Iterable[Mapping[str, Any]]) -> Stats:
-    """The figures over the approved task-plan runs among ``events`` (malformed ones are skipped).
+    """The figures over the approved task-plan runs among ``events``; never raises.
 
     Args:
-        events: Event objects as ``ljtui run --json`` prints them, in the order they happened.
+        events: Event objects as ``ljtui run --json`` prints them, in the order they happened; anything that
+            is not a well-formed event is skipped and counted in :attr:`Stats.unreadable`.
     """
     runs: dict[str, _Run] = defaultdict(_Run)
+    unreadable = 0
     for event in events:
-        if event_problem(event) is None:
+        usable = _usable(event)
+        if usable is None:
+            continue
+        if not usable:
+            unreadable += 1
+            continue
+        try:
             _fold(runs[event["run_id"]], event)
+        except (KeyError, TypeError, ValueError, AttributeError):  # a shape event_problem does not check
+            unreadable += 1
     approved = [run for run in runs.values() if run.approved]
     finished = [run for run in approved if run.finish is not None]
     successes = sum(1 for run in finished if _first_try(run))
@@ -129,8 +154,23 @@ def compute_stats(events: Iterable[Mapping[str, Any]]) -> Stats:
         first_try_successes=successes,
         first_try_success_rate=successes / len(finished) if finished else None,
         mean_replans_per_run=replans / len(finished) if finished else None,
-        failing_tool_hints=_failing_hints(approved),
+        failing_tool_hints=_failing_hints(approved), unreadable=unreadable,
     )
+
+
+def _usable(event: object) -> bool | None:
+    """Whether ``event`` is a well-formed run event; ``None`` for a well-formed event the figures pass over."""
+    try:
+        problem = event_problem(event)
+    except (TypeError, ValueError, AttributeError, RecursionError):  # not the dict of JSON it claims to be
+        return False
+    if problem is not None:
+        return None if problem.startswith(OTHER_KIND) else False
+    if not isinstance(event, dict) or event["kind"] not in RUN_KINDS:
+        return None
+    if event["kind"] == "run_finished" and any(event[name] > MAX_COUNT for name in COUNTS):
+        return False
+    return isinstance(event.get("run_id"), str)
 
 
 def _fold(run: _Run, event: Mapping[str, Any]) -> None:

@@ -88,6 +88,7 @@ def test_ignored_lines_are_counted_and_hints_shown_safely(recorded: Path, env: d
         "ljtui stats: ignored line 53: task_plan_approved: 'run_id' is int",
         "ljtui stats: ignored line 54: not JSON",
         "ljtui stats: ignored line 58: unfinished last line",
+        "ljtui stats: 3 lines of events.jsonl were unreadable and skipped",
     ]
     assert json.loads(ljtui("stats", "--json", "--repo", str(recorded), env=env).stdout)["ignored_lines"] == 3
 
