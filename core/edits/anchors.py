@@ -32,8 +32,12 @@ says so in the :class:`Replacement` so the result can tell the user:
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from dataclasses import dataclass
 
+BOM = b"\xef\xbb\xbf"
+"""A UTF-8 byte order mark: not part of line 1's text for matching, and kept where it is."""
 CRLF = b"\r\n"
 LF = b"\n"
 CR = b"\r"
@@ -136,10 +140,21 @@ def line_of(data: bytes, offset: int) -> int:
     return data.count(LF, 0, offset) + 1
 
 
+def lines_of(data: bytes, offsets: list[int]) -> tuple[int, ...]:
+    """1-based line numbers of ascending ``offsets``, counted in one pass."""
+    lines = []
+    line, at = 1, 0
+    for offset in offsets:
+        line += data.count(LF, at, offset)
+        at = offset
+        lines.append(line)
+    return tuple(lines)
+
+
 def _replace(data: bytes, old_b: bytes, new_b: bytes, line_start: bool, converted_to: str | None) -> Replacement:
     offsets, count = occurrences(data, old_b, line_start=line_start)
     if count != 1:
-        return Replacement(None, tuple(line_of(data, o) for o in offsets), count, converted_to)
+        return Replacement(None, lines_of(data, offsets), count, converted_to)
     at = offsets[0]
     return Replacement(data[:at] + new_b + data[at + len(old_b):], (), 1, converted_to)
 
@@ -155,8 +170,17 @@ def replace_once(data: bytes, old: str, new: str) -> Replacement:
     Returns:
         A :class:`Replacement`; ``result`` is ``None`` unless ``old`` occurs
         once, exactly or (failing any exact occurrence) with its line
-        breaks converted to the file's single style.
+        breaks converted to the file's single style. A byte order mark that
+        opens ``data`` is not part of line 1 (unless ``old`` itself starts
+        with one) and stays in ``result``.
     """
+    if data.startswith(BOM) and not old.startswith("\ufeff"):
+        found = _replace_in_body(data[len(BOM):], old, new)
+        return dataclasses.replace(found, result=BOM + found.result) if found.result is not None else found
+    return _replace_in_body(data, old, new)
+
+
+def _replace_in_body(data: bytes, old: str, new: str) -> Replacement:
     line_start = starts_at_line(old)
     old_b = encode_for(old, None)
     exact = _replace(data, old_b, encode_for(new, None), line_start, None)
@@ -189,6 +213,79 @@ def _replace_at_end(data: bytes, old: str, new: str, style: bytes | None) -> Rep
             converted = STYLE_NAMES[each] if each is not None and tail != encode_for(stem, None) else None
             return Replacement(data[:at] + encode_for(_without_final_break(new), each), (), 1, converted, True)
     return None
+
+
+_LINE = re.compile(rb"[^\n]*\n|[^\n]+")
+_TRAILING_BEFORE_BREAK = re.compile(rb"[ \t]+(?=\r?\n)")
+_TRAILING_IN_FILE = re.compile(rb"[ \t]+(?=\r?\n|\Z)")
+
+
+def explain_miss(data: bytes, old: str, file: str) -> str | None:
+    """Why ``old`` does not occur in ``data`` when it nearly does, as the message for the author; else ``None``.
+
+    Three near misses are named, in this order: ``old`` occurs, but only
+    mid-line while it must start a line; it differs from the file only in
+    line endings (CRLF vs LF); only in whitespace at the ends of lines.
+    """
+    body = data[len(BOM):] if data.startswith(BOM) and not old.startswith("\ufeff") else data
+    old_b = encode_for(old, None)
+    line_start = starts_at_line(old)
+    if line_start:
+        offsets, count = occurrences(body, old_b, 1)
+        if count:
+            if old[:1].isspace() and old[:1] not in "\r\n":
+                why, alternative = "starts with whitespace", " (or leave the leading whitespace out)"
+            else:
+                why, alternative = ("starts with a line break" if old[:1] in "\r\n" else "ends with a line break"), ""
+            return (f"`old` occurs in {file} only mid-line (first at line {line_of(body, offsets[0])}), and an "
+                    f"`old` that {why} must start a line: copy that line from its first character{alternative}")
+    offsets, _ = occurrences(body.replace(CRLF, LF), old_b.replace(CRLF, LF), 1, line_start=line_start)
+    if offsets:
+        start = line_of(body.replace(CRLF, LF), offsets[0])
+        line, in_file = _first_break_difference(body, old_b, start)
+        theirs = "LF" if in_file == "CRLF" else "CRLF"
+        return (f"`old` does not occur in {file}: it differs only in line endings (CRLF vs LF) at line {line}, "
+                f"which ends with {in_file} in the file and with {theirs} in `old`; copy the line endings exactly "
+                "(\\r\\n or \\n)")
+    offsets, _ = occurrences(_TRAILING_IN_FILE.sub(b"", body), _TRAILING_BEFORE_BREAK.sub(b"", old_b), 1,
+                             line_start=line_start)
+    if offsets:
+        start = line_of(body, offsets[0])
+        line = _first_trailing_difference(body, old_b, start)
+        return (f"`old` does not occur in {file}: it differs only in trailing whitespace at line {line}; copy "
+                "that line exactly, with the spaces and tabs at its end (or none)")
+    return None
+
+
+def _line_pairs(body: bytes, old_b: bytes, start: int) -> list[tuple[int, bytes, bytes]]:
+    """``(line number, file line, old line)`` for each line of ``old`` that ends with a line break."""
+    file_lines = _LINE.findall(body)
+    pairs = []
+    for index, mine in enumerate(_LINE.findall(old_b)):
+        number = start + index
+        if number > len(file_lines) or not mine.endswith(LF):
+            break
+        pairs.append((number, file_lines[number - 1], mine))
+    return pairs
+
+
+def _first_break_difference(body: bytes, old_b: bytes, start: int) -> tuple[int, str]:
+    for number, theirs, mine in _line_pairs(body, old_b, start):
+        if theirs.endswith(LF) and theirs.endswith(CRLF) != mine.endswith(CRLF):
+            return number, "CRLF" if theirs.endswith(CRLF) else "LF"
+    return start, "CRLF" if CRLF in body else "LF"
+
+
+def _trailing_space(line: bytes) -> bytes:
+    text = line.rstrip(b"\r\n")
+    return text[len(text.rstrip(b" \t")):]
+
+
+def _first_trailing_difference(body: bytes, old_b: bytes, start: int) -> int:
+    for number, theirs, mine in _line_pairs(body, old_b, start):
+        if _trailing_space(theirs) != _trailing_space(mine):
+            return number
+    return start
 
 
 def create_bytes(new: str) -> bytes:

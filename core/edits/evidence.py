@@ -35,6 +35,7 @@ HINT_RADIUS = 3
 """Window starts scored on each side of the ``where`` line hint."""
 MAX_SCORED_CHARS = 4_000
 """Longest text (each side) given to the similarity scorer."""
+BOM = "\ufeff"
 EXCERPT_LINES = 3
 EXCERPT_CHARS = 160
 
@@ -106,6 +107,8 @@ def find_candidates(data: bytes, old: str, file: str, hint_line: int | None = No
     if not anchor or not data:
         return ()
     text = data.decode("utf-8", "replace")
+    if text.startswith(BOM) and not old.startswith(BOM):
+        text = text[1:]  # a byte order mark is not part of line 1's text: the author cannot see or copy it
     lines = text.split("\n")
     line_starts = [0, *accumulate(len(line) + 1 for line in lines[:-1])]
     votes = _votes(text, line_starts, anchor)

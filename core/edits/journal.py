@@ -349,8 +349,26 @@ def scan_kept(root: Path) -> tuple[list[tuple[Path, Manifest]], list[tuple[Path,
             valid.append((entry, load(entry)))
         except ManifestInvalid as exc:
             refused.append((entry, str(exc)))
-    valid.sort(key=lambda item: (item[1].created, item[0].name), reverse=True)
+    valid.sort(key=lambda item: item[1].order(), reverse=True)
     return valid, refused
+
+
+def next_sequence(root: Path) -> int:
+    """The sequence number of the next transaction: one more than the highest in the journal (``tx-`` and
+    ``last-`` folders), 1 when none has one. Call it with the journal lock held, so no two transactions get
+    the same number.
+
+    Raises:
+        StateDirUnsafe: ``.agent`` or ``.agent/journal`` is a symlink or not a folder.
+    """
+    highest = 0
+    for entry in [*_entries(root, TX_PREFIX), *_entries(root, LAST_PREFIX)]:
+        try:
+            sequence = load(entry).sequence
+        except ManifestInvalid:
+            continue  # unfinished without a manifest yet, or refused: recovery and undo deal with those
+        highest = max(highest, sequence or 0)
+    return highest + 1
 
 
 def kept(root: Path) -> list[Path]:

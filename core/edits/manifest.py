@@ -45,6 +45,10 @@ MAX_MANIFEST_BYTES = 64 * 1024 * 1024
 FOLDER_PREFIXES = ("tx-", "last-")
 """Journal folders that hold a manifest: ``tx-<id>`` (unfinished) and ``last-<id>`` (kept for undo)."""
 MANIFEST_KEYS = frozenset({"version", "id", "group", "created", "kind", "entries", "files"})
+OPTIONAL_MANIFEST_KEYS = frozenset({"sequence"})
+"""Keys older manifests lack: ``sequence`` (a manifest without one sorts before every manifest with one)."""
+MAX_SEQUENCE = 2**53
+"""Larger than any sequence number a journal reaches; a bigger one is refused."""
 
 
 class ManifestInvalid(ValueError):
@@ -97,12 +101,26 @@ class Manifest:
     group: str = ""
     """Transactions of one plan (its chunks) share a group; undo reverts the whole group."""
     version: int = MANIFEST_VERSION
+    sequence: int | None = None
+    """Where the transaction stands in its repository's journal: one more than the highest there when it
+    started (under the journal lock), so transactions are ordered whatever the clock says. ``None`` in
+    manifests written before the field existed."""
 
     def to_json(self) -> bytes:
         """Serialised form."""
-        data = {"version": self.version, "id": self.id, "group": self.group or self.id, "created": self.created,
-                "kind": self.kind, "entries": self.entries, "files": [vars(f) for f in self.files]}
+        data: dict[str, Any] = {"version": self.version, "id": self.id, "group": self.group or self.id,
+                                "created": self.created, "kind": self.kind, "entries": self.entries,
+                                "files": [vars(f) for f in self.files]}
+        if self.sequence is not None:
+            data["sequence"] = self.sequence
         return json.dumps(data, indent=1).encode("utf-8")
+
+    def order(self) -> tuple[int, float | int, str]:
+        """The key that sorts manifests oldest first: by sequence; those without one (older ljtui) before all
+        others, by time then id."""
+        if self.sequence is None:
+            return (0, self.created, self.id)
+        return (1, self.sequence, self.id)
 
     @classmethod
     def load(cls, directory: Path) -> Manifest:
@@ -165,7 +183,7 @@ def parse_manifest(raw: bytes, folder_id: str) -> Manifest:
         data = json.loads(raw, parse_constant=_no_constant)
     except (ValueError, RecursionError) as exc:
         raise ManifestInvalid(f"manifest.json is not valid JSON ({type(exc).__name__})") from exc
-    _keys(data, MANIFEST_KEYS, "the manifest")
+    _keys(data, MANIFEST_KEYS, "the manifest", optional=OPTIONAL_MANIFEST_KEYS)
     version = _int(data["version"], "version")
     if version not in KNOWN_VERSIONS:
         raise ManifestInvalid(f"version {version} is not one ljtui knows ({', '.join(map(str, KNOWN_VERSIONS))})")
@@ -186,18 +204,21 @@ def parse_manifest(raw: bytes, folder_id: str) -> Manifest:
         if record.path in seen:
             raise ManifestInvalid(f"files[{n}].path {record.path!r} appears twice")
         seen.add(record.path)
+    sequence = data.get("sequence")
+    if sequence is not None and not 0 < _int(sequence, "sequence") <= MAX_SEQUENCE:
+        raise ManifestInvalid(f"sequence {sequence!r} is not a positive sequence number")
     return Manifest(tx_id, created, data["kind"], records, list(entries), _ident(data["group"], "group"),
-                    version)
+                    version, sequence)
 
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number")
 
 
-def _keys(data: Any, expected: frozenset[str], what: str) -> None:
+def _keys(data: Any, expected: frozenset[str], what: str, optional: frozenset[str] = frozenset()) -> None:
     if not isinstance(data, dict):
         raise ManifestInvalid(f"{what} is not an object")
-    unknown, missing = sorted(set(data) - expected), sorted(expected - set(data))
+    unknown, missing = sorted(set(data) - expected - optional), sorted(expected - set(data))
     if unknown:
         raise ManifestInvalid(f"{what} has unknown keys: {', '.join(map(repr, unknown))}")
     if missing:

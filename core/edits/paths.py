@@ -2,7 +2,8 @@
 
 The same rules apply to every path ljtui writes: paths in plans, and paths
 read back from its own journal (which lives in the untrusted repository).
-A path is POSIX and relative, has no ``..``, no backslash, no ``.git``
+A path is POSIX and relative, has no ``..``, no backslash, no leading ``~``
+(never expanded), no name longer than 255 bytes, no ``.git``
 component at any depth and does not start with ``.agent`` (both compared
 case-insensitively), and resolves inside the root at the moment it is used.
 """
@@ -26,6 +27,8 @@ STATE_COMPONENT = AGENT_DIR
 WRITE_BITS = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
 DRIVE_PATH = re.compile(r"[A-Za-z]:[/\\]")
 """``C:/x`` or ``C:\\x``: absolute on Windows, so never a relative plan path."""
+NAME_MAX_BYTES = 255
+"""Longest file or folder name (in UTF-8 bytes) common filesystems hold; a longer one is refused unwritten."""
 BACKSLASH_HINT = "use / between folders (a backslash is not a folder separator here)"
 """Shared wording: plan paths and planner tool paths refuse backslashes the same way."""
 
@@ -73,12 +76,33 @@ def check_spelling(path: str, block: int | None = None) -> E.EditError | None:
         return E.PathEscape(block, f"{path} is absolute; plan paths are relative to the repo root", file=path)
     if "\\" in path:
         return E.PathForbidden(block, f"{path} contains a backslash: {BACKSLASH_HINT}", file=path)
-    if ".." in _parts(path):
+    parts = _parts(path)
+    if ".." in parts:
         return E.PathEscape(block, f"{path} uses `..`; plan paths stay inside the repo root", file=path)
+    if parts and parts[0].startswith("~"):
+        return E.PathEscape(block, f"{path} starts with `~`: paths are relative to the repo root and `~` is not "
+                                   "expanded (to a home folder or anything else); name the file from the repo root",
+                            file=path)
+    long_name = next((p for p in parts if _name_bytes(p) > NAME_MAX_BYTES), None)
+    if long_name is not None:
+        size = _name_bytes(long_name)
+        return E.PathForbidden(block, f"a name in the path {_shortened(path)} is {size} bytes long; file and folder "
+                                      f"names may be at most {NAME_MAX_BYTES} bytes", file=path)
     reason = protected_reason(path)
     if reason is not None:
         return E.PathProtected(block, reason, file=path)
     return None
+
+
+def _name_bytes(name: str) -> int:
+    try:
+        return len(name.encode("utf-8", "surrogateescape"))
+    except UnicodeEncodeError:
+        return len(name.encode("utf-8", "surrogatepass"))
+
+
+def _shortened(path: str, limit: int = 80) -> str:
+    return path if len(path) <= limit else f"{path[:limit // 2]}…{path[-limit // 4:]}"
 
 
 def is_canonical(path: str) -> bool:

@@ -250,7 +250,7 @@ def parse_plan(text: str) -> EditPlan:
     """Parse an EDIT plan.
 
     Args:
-        text: The whole plan as Markdown.
+        text: The whole plan as Markdown (a leading byte order mark is ignored).
 
     Returns:
         The plan, with ``old``/``new`` exactly as written (line breaks included).
@@ -258,5 +258,6 @@ def parse_plan(text: str) -> EditPlan:
     Raises:
         PlanParseError: With every problem found, each a named error value.
     """
+    text = text.removeprefix("\ufeff")  # a byte order mark an editor saved is not part of the plan
     with cyclic_gc_paused():  # tokens make no cycles; collecting while they are made doubled the time
         return _Parser(text).run()

@@ -68,7 +68,7 @@ class RestorePlan:
                 _write_step(step)
                 touched.add(step.real.parent)
             actions.append((step.record.path, step.action))
-            touched.update(_remove_created_dirs(self.root, step.record))
+        touched.update(_remove_created_dirs(self.root, [step.record for step in self.steps]))
         for directory in touched:
             if directory.is_dir():
                 fsync_dir(directory)
@@ -191,9 +191,16 @@ def _move_blob(blob: Path, real: Path, mode: int) -> bool:
     return True
 
 
-def _remove_created_dirs(root: Path, record: J.FileRecord) -> set[Path]:
+def deepest_first(records: list[J.FileRecord]) -> list[str]:
+    """The folders ``records`` created, each once, every folder before the folder holding it."""
+    folders = {rel for record in records for rel in record.created_dirs}
+    return sorted(folders, key=lambda rel: (-rel.count("/"), rel))
+
+
+def _remove_created_dirs(root: Path, records: list[J.FileRecord]) -> set[Path]:
+    """Remove the folders the transaction created that are empty now (a folder holding anything stays)."""
     touched = set()
-    for rel in reversed(record.created_dirs):
+    for rel in deepest_first(records):
         _recheck_dir(root, rel)
         try:
             os.rmdir(root / rel)

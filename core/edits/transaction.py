@@ -177,7 +177,7 @@ class Transaction:
                 return TransactionOutcome(self.id, error=E.WriteFailed(None, f"cannot snapshot targets: {exc}"))
             raise
         manifest = J.Manifest(self.id, self.clock.now(), self.kind, [p.record for p in prepared], self.entries,
-                              self.group)
+                              self.group, sequence=J.next_sequence(self.root))
         J.fsync_dir(self.dir / J.BLOBS)
         manifest.save(self.dir)
         for directory in (self.dir.parent, self.dir.parent.parent, self.root):

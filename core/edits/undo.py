@@ -17,6 +17,7 @@ from pathlib import Path
 from ljtui.core.edits import errors as E
 from ljtui.core.edits import journal as J
 from ljtui.core.edits.paths import recheck
+from ljtui.core.edits.restore import deepest_first
 from ljtui.core.edits.transaction import IdFactory, apply_changes, random_id
 from ljtui.core.edits.validate import FileChange
 from ljtui.core.edits.write_queue import WriteQueueTimeout
@@ -141,9 +142,8 @@ def _undo_locked(root: Path, clock: Clock | None, new_id: IdFactory) -> UndoOutc
     if not outcome.ok:
         return UndoOutcome(error=outcome.error)
     entries: list[str] = []
+    _remove_created_dirs(root, [record for _, manifest in group for record in manifest.files])
     for snap, manifest in group:
-        for record in manifest.files:
-            _remove_created_dirs(root, record)
         entries[:0] = manifest.entries
         J.discard(snap)
     return UndoOutcome(outcome.files, entries=entries, notes=outcome.notes)
@@ -195,11 +195,12 @@ def _snapshot_bytes(snap: Path, record: J.FileRecord) -> bytes:
         raise _refused(f"refusing to undo: {moved.line()}", quarantined=[moved]) from exc
 
 
-def _remove_created_dirs(root: Path, record: J.FileRecord) -> None:
-    """Remove the now-empty folders the apply created, never through a symlink."""
-    for rel in reversed(record.created_dirs):
+def _remove_created_dirs(root: Path, records: list[J.FileRecord]) -> None:
+    """Remove the now-empty folders the reverted transactions created, each before the folder holding it (so
+    one a later write created inside one an earlier write created goes first), never through a symlink."""
+    for rel in deepest_first(records):
         if os.path.realpath(root / rel) != str(root / rel):
-            return
+            continue
         try:
             os.rmdir(root / rel)
         except OSError:

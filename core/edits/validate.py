@@ -15,12 +15,15 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from ljtui.core.edits import errors as E
-from ljtui.core.edits.anchors import Replacement, create_bytes, replace_once
+from ljtui.core.edits.anchors import BOM, Replacement, create_bytes, explain_miss, replace_once
 from ljtui.core.edits.evidence import EXCERPT_CHARS, STRONG_LIMIT, find_candidates, merge_candidates
 from ljtui.core.edits.paths import Target, resolve_target
 from ljtui.core.edits.plan_format import EditBlock, EditPlan, Entry
 from ljtui.core.edits.secret_targets import secret_rule, secret_target
 from ljtui.core.secret_files import SecretFiles
+
+LINES_LISTED = 10
+"""Lines of an ambiguous ``old``'s occurrences a message lists; the rest are counted."""
 
 Reader = Callable[[Path], "bytes | None"]
 """Reads a file's bytes; ``None`` when it does not exist; may raise ``OSError``."""
@@ -230,20 +233,41 @@ class Validator:
         lines, count = outcome.lines, outcome.count
         if count == 0:
             candidates = self._evidence(block, current)
+            explained = explain_miss(current, block.old, block.file)
+            if explained is not None:
+                return E.AnchorNotFound(block.number, explained, file=block.file, candidates=candidates)
             best = candidates[0] if candidates else None
             nearest = f"; nearest: {best.file}:{best.line} ({best.score:.2f})" if best else ""
             return E.AnchorNotFound(block.number, f"`old` does not occur in {block.file}{nearest}",
                                     file=block.file, candidates=candidates)
-        shown = ", ".join(str(n) for n in lines)
-        more = f" and {count - len(lines)} more" if count > len(lines) else ""
         converted = (f" once its line endings are converted to {outcome.converted_to}"
                      if outcome.converted_to else "")
-        text_lines = current.decode("utf-8", "replace").split("\n")
+        distinct = list(dict.fromkeys(lines))
+        text = current.removeprefix(BOM).decode("utf-8", "replace")
+        text_lines = text.split("\n")
         candidates = tuple(E.Candidate(block.file, n, 1.0, text_lines[n - 1].strip()[:EXCERPT_CHARS], "strong")
-                           for n in lines[:STRONG_LIMIT])
-        return E.AnchorAmbiguous(block.number,
-                                 f"`old` occurs {count} times in {block.file}{converted}, at lines {shown}{more}",
-                                 file=block.file, candidates=candidates, lines=lines)
+                           for n in distinct[:STRONG_LIMIT])
+        message = f"`old` occurs {count} times in {block.file}{converted}, {where_lines(lines, count)}"
+        return E.AnchorAmbiguous(block.number, message, file=block.file, candidates=candidates, lines=lines)
+
+
+def where_lines(lines: tuple[int, ...], count: int, listed: int = LINES_LISTED) -> str:
+    """Where the ``count`` occurrences starting on ``lines`` (ascending, maybe fewer than ``count``) are:
+    ``twice on line 1``, or ``at lines 1 (twice), 4, 9`` with at most ``listed`` lines and the rest counted."""
+    per_line: dict[int, int] = {}
+    for line in lines:
+        per_line[line] = per_line.get(line, 0) + 1
+    if len(per_line) == 1 and count == len(lines):
+        return f"{_times(count)} on line {lines[0]}"
+    shown = list(per_line.items())[:listed]
+    parts = [str(line) if times == 1 else f"{line} ({_times(times)})" for line, times in shown]
+    rest = count - sum(times for _, times in shown)
+    more = f" and {rest} more" if rest else ""
+    return f"at lines {', '.join(parts)}{more}"
+
+
+def _times(n: int) -> str:
+    return "twice" if n == 2 else "once" if n == 1 else f"{n} times"
 
 
 def validate_plan(plan: EditPlan, root: Path, *, partial: bool = False, reader: Reader = read_bytes,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,17 @@ ARG_MAX_CHARS = 4096
 SECRET_ENTRY_NOTE = "(secret file: not readable)"
 """How list_dir marks a secret file: shown, so the model knows it exists and does not plan to create it."""
 
+NAME_MAX_BYTES = 255
+"""Longest file or folder name (UTF-8 bytes) common filesystems hold; a longer one is refused before any lookup."""
+BOM = "\ufeff"
+BOM_NOTE = ("note: this file starts with a UTF-8 byte order mark, not shown above; edits keep it, and "
+            "write_file content without it removes it")
+NOT_UTF8_NOTE = ("note: this file is not valid UTF-8 (first bad byte at line {line}); the replaced bytes are shown "
+                 "as U+FFFD (\ufffd), which is not what the file holds, so edit_file and write_file refuse this "
+                 "file: change it with the bash tool, or ask the user")
+
+_LINE = re.compile(r"[^\n]*\n|[^\n]+")
+"""A line: up to and including a line feed (the only line break counted, as edit_file, grep and plans count)."""
 _BACKTICKS = re.compile(r"`+")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -72,6 +84,28 @@ def printable(name: str) -> str:
     except UnicodeEncodeError:
         return name.encode("utf-8", "backslashreplace").decode("utf-8")
     return raw.decode("utf-8", "backslashreplace")
+
+
+def first_bad_line(data: bytes) -> int | None:
+    """The 1-based line of the first byte that is not UTF-8 in ``data``, or ``None`` when all of it is UTF-8."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return data.count(b"\n", 0, exc.start) + 1
+    return None
+
+
+def _name_refusal(path: str) -> ToolResult | None:
+    """A refusal of a path with a name too long for any filesystem to hold."""
+    for name in path.split("/"):
+        try:
+            size = len(name.encode("utf-8", "surrogateescape"))
+        except UnicodeEncodeError:
+            size = len(name.encode("utf-8", "surrogatepass"))
+        if size > NAME_MAX_BYTES:
+            return _error(f"a name in the path {shown_value(path)} is {size} bytes long; file and folder names "
+                          f"are at most {NAME_MAX_BYTES} bytes, so no such file exists")
+    return None
 
 
 def _optional_line(name: str, value: Any) -> int | None | ToolResult:
@@ -130,6 +164,9 @@ class ReadOnlyTools:
         path = _require_str("path", path)
         if isinstance(path, ToolResult):
             return path
+        refused = _name_refusal(path)
+        if refused is not None:
+            return refused
         try:
             box, real = self.mounts.locate(path)
         except PathRefused as exc:
@@ -168,12 +205,19 @@ class ReadOnlyTools:
         except OSError:
             return name
 
-    def read_file(self, path: Any, start_line: Any = None, end_line: Any = None) -> ToolResult:
+    def read_file(self, path: Any, start_line: Any = None, end_line: Any = None, *,
+                  list_tool: str = "list_dir") -> ToolResult:
         """Text of a file, or of lines ``start_line``..``end_line`` (1-based, inclusive).
 
-        At most :data:`READ_MAX_CHARS` characters come back; when more
-        remain, the text says where it was cut and which ``start_line``
-        reads on.
+        Lines end at line feeds only, so they are numbered as edit_file,
+        grep and EDIT plans number them. At most :data:`READ_MAX_CHARS`
+        characters come back; when more remain, the text says where it was
+        cut and which ``start_line`` reads on. A file that is not valid
+        UTF-8 is shown with U+FFFD for its bad bytes, and a note says so.
+
+        Args:
+            list_tool: the name of the caller's listing tool, named when
+                ``path`` is a directory.
         """
         path = _require_str("path", path)
         if isinstance(path, ToolResult):
@@ -186,11 +230,14 @@ class ReadOnlyTools:
         assert not isinstance(start, ToolResult) and not isinstance(end, ToolResult)
         if start is not None and end is not None and end < start:
             return _error(f"end_line {end} is before start_line {start}")
+        refused = _name_refusal(path)
+        if refused is not None:
+            return refused
         try:
             box, real = self.mounts.locate(path)
         except PathRefused as exc:
             return _error(str(exc))
-        problem = _unreadable(path, real)
+        problem = _unreadable(path, real, list_tool)
         if problem:
             return _error(problem)
         refusal = self._secret_refusal(path, box, real)
@@ -202,7 +249,15 @@ class ReadOnlyTools:
             return _error(f"cannot read {path!r}: {exc.strerror or exc}")
         if b"\0" in data[:BINARY_SNIFF_BYTES]:
             return _error(f"{path!r} is a binary file; only text files can be read")
-        return _render_read(printable(box.display(real)), data.decode("utf-8", "replace"), start, end)
+        notes = []
+        text = data.decode("utf-8", "replace")
+        if text.startswith(BOM):
+            text = text[1:]
+            notes.append(BOM_NOTE)
+        bad = first_bad_line(data)
+        if bad is not None:
+            notes.append(NOT_UTF8_NOTE.format(line=bad))
+        return _render_read(printable(box.display(real)), text, start, end, notes)
 
     def grep(self, pattern: Any, path: Any) -> ToolResult:
         """Lines matching an RE2 ``pattern`` in the file or folder ``path``."""
@@ -212,6 +267,9 @@ class ReadOnlyTools:
         path = _require_str("path", path)
         if isinstance(path, ToolResult):
             return path
+        refused = _name_refusal(path)
+        if refused is not None:
+            return refused
         try:
             box, real = self.mounts.locate(path)
             compile_pattern(pattern)
@@ -246,14 +304,18 @@ class ReadOnlyTools:
         return ToolResult(True, "\n".join([header, body, *notes]), f"{count} {noun} for `{pattern}` in {shown}")
 
 
-def _unreadable(path: str, real: Path) -> str | None:
-    if not real.exists():
+def _unreadable(path: str, real: Path, list_tool: str = "list_dir") -> str | None:
+    try:
+        st = real.stat()
+    except (FileNotFoundError, NotADirectoryError):
         return f"{path!r} does not exist"
-    if real.is_dir():
-        return f"{path!r} is a directory (use list_dir)"
-    if not real.is_file():
+    except OSError as exc:
+        return f"cannot read {path!r}: {exc.strerror or exc}"
+    if stat.S_ISDIR(st.st_mode):
+        return f"{path!r} is a directory (use {list_tool})"
+    if not stat.S_ISREG(st.st_mode):
         return f"{path!r} is not a regular file"
-    size = real.stat().st_size
+    size = st.st_size
     if size > READ_MAX_FILE_BYTES:
         return f"{path!r} is {size} bytes, over the {READ_MAX_FILE_BYTES} byte read limit; grep it instead"
     if not os.access(real, os.R_OK):
@@ -261,8 +323,9 @@ def _unreadable(path: str, real: Path) -> str | None:
     return None
 
 
-def _render_read(shown: str, text: str, start: int | None, end: int | None) -> ToolResult:
-    lines = text.splitlines(keepends=True)
+def _render_read(shown: str, text: str, start: int | None, end: int | None,
+                 notes: list[str] | None = None) -> ToolResult:
+    lines = _LINE.findall(text)
     total = len(lines)
     first = start or 1
     if total and first > total:
@@ -292,6 +355,7 @@ def _render_read(shown: str, text: str, start: int | None, end: int | None) -> T
     parts = [header, fence, body[:-1] if body.endswith("\n") else body, fence]
     if cut_note:
         parts.append(cut_note)
+    parts.extend(notes or ())
     summary = f"{shown} lines {first}-{shown_last} of {total}" + (" (cut)" if cut_note else "")
     return ToolResult(True, "\n".join(parts), summary)
 

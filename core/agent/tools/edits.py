@@ -23,9 +23,10 @@ from typing import Any
 from ljtui.core.agent.permissions import Permissions
 from ljtui.core.agent.tools.base import failed, text_arg
 from ljtui.core.agent.writer import AgentWriter, PlannedWrite, Redo, WriteRefused
-from ljtui.core.edits.errors import SecretTarget
+from ljtui.core.edits.errors import AnchorAmbiguous, AnchorNotFound, SecretTarget
 from ljtui.core.edits.plan_format import DEFAULT_ENTRY_ID, EditBlock, EditPlan
 from ljtui.core.edits.validate import validate_plan
+from ljtui.core.planner.tools import first_bad_line
 from ljtui.core.tools import Tool, ToolContext, ToolError, ToolResult, require
 from ljtui.core.agent.tools.specs.edits import CREATE_DIRECTORY, EDIT_FILE, WRITE_FILE
 
@@ -35,6 +36,12 @@ NO_CHANGE_LINE = "(no change: the file already holds exactly this content)"
 SECRET_WRITTEN = ("{path} now holds the given content (a secret file: nothing of what it held is shown to you); "
                   "/undo reverts this message's writes")
 """The model's answer to an allowed write of a secret file, changed or not."""
+NOT_UTF8 = ("{path} is not valid UTF-8 (first bad byte at line {line}): read_file shows its undecodable bytes as "
+            "U+FFFD, so {tool} would replace bytes you never saw; nothing was written. Change this file with the "
+            "bash tool (working on its bytes), or ask the user to")
+"""The refusal of an edit or overwrite of a file whose bytes read_file could not show as they are."""
+COPY_OLD = "\nRead the file again and copy `old` exactly."
+"""The advice that ends an error about ``old`` itself (not found, or found more than once)."""
 
 
 
@@ -81,6 +88,9 @@ async def write_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         planned = await asyncio.to_thread(_writer(ctx).plan, path, content.encode("utf-8"))
     except WriteRefused as exc:
         return failed(str(exc))
+    refused = _undecodable(planned, "write_file")
+    if refused is not None:
+        return failed(refused)
     verb = "Create" if planned.before is None else "Overwrite"
     return await _ask_and_write(ctx, "write_file", planned, verb)
 
@@ -91,6 +101,9 @@ async def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     new = text_arg(args, "new")
     writer = _writer(ctx)
     block = EditBlock(number=1, file=path, where=None, entry=DEFAULT_ENTRY_ID, old=old, new=new)
+    refused = await asyncio.to_thread(_undecodable_file, writer, path)
+    if refused is not None:
+        return failed(refused)
     report = await asyncio.to_thread(validate_plan, EditPlan((block,)), writer.root, secrets=writer.secrets)
     if report.errors:
         error = report.errors[0]
@@ -98,7 +111,8 @@ async def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
             return failed(f"{error.kind}: {error.message}")
         near = "".join(f"\n  nearest: {c.file}:{c.line} ({c.score:.2f}) {c.excerpt}"
                        for c in error.candidates[:MAX_CANDIDATES_TOLD])
-        return failed(f"{error.kind}: {error.message}{near}\nRead the file again and copy `old` exactly.")
+        advice = COPY_OLD if isinstance(error, (AnchorNotFound, AnchorAmbiguous)) else ""
+        return failed(f"{error.kind}: {error.message}{near}{advice}")
     [change] = report.changes.values() or [None]
     if change is None:
         return ToolResult(True, f"`new` equals `old`; {path} is unchanged", f"{path} unchanged")
@@ -122,6 +136,24 @@ async def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     result = await _ask_and_write(ctx, "edit_file", planned, "Edit" if change.before is not None else "Create",
                                   redo)
     return ToolResult(result.ok, result.content + note, result.summary) if result.ok else result
+
+
+def _undecodable(planned: PlannedWrite, tool: str) -> str | None:
+    """The refusal of replacing a file that is not valid UTF-8 (a secret one, never read to the model, is not
+    checked: its answer tells nothing of its bytes)."""
+    if planned.before is None or planned.secret is not None:
+        return None
+    line = first_bad_line(planned.before)
+    return None if line is None else NOT_UTF8.format(path=planned.target.key, line=line, tool=tool)
+
+
+def _undecodable_file(writer: AgentWriter, path: str) -> str | None:
+    """:func:`_undecodable` for ``edit_file``, before ``old`` is looked for (a path refused here is left to the
+    edit's own checks, which say why)."""
+    try:
+        return _undecodable(writer.plan(path, None), "edit_file")
+    except WriteRefused:
+        return None
 
 
 async def create_directory(args: dict[str, Any], ctx: ToolContext) -> ToolResult:

@@ -18,7 +18,6 @@ from ljtui.core.agent.tools.specs.files import GREP_FILES, LIST_FILES, READ_FILE
 MAX_LINE = 10_000_000
 
 
-
 def _reader(ctx: ToolContext) -> ReadOnlyTools:
     return require(ctx.services.reader, "reader")
 
@@ -27,7 +26,7 @@ async def read_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     path = text_arg(args, "path", empty_ok=False)
     start = int_arg(args, "start_line", minimum=1, maximum=MAX_LINE)
     end = int_arg(args, "end_line", minimum=1, maximum=MAX_LINE)
-    return await asyncio.to_thread(_reader(ctx).read_file, path, start, end)
+    return await asyncio.to_thread(_reader(ctx).read_file, path, start, end, list_tool="list_files")
 
 
 async def list_files(args: dict[str, Any], ctx: ToolContext) -> ToolResult:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from ljtui.core.events import ToolCallFinished, event_to_dict
 from ljtui.core.planner.loop import run_planner
 from ljtui.core.planner.protocol import classify_reply, run_action
 from ljtui.core.planner.tools import ARG_MAX_CHARS, ReadOnlyTools
+from ljtui.core.tool_result import ToolResult
 from ljtui.core.ports import ListSink
 from tests.core.planner.helpers import GOOD_PLAN, RecordingClient, action
 
@@ -81,10 +83,22 @@ def test_odd_values_never_raise(tools: ReadOnlyTools, act: dict[str, Any]) -> No
     result.content.encode("utf-8")
 
 
-def test_an_unexpected_failure_is_a_tool_error_naming_its_type(tools: ReadOnlyTools, repo: Path) -> None:
-    result = run_action(tools, {"action": "list_dir", "path": "a" * (NAME_MAX + 1)})
-    assert not result.ok and "list_dir failed: OSError: File name too long" in result.content
+def test_an_unexpected_failure_is_a_tool_error_naming_its_type(tools: ReadOnlyTools, repo: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    def fails(path: Any) -> ToolResult:
+        raise OSError(errno.EIO, "Input/output error", str(repo / path))
+
+    monkeypatch.setattr(tools, "list_dir", fails)
+    result = run_action(tools, {"action": "list_dir", "path": "a"})
+    assert not result.ok and "list_dir failed: OSError: Input/output error" in result.content
     assert str(repo) not in result.content  # the real location of the sandbox stays hidden
+
+
+def test_a_name_too_long_for_any_filesystem_is_refused_by_name(tools: ReadOnlyTools, repo: Path) -> None:
+    for action in ("list_dir", "read_file"):
+        result = run_action(tools, {"action": action, "path": "a" * (NAME_MAX + 1)})
+        assert not result.ok and f"is {NAME_MAX + 1} bytes long" in result.content, result.content
+        assert str(repo) not in result.content
 
 
 @pytest.mark.parametrize(("text", "error"), [
