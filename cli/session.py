@@ -32,9 +32,11 @@ def headless_edits(prog: str, root: Path, sink: EventSink, approver: Approver) -
     secrets as the engine's are."""
     from ljtui.core.clock import SystemClock
     from ljtui.core.edits.service import EditService
+    from ljtui.core.secret_files import SecretFiles
 
-    _, redacting, ask = _asking(prog, root, sink, approver)
-    return EditService(root, redacting, ask, SystemClock())
+    config, redacting, ask = _asking(prog, root, sink, approver)
+    secrets = SecretFiles.allowing(config.security.allow_secret_files)
+    return EditService(root, redacting, ask, SystemClock(), secrets)
 
 
 def headless_review(prog: str, root: Path, sink: EventSink, approver: Approver) -> ReviewService:

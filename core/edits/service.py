@@ -2,8 +2,9 @@
 
 :class:`EditService` validates a plan against the repository, asks a human
 through the Approver port (the request carries the unified diffs, written
-by core), writes it atomically, and reports every step as an event. It
-never raises on bad input: every outcome is an EDIT-6 result.
+by core), writes it atomically, refreshes the outline of what the plan
+declared (PLN-13, as the Diff pane's apply does), and reports every step
+as an event. It never raises on bad input: every outcome is an EDIT-6 result.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 from ljtui.core.approval import YES, ApprovalRequest, LazyLines, confirm
 from ljtui.core.asking import Ask
@@ -18,6 +20,7 @@ from ljtui.core.clock import Clock
 from ljtui.core.edits.apply import DEFAULT_CHUNK_SIZE, Preview, commit_plan, dry_run_result, preview_plan
 from ljtui.core.edits.diffs import render_diffs
 from ljtui.core.edits.errors import StalePlan
+from ljtui.core.edits.plan import Declarations
 from ljtui.core.edits.plan_format import PlanParseError, parse_plan
 from ljtui.core.edits.recovery import RecoveryReport, recover_journal
 from ljtui.core.edits.repair import format_failures_for_repair
@@ -25,6 +28,7 @@ from ljtui.core.edits.result import ERROR, ApplyResult, FailedEntry
 from ljtui.core.events import Notice
 from ljtui.core.ports import EventSink
 from ljtui.core.review import events as R
+from ljtui.core.secret_files import SecretFiles
 
 MAX_PLAN_BYTES = 20 * 1024 * 1024
 """A plan file larger than this is not read."""
@@ -53,11 +57,14 @@ class FileApply:
 class EditService:
     """Plan files and the journal, for headless commands."""
 
-    def __init__(self, root: Path, sink: EventSink, ask: Ask, clock: Clock) -> None:
+    def __init__(self, root: Path, sink: EventSink, ask: Ask, clock: Clock,
+                 secrets: SecretFiles = SecretFiles()) -> None:
         self.root = root
         self._sink = sink
         self._ask = ask
         self._clock = clock
+        self._secrets = secrets
+        """Files the outline never reads when it is refreshed after an apply."""
 
     def recover(self, max_files: int | None = None) -> RecoveryReport:
         """Finish what a crash left in the journal, reported as one notice (files capped at ``max_files``)."""
@@ -95,7 +102,23 @@ class EditService:
         if any(isinstance(err, StalePlan) for err in report.errors):
             await asyncio.to_thread(self._revalidate, preview, options)
         self._sink.emit(R.ApplyFinished(report.result.to_dict(), len(plan.blocks)))
+        if report.result.files and plan.declarations.present:
+            await asyncio.to_thread(self._resync, plan.declarations, report.result.files)
         return FileApply(report.result, plan.entry_ids)
+
+    def _resync(self, declarations: Declarations, written: Sequence[str]) -> None:
+        """Refresh the outline of the files the plan declared and wrote (PLN-13); say which declarations the
+        apply did not live up to."""
+        from ljtui.core.outline import resync
+
+        try:
+            report = resync(self.root, declarations, written, secrets=self._secrets)
+        except Exception as exc:  # the apply is done; only the outline is behind (rebuilt on next use)
+            self._sink.emit(Notice(f"The outline was not refreshed after the apply ({type(exc).__name__}: {exc}).",
+                                   "warning"))
+            return
+        if report.issues:
+            self._sink.emit(Notice(report.text, "warning"))
 
     def _request(self, preview: Preview) -> ApprovalRequest:
         files = len(preview.changes)
