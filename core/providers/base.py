@@ -124,8 +124,10 @@ Delta = Union[TextDelta, ToolCall, UsageDelta, StreamEnd]
 
 ErrorKind = Literal[
     "config", "script", "auth", "rate_limit", "overloaded", "server",
-    "connection", "timeout", "bad_stream", "bad_request",
+    "connection", "timeout", "bad_stream", "bad_request", "invalid_request",
 ]
+"""Why a call failed; ``invalid_request`` is a request the API's rules refuse, found before sending it
+(the scripted provider's check); the API's own 400 is ``bad_request``."""
 
 
 class ProviderError(Exception):

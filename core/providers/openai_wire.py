@@ -1,6 +1,11 @@
 """Provider-neutral requests in the OpenAI chat-completions shape, and the
 accumulation of streamed tool-call fragments (pure functions).
 
+The messages keep to the wire's rules (:mod:`ljtui.core.providers.request_rules`):
+a user message's tool results become ``tool`` messages right after the call,
+before its text, and an assistant message with neither text nor calls says
+``(empty)``.
+
 Fragments' argument text is joined and parsed within the bounds of
 :mod:`ljtui.core.providers.arguments`: arguments too large or nested too
 deeply become a refused call, never an error of the whole reply.
@@ -12,6 +17,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ljtui.core.providers.anthropic_wire import EMPTY_TEXT
 from ljtui.core.providers.arguments import ArgumentText
 from ljtui.core.providers.base import (
     ChatRequest, Message, TextBlock, ToolCall, ToolResultBlock, ToolSpec, ToolUseBlock,
@@ -36,7 +42,7 @@ def message_to_wire(message: Message) -> list[dict[str, Any]]:
             {"id": b.id, "type": "function", "function": {"name": b.name, "arguments": _json(b.input)}}
             for b in message.content if isinstance(b, ToolUseBlock)
         ]
-        wire: dict[str, Any] = {"role": "assistant", "content": text or None}
+        wire: dict[str, Any] = {"role": "assistant", "content": text or (None if calls else EMPTY_TEXT)}
         if calls:
             wire["tool_calls"] = calls
         return [wire]

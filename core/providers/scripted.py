@@ -25,6 +25,13 @@ with no ``router`` turns is answered with :data:`DEFAULT_ROUTE`, which sends
 the message to chat and reports no token use, so a script written for chat
 replays unchanged; a script that tests routing gives ``router`` its own turns.
 
+Every request is first turned into the Messages API body the ``anthropic``
+provider would send (:func:`~ljtui.core.providers.anthropic_wire.build_params`)
+and checked against the API's rules
+(:func:`~ljtui.core.providers.request_rules.anthropic_problems`): one the real
+API would refuse is refused here too, with a :class:`ProviderError` of kind
+``invalid_request`` naming the problems, before any turn is played.
+
 A script written as JSON may nest deeper than YAML can read, to replay a
 model that sends tool-call arguments nested a hundred thousand levels deep:
 it is read with every value past :data:`SCRIPT_MAX_DEPTH` levels cut to
@@ -45,10 +52,12 @@ from typing import Any, AsyncIterator
 import yaml
 
 from ljtui.core.events import Usage
+from ljtui.core.providers.anthropic_wire import build_params
 from ljtui.core.providers.arguments import text_depth_exceeds
 from ljtui.core.providers.base import (
     ChatRequest, Delta, ProviderError, StreamEnd, TextDelta, ToolCall, UsageDelta,
 )
+from ljtui.core.providers.request_rules import anthropic_problems
 
 CHARS_PER_TOKEN = 4
 """Rough characters per token, for the usage a script reports."""
@@ -61,6 +70,8 @@ DEFAULT_ROUTE = '{"route": "chat", "skill": null, "reason": "no router turns in 
 SCRIPT_MAX_DEPTH = 100
 """Deepest nesting a JSON script is read with; YAML's reader (recursive) handles a few hundred levels."""
 
+_NOT_ID = re.compile(r"[^a-zA-Z0-9_-]")
+"""Characters a tool-use id may not hold; left out of the agent's name in the ids a script's calls get."""
 _CHUNK = re.compile(r"\S+\s*|\s+")
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]++|\\.)*+"|[\[\]{}]|[^"\[\]{}]++|"', re.DOTALL)
 """A JSON string, one bracket, a run of anything else, or a lone quote."""
@@ -216,6 +227,7 @@ class ScriptedClient:
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[Delta]:
         self.agents_seen.append(request.agent)
+        refuse_invalid(request, request.model or self.model)
         own = self.script.agents.get(request.agent)
         if own is None and request.agent == ROUTER_AGENT:
             yield TextDelta(DEFAULT_ROUTE)
@@ -236,7 +248,7 @@ class ScriptedClient:
                 )
             turn = self.script.turns[self.played]
             self.played += 1
-        call_prefix = f"call_{request.agent.replace(' ', '')}_{self.played_by.get(request.agent, self.played)}"
+        call_prefix = f"call_{_NOT_ID.sub('', request.agent)}_{self.played_by.get(request.agent, self.played)}"
         delay = self.script.chunk_delay if self.script.chunk_delay is not None else self.chunk_delay
         for piece in _CHUNK.findall(turn.text):
             if delay:
@@ -251,3 +263,18 @@ class ScriptedClient:
 
     async def aclose(self) -> None:
         return None
+
+
+def refuse_invalid(request: ChatRequest, model: str) -> None:
+    """Refuse ``request`` as the Messages API would, if its wire body breaks the API's rules.
+
+    Raises:
+        ProviderError: kind ``invalid_request``, status 400, naming every problem.
+    """
+    problems = anthropic_problems(build_params(request, model))
+    if problems:
+        raise ProviderError(
+            "invalid_request",
+            f"the request breaks the Messages API's rules (HTTP 400 invalid_request_error): {'; '.join(problems)}",
+            status=400,
+        )

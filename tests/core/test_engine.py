@@ -66,7 +66,7 @@ async def _missing(args: dict, ctx: object) -> ToolResult:
 async def test_unknown_tool_and_tool_error_go_back_to_model(tmp_path: Path) -> None:
     sink = ListSink()
     engine = Engine(scripted_config(SCRIPTS / "tool_then_text.yaml"), sink, repo_root=tmp_path,
-                    tools=ToolRegistry([Tool(ToolSpec("read_file", "", {}), _missing)]))
+                    tools=ToolRegistry([Tool(ToolSpec("read_file", "", {"type": "object"}), _missing)]))
     await engine.run_turn("go")
     [finished] = [e for e in sink.events if isinstance(e, ToolCallFinished)]
     assert not finished.ok and finished.summary == "read_file: no such file"

@@ -86,6 +86,11 @@ def status_reply(status: int, kind: str, message: str, retry_after: str | None =
     return Reply(status=status, body=error_body(kind, message), headers=headers)
 
 
+def invalid_request(message: str) -> Reply:
+    """The 400 the API answers a request that breaks its rules with (never retried)."""
+    return Reply(status=400, body=error_body("invalid_request_error", message))
+
+
 def rate_limited(retry_after: str | None = FAST_RETRY_AFTER) -> Reply:
     return status_reply(429, "rate_limit_error", "Number of requests has exceeded your rate limit", retry_after)
 

@@ -72,6 +72,12 @@ def status_reply(status: int, message: str, retry_after: str | None = FAST_RETRY
                  headers=headers)
 
 
+def invalid_request(message: str) -> Reply:
+    """The 400 a chat-completions server answers a request that breaks its rules with."""
+    return Reply(status=400, body={"error": {"message": message, "type": "invalid_request_error",
+                                             "param": None, "code": None}})
+
+
 def overloaded_midstream(text_before: str = "Partial ") -> Reply:
     """A 200 stream that starts answering, then sends an overloaded error chunk."""
     events = completion_events(text_before)[:2]

@@ -5,6 +5,15 @@ answered by the next scripted :class:`Reply` (or by ``responder``). Replies
 can stream SSE in HTTP/1.1 chunks, fail with a status, cut the connection
 mid-stream, never answer, stall after the headers or any event, or trickle
 a keep-alive forever, so the real SDKs meet real wire faults.
+
+Every request to ``/v1/messages`` (Anthropic) or ``…/chat/completions``
+(OpenAI-compatible) is first checked by
+:mod:`ljtui.core.providers.request_rules`: one the real API would refuse is
+answered 400 ``invalid_request_error`` naming the problems, as the real API
+answers it, and recorded in :attr:`FakeSSEServer.violations`. Leaving the
+server (or closing it) then fails the test with those violations, unless it
+was made with ``check_requests=False`` (a test that sends invalid requests on
+purpose).
 """
 
 from __future__ import annotations
@@ -15,6 +24,7 @@ import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
+from urllib.parse import urlsplit
 
 HOST = "127.0.0.1"
 HANG_LIMIT = 30.0
@@ -100,6 +110,52 @@ class Reply:
 Responder = Callable[[RecordedRequest], Reply]
 
 
+@dataclass(frozen=True)
+class Violation:
+    """A request the real API would refuse: which one, and why."""
+
+    number: int
+    """1-based position of the request among those the server received."""
+    path: str
+    problems: tuple[str, ...]
+
+    def __str__(self) -> str:
+        listed = "".join(f"\n    - {p}" for p in self.problems)
+        return f"request {self.number} to {self.path}:{listed}"
+
+
+def request_problems(request: RecordedRequest) -> tuple[str, list[str]] | None:
+    """``(api, problems)`` for a request to a model API's endpoint, else None (another path)."""
+    from ljtui.core.providers.request_rules import anthropic_problems, openai_problems
+
+    path = urlsplit(request.path).path.rstrip("/")
+    if request.method != "POST":
+        return None
+    checker = {"/v1/messages": ("anthropic", anthropic_problems)}.get(path)
+    if checker is None and path.endswith("/chat/completions"):
+        checker = ("openai", openai_problems)
+    if checker is None:
+        return None
+    api, check = checker
+    try:
+        body = request.json
+    except ValueError:
+        return api, ["the request body is not valid JSON"]
+    return api, check(body)
+
+
+def invalid_request_reply(api: str, problems: list[str]) -> Reply:
+    """The 400 the real API answers a request with ``problems`` with."""
+    message = "; ".join(problems)
+    if api == "anthropic":
+        from tests.fakes.anthropic_api import invalid_request
+
+        return invalid_request(message)
+    from tests.fakes.openai_api import invalid_request as openai_invalid
+
+    return openai_invalid(message)
+
+
 class FakeSSEServer:
     """A real HTTP server on 127.0.0.1 and a free port; a context manager.
 
@@ -111,10 +167,23 @@ class FakeSSEServer:
             assert server.requests[0].path == "/v1/messages"
     """
 
-    def __init__(self, responder: Responder | None = None, *, require_key: str | None = None) -> None:
+    def __init__(
+        self, responder: Responder | None = None, *, require_key: str | None = None, check_requests: bool = True,
+    ) -> None:
+        """Bind a free port (serving starts on ``__enter__``).
+
+        Args:
+            responder: answers a request when no reply is queued.
+            require_key: the API key every request must carry, else 401.
+            check_requests: fail the test on leaving when a request broke the API's rules;
+                False only for a test that sends invalid requests on purpose.
+        """
         self.requests: list[RecordedRequest] = []
+        self.violations: list[Violation] = []
+        """Requests the real API would refuse (each was answered 400)."""
         self.responder = responder
         self.require_key = require_key
+        self.check_requests = check_requests
         self._queue: list[Reply] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -134,11 +203,16 @@ class FakeSSEServer:
             self._queue.extend(replies)
 
     def next_reply(self, request: RecordedRequest) -> Reply:
-        """Record ``request`` and choose its reply: auth check, queue, responder, else a 500."""
+        """Record ``request`` and choose its reply: auth check, the API's rules, queue, responder, else a 500."""
         with self._lock:
             self.requests.append(request)
             if self.require_key is not None and not self.key_ok(request):
                 return self.unauthorized()
+            checked = request_problems(request)
+            if checked is not None and checked[1]:
+                api, problems = checked
+                self.violations.append(Violation(len(self.requests), request.path, tuple(problems)))
+                return invalid_request_reply(api, problems)
             if self._queue:
                 return self._queue.pop(0)
         if self.responder is not None:
@@ -158,15 +232,24 @@ class FakeSSEServer:
         self._thread.start()
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        self.close(check=exc_type is None)
 
-    def close(self) -> None:
-        """Release hanging handlers and stop serving."""
+    def close(self, *, check: bool = True) -> None:
+        """Release hanging handlers and stop serving.
+
+        Raises:
+            AssertionError: listing the requests the real API would have refused,
+                when ``check`` and ``check_requests`` are set.
+        """
         self._stop.set()
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join(timeout=5)
+        if check and self.check_requests and self.violations:
+            listed = "\n  ".join(str(v) for v in self.violations)
+            raise AssertionError(f"the fake server received requests the real API would refuse "
+                                 f"(answered 400 invalid_request_error):\n  {listed}")
 
 
 def _make_handler(server: FakeSSEServer) -> type[BaseHTTPRequestHandler]:
