@@ -6,7 +6,8 @@ Failures become a :class:`~ljtui.core.events.TurnFailed` event; the
 conversation before the failed turn is kept so the user can retry. Before
 every model call the prompt is estimated and, above
 ``agent.compress_at_tokens``, the older messages are summarised
-(:mod:`ljtui.core.agent.compression`).
+(:mod:`ljtui.core.agent.compression`): the earlier turns when that is enough,
+else the earlier exchanges of the current request too, which stays first.
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ class Conversation:
         self.history: list[Message] = []
         self.summary = ""
         """The running summary of messages that compression removed."""
+        self._request: Message | None = None
+        """The message that opened the running turn (a failed turn rewinds to just before it)."""
 
     async def run_turn(self, text: str) -> TurnResult | None:
         """Run one user message to the end of the model's turn; ``None`` when it failed (``TurnFailed`` says
@@ -65,24 +68,28 @@ class Conversation:
         kit.sink.emit(TurnStarted(turn, text))
         if self._writer is not None:
             self._writer.new_message()
-        saved = len(self.history)
         self._keep(Message.user(text))
+        self._request = self.history[-1]
         try:
             return await self._loop(turn)
         except ProviderError as exc:
-            self._rewind(saved)
+            self._rewind()
             kit.model.failed(turn, exc)
             return None
         except asyncio.CancelledError:
-            self._rewind(saved)
+            self._rewind()
             kit.sink.emit(TurnFailed(turn, "cancelled", CANCELLED))
             raise
+        finally:
+            self._request = None
 
     def _keep(self, message: Message) -> None:
         self.history.append(redact_message(message, self._kit.settings.secrets))
         self._log().message(self.history[-1])
 
-    def _rewind(self, saved: int) -> None:
+    def _rewind(self) -> None:
+        """Forget the running turn's messages (those compression kept of it included)."""
+        saved = next((i for i, m in enumerate(self.history) if m is self._request), len(self.history))
         del self.history[saved:]
         self._log().rewound(len(self.history))
 
@@ -130,15 +137,22 @@ class Conversation:
             return False
         turn = kit.turns.next()
         try:
-            await self._compress(turn, TurnTally())
+            await self._compress(turn, TurnTally(), inside=False)
         except ProviderError as exc:
             kit.model.failed(turn, exc)
             return False
         return True
 
-    async def _compress(self, turn: int, tally: TurnTally) -> None:
-        """Replace the older messages by a summary written by one model call (no tools)."""
+    async def _compress(self, turn: int, tally: TurnTally, *, inside: bool = True) -> None:
+        """Replace the older messages by a summary written by one model call (no tools).
+
+        The earlier turns go first; when what is left would still be over the budget, the cut moves
+        inside the running request (``inside``).
+        """
         parts = C.cut(self.history)
+        if inside and (not parts.older or not self._fits(parts.kept)):
+            within = C.cut_inside(self.history)
+            parts = within if within.older else parts
         if not parts.older:
             return
         before = self.estimated_tokens()
@@ -146,8 +160,22 @@ class Conversation:
                               (), C.SUMMARY_MAX_TOKENS)
         self.summary = (await self._kit.model.text(turn, request, tally)).strip()
         self.history = list(parts.kept)
-        self._log().compressed(self.summary, len(parts.kept))
+        log = self._log()
+        if parts.inside:  # the kept messages are not the history's last ones: they are recorded again
+            log.compressed(self.summary, 0)
+            for message in parts.kept:
+                log.message(message)
+        else:
+            log.compressed(self.summary, len(parts.kept))
         self._kit.sink.emit(ContextCompressed(before, self.estimated_tokens(), len(parts.kept)))
+
+    def _fits(self, kept: tuple[Message, ...]) -> bool:
+        """Whether ``kept``, with a summary as long as one can be, is within ``agent.compress_at_tokens``."""
+        kit = self._kit
+        longest_summary = "x" * (C.SUMMARY_MAX_TOKENS * C.CHARS_PER_TOKEN)
+        size = C.estimate_tokens(kit.context.system + C.summary_section(longest_summary), kept,
+                                 kit.tools.tools.specs)
+        return size <= kit.settings.config.agent.compress_at_tokens
 
     def clear(self) -> None:
         """Forget the conversation (the session's token totals stay)."""

@@ -98,10 +98,12 @@ async def test_compression_is_checked_inside_a_tool_loop_too(tmp_path: Path) -> 
     (tmp_path / "big.txt").write_text(LONG * 3)
     read = ScriptedToolCall("read_file", {"path": "big.txt"})
     turns = [ScriptedTurn("let me read", (read,)), ScriptedTurn("SUMMARY", ()),
-             ScriptedTurn("and again", (read,)), ScriptedTurn("done", ())]
+             ScriptedTurn("and again", (read,)), ScriptedTurn("SUMMARY 2", ()), ScriptedTurn("done", ())]
     engine, client, sink = engine_with(tmp_path, turns, threshold=1_200)
     engine.history = [Message.user("earlier " + LONG), Message("assistant", (TextBlock("earlier reply " + LONG),))]
     assert await engine.run_turn("read big.txt twice") is not None
     assert any(isinstance(e, ContextCompressed) for e in sink.events)
     assert client.requests[1].tools == ()  # the summarising call came between two calls of one message
-    assert [bool(r.tools) for r in client.requests] == [True, False, True, True]
+    assert [bool(r.tools) for r in client.requests] == [True, False, True, False, True]
+    last = client.requests[-1].messages
+    assert last[0].text == "read big.txt twice" and len(last) == 3, "then inside the message: its first exchange"
