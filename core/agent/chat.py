@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from ljtui.core.agent import compression as C
+from ljtui.core.agent import runaway as R
 from ljtui.core.agent.kit import AgentKit
 from ljtui.core.agent.model_calls import TurnTally
 from ljtui.core.events import ContextCompressed, ConversationCleared, Notice, TurnFailed, TurnFinished, TurnStarted, Usage
-from ljtui.core.providers.base import ChatRequest, Message, ProviderError, TextBlock, ToolUseBlock
+from ljtui.core.providers.base import ChatRequest, Message, ProviderError, TextBlock, ToolResultBlock, ToolUseBlock
 from ljtui.core.secrets import redact, redact_message
 
 if TYPE_CHECKING:
@@ -31,6 +32,10 @@ NOTHING_TO_COMPACT = "Nothing to compact yet: the conversation is only a few mes
 CANCELLED = ("Cancelled: the running command was stopped and the message forgotten. Files the agent already "
              "wrote stay written; /undo reverts them.")
 """What the user reads when they cancel a running turn."""
+
+
+class Runaway(Exception):
+    """The user (or nobody, headless) stopped a turn that repeated one call; ``str(exc)`` says why."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,11 @@ class Conversation:
             self._rewind()
             kit.model.failed(turn, exc)
             return None
+        except Runaway as stop:
+            self._rewind()
+            kit.sink.emit(TurnFailed(turn, "runaway", f"{stop}; the message was forgotten (files written stay, "
+                                                      "/undo reverts them). Say how to go on differently."))
+            return None
         except asyncio.CancelledError:
             self._rewind()
             kit.sink.emit(TurnFailed(turn, "cancelled", CANCELLED))
@@ -96,6 +106,7 @@ class Conversation:
     async def _loop(self, turn: int) -> TurnResult:
         kit = self._kit
         tally = TurnTally()
+        guard = R.RepeatGuard()
         reply_text: list[str] = []
         await kit.context.prepare()
         agent = kit.settings.config.agent
@@ -115,8 +126,19 @@ class Conversation:
                 result = TurnResult("".join(reply_text), stop, tally.usage, tally.cost_usd)
                 kit.sink.emit(TurnFinished(turn, result.text, stop, tally.usage, tally.cost_usd))
                 return result
-            results = tuple([await kit.tools.run(turn, c) for c in calls])
-            self._keep(Message("user", results))
+            results, asking = [], None
+            for call in calls:
+                block = await kit.tools.run(turn, call)
+                repeats = guard.see(call.name, call.input, block.content)
+                if guard.nudged(repeats):
+                    block = ToolResultBlock(block.tool_use_id, f"{block.content}\n\n{R.nudge(call.name, repeats)}",
+                                            block.is_error)
+                if guard.asks(repeats):
+                    asking = (call.name, repeats)
+                results.append(block)
+            self._keep(Message("user", tuple(results)))
+            if asking is not None and (await kit.ask(R.question(*asking, "chat"))).choice != R.GO_ON:
+                raise Runaway(R.stopped(*asking))
         raise ProviderError(
             "config",
             f"stopped after {agent.max_iterations} model calls in one turn (agent.max_iterations); "

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 TOOL_CALL_BUDGET = 25
 """Tool calls a task may make before the model is nudged."""
+NUDGE_ROOM = 2
+"""Model calls left to a task when the depth-limit nudge comes, at the latest (before ``agent.max_iterations``)."""
 CONSECUTIVE_FAILURE_LIMIT = 3
 """Tool failures in a row after which the model is nudged."""
 
@@ -52,12 +54,12 @@ class ToolStreak:
     failures_in_a_row: int = 0
 
 
-def record_tool_call(streak: ToolStreak, ok: bool, budget: int = TOOL_CALL_BUDGET) -> tuple[ToolStreak, str | None]:
-    """Count one tool call; returns the new counters and the nudge now due, if any.
+def record_tool_call(streak: ToolStreak, ok: bool) -> tuple[ToolStreak, str | None]:
+    """Count one tool call; returns the new counters and the failure nudge now due, if any.
 
-    The budget nudge comes once, when ``calls`` reaches ``budget``; the
-    failure nudge each time :data:`CONSECUTIVE_FAILURE_LIMIT` failures in a
-    row are reached (the count then starts again).
+    The failure nudge comes each time :data:`CONSECUTIVE_FAILURE_LIMIT`
+    failures in a row are reached (the count then starts again); the depth
+    limit is :func:`depth_nudge_due`.
     """
     calls = streak.calls + 1
     failures = 0 if ok else streak.failures_in_a_row + 1
@@ -65,6 +67,11 @@ def record_tool_call(streak: ToolStreak, ok: bool, budget: int = TOOL_CALL_BUDGE
     if failures >= CONSECUTIVE_FAILURE_LIMIT:
         nudge = failures_nudge(streak.task_id, failures)
         failures = 0
-    if calls == budget:
-        nudge = depth_limit_nudge(streak.task_id, calls)
     return dataclasses.replace(streak, calls=calls, failures_in_a_row=failures), nudge
+
+
+def depth_nudge_due(calls: int, model_calls: int, limit: int, budget: int = TOOL_CALL_BUDGET) -> bool:
+    """Whether the depth-limit nudge is due: ``budget`` tool calls made, or only :data:`NUDGE_ROOM` of the
+    ``limit`` model calls (``agent.max_iterations``) left after the ``model_calls`` made, whichever comes first.
+    """
+    return calls >= budget or model_calls >= limit - NUDGE_ROOM

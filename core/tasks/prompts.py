@@ -6,6 +6,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ljtui.core.tasks.plan import Task, TaskPlan, TaskStatus
+from ljtui.core.tasks.replan import SOFT_REPLAN_CAP, soft_cap_text
 from ljtui.core.tasks.validate import MAX_TASKS, MIN_TASKS
 
 DECOMPOSE_SYSTEM = f"""You split a software change request into a short plan of tasks for coding agents
@@ -67,6 +68,10 @@ def task_message(plan: TaskPlan, task: Task, results: RunResults | Mapping[int, 
     found = results if isinstance(results, RunResults) else RunResults(dict(results))
     lines = [f"Goal: {plan.goal}", "", "The plan:"]
     lines += [f"  {t.id}. [{t.status.value}] {t.description}" for t in plan.tasks]
+    if plan.replan_count:
+        lines += ["", f"The plan has been replanned {plan.replan_count} time(s) in this run."]
+        if plan.replan_count >= SOFT_REPLAN_CAP:
+            lines.append(soft_cap_text(plan.replan_count))
     lines += ["", f"Your task: {task.id}. {task.description}"]
     if task.tool_hint:
         lines.append(f"Suggested tool: {task.tool_hint}")

@@ -41,7 +41,9 @@ from ljtui.core.events import Event, Notice, TurnFinished, TurnStarted
 from ljtui.core.providers.base import ChatRequest, Message, ProviderError, ToolCall
 from ljtui.core.secrets import redact
 from ljtui.core.tasks import prompts as P
-from ljtui.core.tasks.decisions import DecisionError, apply_decision, parse_decision, stop_message
+from ljtui.core.tasks.decisions import (
+    MAX_DECISIONS_PER_RUN, DecisionError, apply_decision, parse_decision, stop_message,
+)
 from ljtui.core.tasks.decompose import DecompositionKind, parse_decomposition
 from ljtui.core.tasks.events import (
     ReplannerDecided, RunFinished, TaskFinished, TaskPlanApproved, TaskPlanFallback, TaskPlanProposed,
@@ -338,6 +340,9 @@ class TaskRunner:
         assert self.plan is not None
         task = self.plan.task(task_id)
         assert task is not None
+        if self.plan.decision_count >= MAX_DECISIONS_PER_RUN:  # no decision could be applied: do not ask for one
+            self._emit(Notice(stop_message(task_id, self.plan.decision_count), "error"))
+            return True
         request = ChatRequest(P.REPLANNER_SYSTEM, (Message.user(P.replanner_message(self.plan, task, error)),), (),
                               DECOMPOSE_MAX_TOKENS, agent=REPLANNER_AGENT)
         text, _ = await self.call(request)

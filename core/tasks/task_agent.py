@@ -1,11 +1,24 @@
 """One task's agent (TASK-4, TASK-8): its own history, the session's tools plus two, to the task's end.
 
-The agent is prompted with the goal, the plan and what finished tasks
-reported, then loops like the conversation agent (quiet model calls, tool
-calls through the session's tool runner) until it calls ``complete_task``, calls
-``update_task_plan``, ends a turn without a tool call, or uses
-``agent.max_iterations`` model calls. Tool results carry the nudges of
-:mod:`ljtui.core.tasks.nudges` when they are due.
+The agent is prompted with the goal, the plan, the run's replans and what
+finished tasks reported, then loops like the conversation agent (quiet model
+calls, tool calls through the session's tool runner) until:
+
+* it calls ``complete_task`` (done);
+* it calls ``update_task_plan`` and the replan is applied: it reads the result
+  (the soft-cap sentence from the third replan on) in one more model call,
+  then ends replanned;
+* it answers twice in a row without a tool call (done): the first time it is
+  nudged toward its two ways out;
+* the runaway guard stops it (:mod:`ljtui.core.agent.runaway`), or it used
+  ``agent.max_iterations`` model calls (failed). The depth-limit nudge comes
+  at :data:`~ljtui.core.tasks.nudges.TOOL_CALL_BUDGET` tool calls, or earlier
+  so that :data:`~ljtui.core.tasks.nudges.NUDGE_ROOM` model calls are left to
+  act on it.
+
+Tool results carry the nudges of :mod:`ljtui.core.tasks.nudges` when they are
+due. Above ``agent.compress_at_tokens`` the task's history is compressed like
+a long chat request: its first message stays, with the last exchanges.
 """
 
 from __future__ import annotations
@@ -13,10 +26,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ljtui.core.agent import compression as C
+from ljtui.core.agent import runaway as R
 from ljtui.core.providers.base import ChatRequest, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from ljtui.core.secrets import redact_message
 from ljtui.core.tasks import prompts as P
-from ljtui.core.tasks.nudges import ToolStreak, record_tool_call
+from ljtui.core.tasks.nudges import (
+    ToolStreak, depth_limit_nudge, depth_nudge_due, no_tool_call_nudge, record_tool_call,
+)
 from ljtui.core.tasks.plan import Task, TaskPlan, TaskStatus
 from ljtui.core.tasks.prompts import RunResults
 from ljtui.core.tasks.replan import ReplanResult
@@ -54,40 +71,107 @@ class TaskEnd:
 async def run_task_agent(runner: TaskRun, task: Task) -> TaskEnd:
     """Run the agent of ``task`` in ``runner``'s plan to its end."""
     assert runner.plan is not None
-    kit = runner.kit
-    config = kit.settings.config
-    agent = f"task {task.id}"
-    session = kit.tools.tools
-    own = [tool for tool in (session.get(n) for n in session.names) if tool is not None]
-    tools = ToolRegistry([*own, *task_tools(runner.replan, task.id)])
-    system = kit.context.system + "\n\n" + P.TASK_TAIL.format(task_id=task.id)
-    history = [Message.user(P.task_message(runner.plan, task, runner.results))]
-    streak = ToolStreak(task.id)
-    said = ""
-    for _ in range(config.agent.max_iterations):
-        request = ChatRequest(system, tuple(history), tools.specs, config.provider.max_tokens,
-                              await kit.gate_tail(), agent=agent)
-        text, calls = await runner.call(request)
-        said = text.strip() or said
+    agent = TaskAgent(runner, task)
+    return await agent.run()
+
+
+class TaskAgent:
+    """The loop of one task's agent; see the module docstring for how it ends."""
+
+    def __init__(self, runner: TaskRun, task: Task) -> None:
+        assert runner.plan is not None
+        self.runner = runner
+        self.task = task
+        self.kit = runner.kit
+        self.name = f"task {task.id}"
+        session = self.kit.tools.tools
+        own = [tool for tool in (session.get(n) for n in session.names) if tool is not None]
+        self.tools = ToolRegistry([*own, *task_tools(runner.replan, task.id)])
+        self.system = self.kit.context.system + "\n\n" + P.TASK_TAIL.format(task_id=task.id)
+        self.history = [Message.user(P.task_message(runner.plan, task, runner.results))]
+        self.summary = ""
+        self.streak = ToolStreak(task.id)
+        self.guard = R.RepeatGuard()
+        self.depth_nudged = False
+        self.said = ""
+
+    async def run(self) -> TaskEnd:
+        limit = self.kit.settings.config.agent.max_iterations
+        quiet_turns = 0
+        for used in range(1, limit + 1):
+            calls = await self._reply()
+            if not calls:
+                quiet_turns += 1
+                if quiet_turns >= 2:
+                    return TaskEnd(TaskStatus.DONE, self.said)
+                self.history.append(Message.user(no_tool_call_nudge(self.task.id)))
+                continue
+            quiet_turns = 0
+            results, ended, asking = await self._run_calls(calls)
+            if not self.depth_nudged and depth_nudge_due(self.streak.calls, used, limit) and ended is None:
+                self.depth_nudged = True
+                results[-1] = _with_note(results[-1], depth_limit_nudge(self.task.id, self.streak.calls))
+            self.history.append(Message("user", tuple(results)))
+            if ended is TaskStatus.REPLANNED:
+                await self._reply()  # the agent reads its replan's result (and the soft cap) before it ends
+                return TaskEnd(TaskStatus.REPLANNED, self.said)
+            if ended is not None:
+                return TaskEnd(ended, self.said)
+            if asking is not None:
+                decision = await self.kit.ask(R.question(*asking, self.name))
+                if decision.choice != R.GO_ON:
+                    return TaskEnd(TaskStatus.FAILED, R.stopped(*asking))
+        return TaskEnd(TaskStatus.FAILED, f"used its {limit} model calls (agent.max_iterations) without finishing")
+
+    async def _reply(self) -> list[ToolCall]:
+        """One model call on the task's history (compressed first when over the budget); its calls."""
+        kit = self.kit
+        config = kit.settings.config
+        if self._tokens() > config.agent.compress_at_tokens:
+            await self._compress()
+        tail = "\n\n".join(filter(None, (C.summary_section(self.summary), await kit.gate_tail())))
+        request = ChatRequest(self.system, tuple(self.history), self.tools.specs, config.provider.max_tokens,
+                              tail, agent=self.name)
+        text, calls = await self.runner.call(request)
+        self.said = text.strip() or self.said
         blocks: list[Any] = [TextBlock(text)] if text else []
         blocks += [ToolUseBlock(c.id, c.name, c.input) for c in calls]
-        history.append(redact_message(Message("assistant", tuple(blocks)), kit.settings.secrets))
-        if not calls:
-            return TaskEnd(TaskStatus.DONE, said)
-        results, ended = [], None
+        self.history.append(redact_message(Message("assistant", tuple(blocks)), kit.settings.secrets))
+        return calls
+
+    async def _run_calls(self, calls: list[ToolCall]
+                         ) -> tuple[list[ToolResultBlock], TaskStatus | None, tuple[str, int] | None]:
+        results: list[ToolResultBlock] = []
+        ended: TaskStatus | None = None
+        asking = None
         for call in calls:
-            block = await kit.tools.run(runner.turn, call, tools, agent)
+            block = await self.kit.tools.run(self.runner.turn, call, self.tools, self.name)
             ok = not block.is_error
-            streak, nudge = record_tool_call(streak, ok)
-            if nudge:
-                block = ToolResultBlock(block.tool_use_id, f"{block.content}\n\n{nudge}", block.is_error)
-            results.append(block)
+            repeats = self.guard.see(call.name, call.input, block.content)
+            self.streak, nudge = record_tool_call(self.streak, ok)
+            if self.guard.nudged(repeats):
+                nudge = "\n\n".join(filter(None, (nudge, R.nudge(call.name, repeats))))
+            if self.guard.asks(repeats):
+                asking = (call.name, repeats)
+            results.append(_with_note(block, nudge) if nudge else block)
             if ok and call.name == "complete_task":
                 ended = ended or TaskStatus.DONE
             elif ok and call.name == "update_task_plan":
                 ended = TaskStatus.REPLANNED
-        history.append(Message("user", tuple(results)))
-        if ended is not None:
-            return TaskEnd(ended, said)
-    return TaskEnd(TaskStatus.FAILED, f"used its {config.agent.max_iterations} model calls "
-                                      "(agent.max_iterations) without finishing")
+        return results, ended, asking
+
+    def _tokens(self) -> int:
+        return C.estimate_tokens(self.system + C.summary_section(self.summary), self.history, self.tools.specs)
+
+    async def _compress(self) -> None:
+        parts = C.cut_inside(self.history, start=0)
+        if not parts.older:
+            return
+        request = ChatRequest(C.SUMMARY_SYSTEM, (Message.user(C.summary_request(parts.older, self.summary)),),
+                              (), C.SUMMARY_MAX_TOKENS, agent=self.name)
+        self.summary = (await self.kit.model.text(self.runner.turn, request)).strip()
+        self.history = list(parts.kept)
+
+
+def _with_note(block: ToolResultBlock, note: str) -> ToolResultBlock:
+    return ToolResultBlock(block.tool_use_id, f"{block.content}\n\n{note}", block.is_error)

@@ -11,6 +11,7 @@ from pathlib import Path
 import yaml
 
 from tests.conftest import git
+from tests.core.tasks.helpers import said
 
 TIMEOUT = 120
 NEW_TASKS = [{"id": 7, "description": "Run the greeting", "tool_hint": "bash"},
@@ -21,15 +22,16 @@ SCRIPT = {"agents": {
         {"id": 2, "description": "Read README.md", "tool_hint": "read_file", "depends_on": []},
         {"id": 3, "description": "Make greet friendlier", "tool_hint": "edit_file", "depends_on": [1, 2]},
         {"id": 4, "description": "Run the greeting", "tool_hint": "bash", "depends_on": [3]}]})}],
-    "task 1": [{"tool_calls": [{"name": "read_file", "input": {"path": "app.py"}}]}, {"text": "greet joins."}],
-    "task 2": [{"tool_calls": [{"name": "read_file", "input": {"path": "README.md"}}]}, {"text": "a title."}],
+    "task 1": [{"tool_calls": [{"name": "read_file", "input": {"path": "app.py"}}]}, said("greet joins.", 1)],
+    "task 2": [{"tool_calls": [{"name": "read_file", "input": {"path": "README.md"}}]}, said("a title.", 2)],
     "task 3": [{"tool_calls": [{"name": "edit_file", "input": {
         "path": "app.py", "old": "return 'hello ' + name", "new": "return f'hello, {name}!'"}}]},
-               {"tool_calls": [{"name": "update_task_plan", "input": {"reason": "check it", "tasks": NEW_TASKS}}]}],
+               {"tool_calls": [{"name": "update_task_plan", "input": {"reason": "check it", "tasks": NEW_TASKS}}]},
+               {"text": "replanned: the greeting is checked next"}],
     "task 4": [{"tool_calls": [{"name": "bash", "input": {
-        "command": "python3 -c 'import app; print(app.greet(\"you\"))'"}}]}, {"text": "hello, you!"}],
-    "task 5": [{"text": "fine"}],
-    "task 6": [{"text": "verified"}],
+        "command": "python3 -c 'import app; print(app.greet(\"you\"))'"}}]}, said("hello, you!", 4)],
+    "task 5": [said("fine", 5)],
+    "task 6": [said("verified", 6)],
 }}
 """After the replan, tasks 4 and 5 are the new ones and 6 the verification task the sanitiser adds."""
 
@@ -79,7 +81,7 @@ def test_without_yes_and_no_terminal_the_plan_is_printed_and_nothing_runs(git_re
 
 def test_a_skill_runs_headless_as_the_plan(git_repo: Path, tmp_path: Path) -> None:
     script = tmp_path / "skill.yaml"
-    script.write_text(yaml.safe_dump({"agents": {f"task {n}": [{"text": f"step {n}"}] for n in range(1, 5)}}),
+    script.write_text(yaml.safe_dump({"agents": {f"task {n}": [said(f"step {n}", n)] for n in range(1, 5)}}),
                       encoding="utf-8")
     proc = ljtui(git_repo, "run", "--skill", "fix-with-test", "--yes", "--json", "--provider", "scripted",
                  "--script", str(script), "greet is rude")

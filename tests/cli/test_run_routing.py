@@ -21,6 +21,7 @@ from ljtui.core.tasks.route import ROUTER_MAX_TOKENS
 from tests.fakes import anthropic_api as api
 from tests.fakes.fixtures import FAKE_KEY
 from tests.fakes.server import FakeSSEServer
+from tests.core.tasks.helpers import said
 
 TIMEOUT = 120
 ORIGINAL = "def greet(name):\n    return 'hello ' + name\n"
@@ -31,8 +32,8 @@ AGENTS: dict[str, list[dict[str, Any]]] = {
         {"id": 1, "description": "Make greet friendlier", "tool_hint": "edit_file", "depends_on": []},
         {"id": 2, "description": "Run the tests", "tool_hint": "bash", "depends_on": [1]}]})}],
     "task 1": [{"tool_calls": [{"name": "edit_file", "input": {
-        "path": "app.py", "old": "'hello ' + name", "new": "'hello, ' + name"}}]}, {"text": "greet has a comma"}],
-    "task 2": [{"text": "fine"}],
+        "path": "app.py", "old": "'hello ' + name", "new": "'hello, ' + name"}}]}, said("greet has a comma", 1)],
+    "task 2": [said("fine", 2)],
     "chat": [{"text": "Answered in chat."}],
 }
 

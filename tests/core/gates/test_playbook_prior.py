@@ -18,6 +18,7 @@ from ljtui.core.playbooks.service import PlaybookService
 from ljtui.core.ports import ListSink
 from ljtui.core.trust import TrustStore
 from tests.core.gates.scripted import L2_FACTORS, TESTS_ITEM
+from tests.core.tasks.helpers import said
 
 FACTORS = Factors(0.6, 0.5, 0.6, False, False)
 ITEMS = [CheckItem("tests", "the tests pass", "true")]
@@ -68,8 +69,8 @@ async def test_a_gate_proposed_in_a_playbooks_run_carries_its_record(git_repo: P
     script = git_repo.parent / "script.yaml"
     propose = {"tool_calls": [{"name": "gate_propose", "input": {"title": "Polite greeting", "items": [TESTS_ITEM],
                                                                 "factors": L2_FACTORS}}]}
-    script.write_text(yaml.safe_dump({"agents": {"task 1": [propose, {"text": "proposed"}],
-                                                 "task 2": [{"text": "checked"}]}}), encoding="utf-8")
+    script.write_text(yaml.safe_dump({"agents": {"task 1": [propose, said("proposed", 1)],
+                                                 "task 2": [said("checked", 2)]}}), encoding="utf-8")
     config = Config()
     config.provider.name, config.provider.script = "scripted", str(script)
     engine = Engine(config, ListSink(), repo_root=git_repo, approver=ScriptedApprover({"task_plan": ["approve"]}))

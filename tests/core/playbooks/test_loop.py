@@ -17,6 +17,7 @@ from ljtui.core.playbooks.service import PROMOTE_KIND, PlaybookService
 from ljtui.core.ports import ListSink
 from ljtui.core.skills import load_skills
 from ljtui.core.trust import TrustStore
+from tests.core.tasks.helpers import said
 
 PID = "add-retries-to-greet"
 SAVE = {"title": "Add retries to greet", "when_to_use": "when a flaky call must be retried", "tags": ["retry"],
@@ -31,9 +32,9 @@ SCRIPT = {
         {"text": "It did not work twice."},
     ],
     "agents": {
-        "task 1": [{"tool_calls": [{"name": "read_file", "input": {"path": "app.py"}}]}, {"text": "read"}],
-        "task 2": [{"text": "wrapped"}],
-        "task 3": [{"text": "tests pass"}],
+        "task 1": [{"tool_calls": [{"name": "read_file", "input": {"path": "app.py"}}]}, said("read", 1)],
+        "task 2": [said("wrapped", 2)],
+        "task 3": [said("tests pass", 3)],
     },
 }
 

@@ -30,3 +30,8 @@ def plan(*specs: tuple[int, TaskStatus] | tuple[int, TaskStatus, tuple[int, ...]
     """A plan of tasks given as ``(id, status[, depends_on])``."""
     tasks = tuple(Task(s[0], f"task {s[0]}", None, s[2] if len(s) > 2 else (), s[1]) for s in specs)
     return TaskPlan(tasks, goal)
+
+
+def said(text: str, task_id: int) -> dict[str, Any]:
+    """A task agent's last scripted turn: its words, and ``complete_task`` for its own task."""
+    return {"text": text, "tool_calls": [{"name": "complete_task", "input": {"task_id": task_id}}]}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ljtui.core.tasks.nudges import NUDGE_ROOM, depth_nudge_due
 from ljtui.core.tasks import (
     TOOL_CALL_BUDGET,
     ToolStreak,
@@ -25,13 +26,11 @@ def test_the_failure_and_no_tool_texts_offer_the_same_two_exits() -> None:
     assert no_tool_call_nudge(4) == "Your last turn called no tool. " + EXITS
 
 
-def test_the_budget_nudge_comes_once_when_the_budget_is_reached() -> None:
-    streak, nudges = ToolStreak(4), []
-    for _ in range(30):
-        streak, nudge = record_tool_call(streak, ok=True)
-        nudges.append(nudge)
-    assert nudges.index(depth_limit_nudge(4)) == TOOL_CALL_BUDGET - 1
-    assert sum(n is not None for n in nudges) == 1 and streak.calls == 30
+def test_the_depth_nudge_is_due_at_the_budget_or_with_room_left_before_the_hard_stop() -> None:
+    assert [depth_nudge_due(calls, 1, 1000) for calls in (24, 25, 26)] == [False, True, True]
+    assert [depth_nudge_due(1, used, 10) for used in range(1, 11)] == [False] * 7 + [True] * 3
+    assert 10 - NUDGE_ROOM == 8, "after the 8th of 10 model calls, two are left to act on the nudge"
+    assert depth_nudge_due(1, 1, 2) and depth_nudge_due(1, 1, 1), "a tiny limit nudges at once"
 
 
 def test_three_failures_in_a_row_bring_the_failure_nudge_and_a_success_resets_the_count() -> None:

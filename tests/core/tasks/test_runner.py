@@ -20,6 +20,7 @@ from ljtui.core.tasks import events as T
 from ljtui.core.tasks.plan import TaskStatus
 from ljtui.core.tasks.replan import soft_cap_text
 from tests.core.agent.helpers import read_pid, running, until
+from tests.core.tasks.helpers import said
 
 
 def plan_reply(*tasks: tuple[int, str, str | None, list[int]]) -> dict[str, Any]:
@@ -57,9 +58,9 @@ THREE = plan_reply((1, "Read app.py", "read_file", []), (2, "Read README.md", "r
 async def test_independent_tasks_run_together_and_a_dependent_one_waits(git_repo: Path) -> None:
     engine, sink = make_engine(git_repo, {
         "decompose": [THREE],
-        "task 1": [{"tool_calls": [{"name": "read_file", "input": {"path": "app.py"}}]}, {"text": "greet adds."}],
-        "task 2": [{"tool_calls": [{"name": "read_file", "input": {"path": "README.md"}}]}, {"text": "a title."}],
-        "task 3": [{"tool_calls": [{"name": "bash", "input": {"command": "echo ok"}}]}, {"text": "ok"}],
+        "task 1": [{"tool_calls": [{"name": "read_file", "input": {"path": "app.py"}}]}, said("greet adds.", 1)],
+        "task 2": [{"tool_calls": [{"name": "read_file", "input": {"path": "README.md"}}]}, said("a title.", 2)],
+        "task 3": [{"tool_calls": [{"name": "bash", "input": {"command": "echo ok"}}]}, said("ok", 3)],
     })
     outcome = await engine.run_plan("check the sample")
     assert outcome.status == "done"
@@ -78,7 +79,7 @@ async def test_a_permission_question_names_the_task_that_asks(git_repo: Path) ->
     approver = ScriptedApprover({"task_plan": ["approve"], "permission": ["once"]})
     engine, sink = make_engine(git_repo, {
         "decompose": [plan_reply((1, "Run the tests", "bash", []))],
-        "task 1": [{"tool_calls": [{"name": "bash", "input": {"command": "echo ok"}}]}, {"text": "ok"}],
+        "task 1": [{"tool_calls": [{"name": "bash", "input": {"command": "echo ok"}}]}, said("ok", 1)],
     }, approver, allow_tools=[])
     assert (await engine.run_plan("test")).status == "done"
     assert [r.title for r in approver.asked if r.kind == "permission"] == ["Task 1: Run this command?"]
@@ -99,8 +100,8 @@ async def test_nothing_runs_before_approval_and_a_rejected_plan_runs_nothing(git
 async def test_an_edited_plan_is_checked_again_and_runs_as_edited(git_repo: Path) -> None:
     edited = ({"id": 1, "description": "Say hello", "tool_hint": "nonsense", "depends_on": [7]},)
     approver = ScriptedApprover({"task_plan": [Decision("approve", tasks=edited)]})
-    engine, sink = make_engine(git_repo, {"decompose": [THREE], "task 1": [{"text": "hello"}],
-                                          "task 2": [{"text": "checked"}]}, approver)
+    engine, sink = make_engine(git_repo, {"decompose": [THREE], "task 1": [said("hello", 1)],
+                                          "task 2": [said("checked", 2)]}, approver)
     outcome = await engine.run_plan("say hello")
     assert outcome.status == "done" and outcome.plan is not None
     descriptions = [t.description for t in outcome.plan.tasks]
@@ -115,12 +116,13 @@ async def test_a_replan_keeps_finished_tasks_continues_the_ids_and_strips_a_made
                  {"id": 10, "description": "Tidy up", "tool_hint": "frobnicate", "depends_on": [9]}]
     engine, sink = make_engine(git_repo, {
         "decompose": [THREE],
-        "task 1": [{"text": "read"}],
-        "task 2": [{"text": "read"}],
+        "task 1": [said("read", 1)],
+        "task 2": [said("read", 2)],
         "task 3": [{"tool_calls": [{"name": "update_task_plan",
-                                    "input": {"reason": "tests first", "tasks": new_tasks}}]}],
-        "task 4": [{"text": "tests pass"}],
-        "task 5": [{"text": "tidy"}],
+                                    "input": {"reason": "tests first", "tasks": new_tasks}}]},
+                   {"text": "replanned"}],
+        "task 4": [said("tests pass", 4)],
+        "task 5": [said("tidy", 5)],
     })
     outcome = await engine.run_plan("check")
     assert outcome.status == "done" and outcome.plan is not None
@@ -136,14 +138,15 @@ async def test_a_replan_keeps_finished_tasks_continues_the_ids_and_strips_a_made
 async def test_the_third_replan_ends_with_the_soft_cap_text(git_repo: Path) -> None:
     def replan_to(description: str) -> list[dict[str, Any]]:
         return [{"tool_calls": [{"name": "update_task_plan", "input": {
-            "reason": "again", "tasks": [{"id": 1, "description": description, "tool_hint": "bash"}]}}]}]
+            "reason": "again", "tasks": [{"id": 1, "description": description, "tool_hint": "bash"}]}}]},
+                {"text": "replanned"}]
 
     engine, sink = make_engine(git_repo, {
         "decompose": [plan_reply((1, "Run the tests", "bash", []))],
         "task 1": replan_to("Run the tests, first try"),
         "task 2": replan_to("Run the tests, second try"),
         "task 3": replan_to("Run the tests, third try"),
-        "task 4": [{"text": "done"}],
+        "task 4": [said("done", 4)],
     })
     outcome = await engine.run_plan("run the tests")
     assert outcome.status == "done" and outcome.plan is not None and outcome.plan.replan_count == 3
@@ -158,10 +161,10 @@ async def test_a_failed_task_is_replaced_and_then_succeeds(git_repo: Path) -> No
     looping = [{"tool_calls": [{"name": "read_file", "input": {"path": "app.py"}}]}] * 2
     engine, sink = make_engine(git_repo, {
         "decompose": [plan_reply((1, "Fix it the hard way", None, []), (2, "Run the tests", "bash", [1]))],
-        "task 1": [*looping, {"text": "fixed the easy way"}],
+        "task 1": [*looping, said("fixed the easy way", 1)],
         "replanner": [{"text": json.dumps({"decision": "replace", "reason": "too broad",
                                            "description": "Fix it the easy way"})}],
-        "task 2": [{"text": "tests pass"}],
+        "task 2": [said("tests pass", 2)],
     }, max_iterations=2)
     outcome = await engine.run_plan("fix it")
     assert outcome.status == "done" and outcome.plan is not None
@@ -186,7 +189,7 @@ async def test_an_unusable_replanner_answer_stops_the_run_and_skips_what_depende
 
 async def test_an_unparsable_plan_falls_back_to_one_task(git_repo: Path) -> None:
     engine, sink = make_engine(git_repo, {"decompose": [{"text": "Sure! Step one, then step two."}],
-                                          "task 1": [{"text": "done"}]})
+                                          "task 1": [said("done", 1)]})
     outcome = await engine.run_plan("tidy the readme")
     assert outcome.status == "done" and outcome.plan is not None
     assert [t.description for t in outcome.plan.tasks] == ["tidy the readme"]
@@ -226,8 +229,8 @@ async def test_allowing_writes_for_the_run_skips_their_questions_but_not_command
         "decompose": [plan_reply((1, "Make greet friendlier", "edit_file", []), (2, "Run the tests", "bash", [1]))],
         "task 1": [{"tool_calls": [{"name": "edit_file", "input": {
             "path": "app.py", "old": "return 'hello ' + name", "new": "return f'hello, {name}!'"}}]},
-                   {"text": "done"}],
-        "task 2": [{"tool_calls": [{"name": "bash", "input": {"command": "echo ok"}}]}, {"text": "ok"}],
+                   said("done", 1)],
+        "task 2": [{"tool_calls": [{"name": "bash", "input": {"command": "echo ok"}}]}, said("ok", 2)],
     }, approver, allow_tools=[])
     assert (await engine.run_plan("friendlier")).status == "done"
     asked = [r for r in approver.asked if r.kind == "permission"]
@@ -239,7 +242,7 @@ async def test_allowing_writes_for_the_run_skips_their_questions_but_not_command
 
 async def test_a_skill_is_the_plan_without_a_decomposition_call_and_is_still_approved(git_repo: Path) -> None:
     approver = ScriptedApprover({"task_plan": ["approve"]})
-    engine, sink = make_engine(git_repo, {f"task {n}": [{"text": f"step {n} done"}] for n in range(1, 5)}, approver)
+    engine, sink = make_engine(git_repo, {f"task {n}": [said(f"step {n} done", n)] for n in range(1, 5)}, approver)
     outcome = await engine.run_plan("greet in French", skill="fix-with-test")
     assert outcome.status == "done" and outcome.plan is not None
     [asked] = approver.asked
@@ -260,7 +263,7 @@ async def test_complete_task_names_only_its_own_task(git_repo: Path) -> None:
         "decompose": [plan_reply((1, "Say hi", None, []))],
         "task 1": [{"tool_calls": [{"name": "complete_task", "input": {"task_id": 2}}]},
                    {"tool_calls": [{"name": "complete_task", "input": {"task_id": 1}}]}],
-        "task 2": [{"text": "verified"}],
+        "task 2": [said("verified", 2)],
     })
     outcome = await engine.run_plan("hi")
     assert outcome.status == "done"
@@ -271,7 +274,7 @@ async def test_complete_task_names_only_its_own_task(git_repo: Path) -> None:
 
 async def test_every_task_event_is_in_the_run_log(git_repo: Path) -> None:
     engine, sink = make_engine(git_repo, {"decompose": [plan_reply((1, "Say hi", "bash", []))],
-                                          "task 1": [{"text": "hi"}]})
+                                          "task 1": [said("hi", 1)]})
     await engine.run_plan("hi")
     logged = read_run_log(git_repo)
     assert [e["kind"] for e in logged.events] == kinds(sink)

@@ -8,6 +8,7 @@ from ljtui.core.approval import ScriptedApprover
 from ljtui.core.events import PermissionDecided, ToolCallFinished
 from ljtui.core.tasks.plan import TaskStatus
 from tests.core.tasks.test_runner import make_engine, plan_reply
+from tests.core.tasks.helpers import said
 
 
 async def test_a_task_reply_is_capped_and_one_denial_answers_its_other_commands(git_repo: Path) -> None:
@@ -16,7 +17,7 @@ async def test_a_task_reply_is_capped_and_one_denial_answers_its_other_commands(
     approver = ScriptedApprover({"task_plan": ["approve"], "permission": ["deny"]})
     engine, sink = make_engine(git_repo, {
         "decompose": [plan_reply((1, "Run the tests", "bash", []))],
-        "task 1": [{"tool_calls": commands + reads}, {"text": "done"}],
+        "task 1": [{"tool_calls": commands + reads}, said("done", 1)],
     }, approver, allow_tools=[], max_tool_calls_per_reply=5)
 
     outcome = await engine.run_plan("test")
@@ -24,7 +25,8 @@ async def test_a_task_reply_is_capped_and_one_denial_answers_its_other_commands(
     assert outcome.status == "done" and outcome.plan is not None
     assert outcome.plan.tasks[0].status is TaskStatus.DONE
     assert [r.kind for r in approver.asked] == ["task_plan", "permission"]
-    finished = [e for e in sink.events if isinstance(e, ToolCallFinished) and e.agent == "task 1"]
+    finished = [e for e in sink.events if isinstance(e, ToolCallFinished) and e.agent == "task 1"
+                and e.name != "complete_task"]
     assert len(finished) == 33
     assert [e.ok for e in finished[:5]] == [False, False, False, True, True]
     assert all(not e.ok and "the last 28 were refused" in e.summary + e.output for e in finished[5:])

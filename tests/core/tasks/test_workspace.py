@@ -23,6 +23,7 @@ from ljtui.core.tasks.runner import TaskRunner
 from ljtui.core.tasks.workspace import FORMAT, TASKS_FILE, WrittenFiles
 from tests.conftest import git
 from tests.core.tasks.test_runner import plan_reply
+from tests.core.tasks.helpers import said
 
 AGENTS: dict[str, list[dict[str, Any]]] = {
     "decompose": [plan_reply((1, "Write the notes and fix greet", "write_file", []),
@@ -31,14 +32,14 @@ AGENTS: dict[str, list[dict[str, Any]]] = {
         {"name": "write_file", "input": {"path": "notes/plan.txt", "content": "greet gets a comma\n"}},
         {"name": "edit_file", "input": {"path": "app.py", "old": "'hello ' + name", "new": "'hello, ' + name"}},
         {"name": "write_file", "input": {"path": "../outside.txt", "content": "refused\n"}}]},
-        {"text": "notes written, greet fixed"}],
-    "task 2": [{"tool_calls": [{"name": "read_file", "input": {"path": "RECORD"}}]}, {"text": "checked"}],
+        said("notes written, greet fixed", 1)],
+    "task 2": [{"tool_calls": [{"name": "read_file", "input": {"path": "RECORD"}}]}, said("checked", 2)],
 }
 """Task 1 writes two files (a third write is refused); task 2 reads the run's record."""
 
 
 ONE_TASK: dict[str, list[dict[str, Any]]] = {
-    "decompose": [plan_reply((1, "Say hi", None, []))], "task 1": [{"text": "hi"}], "task 2": [{"text": "ok"}]}
+    "decompose": [plan_reply((1, "Say hi", None, []))], "task 1": [said("hi", 1)], "task 2": [said("ok", 2)]}
 """One task, and the verification task the sanitiser adds."""
 
 
@@ -89,7 +90,8 @@ async def test_the_record_follows_the_run_and_a_later_task_is_told_the_files_an_
     [task_1] = [r for r in requests if r.agent == "task 1"][:1]
     assert "files it wrote" not in task_1.messages[0].text
 
-    [read] = [e for e in sink.events if isinstance(e, ToolCallFinished) and e.agent == "task 2"]
+    [read] = [e for e in sink.events if isinstance(e, ToolCallFinished) and e.agent == "task 2"
+              and e.name == "read_file"]
     assert not read.ok and "inside .agent/" in read.output, "the run's record is ljtui's state, not the model's"
 
     record = json.loads((git_repo / record_path).read_text(encoding="utf-8"))
