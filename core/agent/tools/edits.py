@@ -39,7 +39,12 @@ SECRET_WRITTEN = ("{path} now holds the given content (a secret file: nothing of
 NOT_UTF8 = ("{path} is not valid UTF-8 (first bad byte at line {line}): read_file shows its undecodable bytes as "
             "U+FFFD, so {tool} would replace bytes you never saw; nothing was written. Change this file with the "
             "bash tool (working on its bytes), or ask the user to")
-"""The refusal of an edit or overwrite of a file whose bytes read_file could not show as they are."""
+"""The refusal of an overwrite of a file whose bytes read_file could not show as they are (an edit is matched on
+the bytes, so it never touches those it could not show)."""
+REPLACEMENT_IN_OLD = ("\n`old` holds U+FFFD, which read_file shows in place of bytes of {path} that are not UTF-8: those "
+                      "bytes can never be matched. Choose an `old` around them (they stay as they are), or change "
+                      "them with the bash tool.")
+"""Why an ``old`` copied from the replacement characters read_file showed cannot match."""
 COPY_OLD = "\nRead the file again and copy `old` exactly."
 """The advice that ends an error about ``old`` itself (not found, or found more than once)."""
 
@@ -101,9 +106,6 @@ async def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     new = text_arg(args, "new")
     writer = _writer(ctx)
     block = EditBlock(number=1, file=path, where=None, entry=DEFAULT_ENTRY_ID, old=old, new=new)
-    refused = await asyncio.to_thread(_undecodable_file, writer, path)
-    if refused is not None:
-        return failed(refused)
     report = await asyncio.to_thread(validate_plan, EditPlan((block,)), writer.root, secrets=writer.secrets)
     if report.errors:
         error = report.errors[0]
@@ -112,6 +114,8 @@ async def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         near = "".join(f"\n  nearest: {c.file}:{c.line} ({c.score:.2f}) {c.excerpt}"
                        for c in error.candidates[:MAX_CANDIDATES_TOLD])
         advice = COPY_OLD if isinstance(error, (AnchorNotFound, AnchorAmbiguous)) else ""
+        if isinstance(error, AnchorNotFound) and "\ufffd" in old:
+            advice = REPLACEMENT_IN_OLD.format(path=path) + advice
         return failed(f"{error.kind}: {error.message}{near}{advice}")
     [change] = report.changes.values() or [None]
     if change is None:
@@ -145,15 +149,6 @@ def _undecodable(planned: PlannedWrite, tool: str) -> str | None:
         return None
     line = first_bad_line(planned.before)
     return None if line is None else NOT_UTF8.format(path=planned.target.key, line=line, tool=tool)
-
-
-def _undecodable_file(writer: AgentWriter, path: str) -> str | None:
-    """:func:`_undecodable` for ``edit_file``, before ``old`` is looked for (a path refused here is left to the
-    edit's own checks, which say why)."""
-    try:
-        return _undecodable(writer.plan(path, None), "edit_file")
-    except WriteRefused:
-        return None
 
 
 async def create_directory(args: dict[str, Any], ctx: ToolContext) -> ToolResult:

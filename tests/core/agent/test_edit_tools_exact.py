@@ -61,7 +61,7 @@ async def test_an_old_occurring_40000_times_gets_a_short_answer(git_repo: Path) 
     assert "occurs 40000 times in many.txt, at lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 39990 more" in result.content
 
 
-async def test_read_file_says_a_file_is_not_utf8_and_edits_of_it_are_refused(git_repo: Path) -> None:
+async def test_read_file_says_a_file_is_not_utf8_and_a_round_trip_of_it_is_refused(git_repo: Path) -> None:
     raw = b"ok\n\xff\xfe here\n"
     (git_repo / "bad.txt").write_bytes(raw)
     approver = allowing()
@@ -72,9 +72,12 @@ async def test_read_file_says_a_file_is_not_utf8_and_edits_of_it_are_refused(git
     round_trip = await call(engine, "write_file", path="bad.txt", content="ok\n\ufffd\ufffd here\n")
     assert not round_trip.ok and "bad.txt is not valid UTF-8 (first bad byte at line 2)" in round_trip.content
     assert "bash tool" in round_trip.content
-    edit = await call(engine, "edit_file", path="bad.txt", old="ok\n", new="OK\n")
-    assert not edit.ok and "is not valid UTF-8" in edit.content and COPY_OLD not in edit.content
+    copied = await call(engine, "edit_file", path="bad.txt", old="\ufffd\ufffd here", new="there")
+    assert not copied.ok and "`old` holds U+FFFD, which read_file shows in place of bytes of bad.txt" in copied.content
     assert (git_repo / "bad.txt").read_bytes() == raw and approver.asked == []
+    edit = await call(engine, "edit_file", path="bad.txt", old="ok\n", new="OK\n")
+    assert edit.ok, "an edit around the undecodable bytes leaves them as they are"
+    assert (git_repo / "bad.txt").read_bytes() == b"OK\n\xff\xfe here\n"
     created = await call(engine, "write_file", path="fresh.txt", content="new\n")
     assert created.ok and (git_repo / "fresh.txt").read_bytes() == b"new\n"
 
