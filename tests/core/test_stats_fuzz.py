@@ -84,7 +84,7 @@ def test_any_log_bytes_give_figures_and_a_count_of_what_was_skipped(lines: list[
     read = parse_lines(data)
     stats = compute_stats(read.events)
     sane(stats)
-    kept = sum(1 for line in lines if line.strip())
+    kept = sum(1 for line in data.split(b"\n") if line.strip())  # a damaged line may hold line breaks
     assert read.ignored + stats.unreadable <= kept
     assert stats.unreadable <= len(read.events)
 
