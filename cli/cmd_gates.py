@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ljtui.cli.output import echo, json_text
+from ljtui.core.gates.refusals import refusal_message, refusals
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -109,32 +110,6 @@ async def _run(root: Path, args: argparse.Namespace) -> int:
         return EXIT_FAILED
     finally:
         await engine.aclose()
-
-
-def refusals() -> tuple[type[Exception], ...]:
-    """The errors by which the gates refuse or cannot do what was asked (a rework with nothing left to
-    send back, a malformed gate or run file, a staging tree or a confirmation that cannot be used): each is
-    reported as a refusal, with its own message."""
-    from ljtui.core.gates.confirmations import ConfirmationError
-    from ljtui.core.gates.records import GateInvalid
-    from ljtui.core.gates.runs import RunFileError
-    from ljtui.core.gates.service import GateRefused
-    from ljtui.core.gates.workspace_files import WorkspaceError
-
-    return GateRefused, GateInvalid, RunFileError, WorkspaceError, ConfirmationError
-
-
-def refusal_message(exc: Exception) -> str:
-    """The one sentence of a refusal: a gate field's problem without the field's name when that is the
-    whole history (the user did not write it), else the error's own message."""
-    from ljtui.core.gates.confirmations import ConfirmationError
-    from ljtui.core.gates.records import GateFileError, GateInvalid
-
-    if isinstance(exc, ConfirmationError):
-        return exc.message
-    if isinstance(exc, GateInvalid) and not isinstance(exc, GateFileError) and exc.field == "history":
-        return exc.problem
-    return str(exc)
 
 
 def _list(gates: Any, as_json: bool) -> int:

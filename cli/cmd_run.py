@@ -290,7 +290,13 @@ async def _run(config: Config, repo: Path, args: argparse.Namespace) -> int:
 
 async def _deliver_open_gate(engine: Engine):
     """At the end of a headless run, deliver a gated run's staged change (refused until the gate passes)."""
+    from ljtui.core.gates.refusals import refusal_message, refusals
+    from ljtui.core.gates.release import Delivery
+
     gates = engine.session_gates.built
     if gates is None or gates.run is None or gates.run.delivered or not gates.run.staged:
         return None
-    return await engine.deliver_gate()
+    try:
+        return await engine.deliver_gate()
+    except refusals() as exc:
+        return Delivery(False, f"the gated run was not delivered: {refusal_message(exc)}")

@@ -35,7 +35,8 @@ def list_lines(service: GateService) -> list[str]:
 async def run_gates_command(session: SessionGates, sink: EventSink, text: str) -> tuple[str, list[str]] | None:
     """Carry out ``/gates TEXT`` on the ``session``'s gates (refusals go to ``sink``); returns ``(title, lines)``
     to show, or ``None``."""
-    from ljtui.core.gates.service import USER, GateRefused
+    from ljtui.core.gates.refusals import refusal_message, refusals
+    from ljtui.core.gates.service import USER
 
     words = text.split()
     verb = words[0] if words else ""
@@ -61,6 +62,6 @@ async def run_gates_command(session: SessionGates, sink: EventSink, text: str) -
             await asyncio.to_thread(gates.publish)
         else:
             return "Delivery gates", [USAGE]
-    except GateRefused as exc:
-        sink.emit(Notice(str(exc), "error"))
+    except refusals() as exc:
+        sink.emit(Notice(refusal_message(exc), "error"))
     return None

@@ -41,3 +41,23 @@ def test_rework_without_a_passed_run_and_checks_of_unknown_things_are_refusals(g
     assert ljtui(repo, "gates", "discard", GATE).returncode == 0
     refused(ljtui(repo, "gates", "discard", GATE), f"there is no open run of gate {GATE} to discard")
     refused(ljtui(repo, "gates", "deliver", GATE), "no open gate run")
+
+
+async def test_a_second_slash_gates_rework_in_the_session_is_a_refusal_notice(git_repo: Path) -> None:
+    from ljtui.core.config import Config
+    from ljtui.core.engine import Engine
+    from ljtui.core.events import Notice
+    from ljtui.core.ports import ListSink
+
+    repo = with_tests(git_repo)
+    assert run_script(repo, PASSED, "--yes").returncode == 0
+    sink = ListSink()
+    engine = Engine(Config(), sink, repo_root=repo)
+    try:
+        assert await engine.gates_command(f"rework {GATE}") is None
+        assert await engine.gates_command(f"rework {GATE}") is None, "refused, not raised"
+    finally:
+        await engine.aclose()
+    notices = [e for e in sink.events if isinstance(e, Notice)]
+    assert notices[-1].level == "error"
+    assert notices[-1].message == "no passed delivery to send back: every passed run was already reworked"
