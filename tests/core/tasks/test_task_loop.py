@@ -140,3 +140,68 @@ async def test_the_same_call_three_times_is_nudged_and_the_fifth_asks_whose_safe
     finished = {e.task_id: e for e in sink.events if isinstance(e, T.TaskFinished)}
     assert finished[1].status is TaskStatus.FAILED and finished[1].summary == R.stopped("read_file", 5)
     assert outcome.plan is not None
+
+
+class LongTaskModel:
+    """Plans one task that reads a big file part by part, ``parts`` times, then completes; summarises when asked.
+
+    Every request is refused as the Messages API would refuse it, when it breaks the API's rules.
+    """
+
+    provider = "scripted"
+    model = "claude-test"
+
+    def __init__(self, parts: int) -> None:
+        self.parts = parts
+        self.read = 0
+        self.requests: list[Any] = []
+
+    async def stream(self, request):
+        from ljtui.core.agent.compression import SUMMARY_SYSTEM
+        from ljtui.core.providers.base import StreamEnd, TextDelta, ToolCall
+        from ljtui.core.providers.scripted import refuse_invalid
+
+        refuse_invalid(request, self.model)
+        self.requests.append(request)
+        if request.agent == "decompose":
+            yield TextDelta(plan_reply((1, "Read big.txt", "read_file", []))["text"])
+        elif request.system == SUMMARY_SYSTEM:
+            yield TextDelta(f"SUMMARY: {self.read} parts of big.txt read.")
+        elif request.agent == "task 1" and self.read < self.parts:
+            start = self.read * 400 + 1
+            self.read += 1
+            yield ToolCall(f"toolu_{self.read}", "read_file", {"path": "big.txt", "start_line": start,
+                                                               "end_line": start + 399})
+        else:
+            task_id = int(request.agent.split()[1])
+            yield ToolCall(f"toolu_done_{task_id}", "complete_task", {"task_id": task_id})
+        yield StreamEnd("end_turn")
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def test_a_long_task_is_compressed_keeping_its_task_message_first(git_repo: Path) -> None:
+    from ljtui.core.agent.compression import CHARS_PER_TOKEN, estimate_tokens
+    from ljtui.core.config import Config
+    from ljtui.core.engine import Engine
+    from ljtui.core.ports import ListSink
+
+    (git_repo / "big.txt").write_text("a line of a rather big file\n" * 4_000)
+    model = LongTaskModel(parts=8)
+    config = Config()
+    config.agent.max_iterations = 20
+    config.agent.compress_at_tokens = 12_000
+    sink = ListSink()
+    engine = Engine(config, sink, repo_root=git_repo, approver=ScriptedApprover({"task_plan": ["approve"]}),
+                    client_factory=lambda cfg: model)
+    outcome = await engine.run_plan("read big.txt")
+    assert outcome.status == "done", [getattr(e, "message", "") for e in sink.events if isinstance(e, Notice)]
+    task = [r for r in model.requests if r.agent == "task 1"]
+    working = [r for r in task if r.tools]
+    assert model.read == 8 and any(not r.tools for r in task), "the task's history was compressed"
+    assert all(r.messages[0].text.startswith("Goal: read big.txt") for r in working), "its task message stays first"
+    assert working[-1].system_tail.startswith("# Summary of the earlier conversation\n\nSUMMARY")
+    one_part = 400 * 40 // CHARS_PER_TOKEN
+    assert max(estimate_tokens(r.system + r.system_tail, r.messages, r.tools) for r in working) \
+        <= config.agent.compress_at_tokens + one_part
