@@ -42,7 +42,7 @@ CAP_KEY = "agent.max_tool_calls_per_reply"
 """The setting that caps the tool calls of one reply."""
 RETRY_HINT = "Your conversation is intact: send the message again to retry."
 """Appended to every failed model call's message."""
-NO_RETRY_HINT_KINDS = frozenset({"config", "script"})
+NO_RETRY_HINT_KINDS = frozenset({"config", "script", "invalid_request"})
 """Failure kinds whose message already says what to do instead of retrying."""
 
 
@@ -119,7 +119,7 @@ class ModelCalls:
 
         text, calls, usage, stop = await retry_call(attempt, policy, on_retry=self._announcer(turn, policy),
                                                     sleep=self.sleep)
-        self.record_usage(turn, client, usage, tally)
+        self.record_usage(turn, client, usage, tally, model=request.model)
         return text, self._bounded(calls, request.agent), stop
 
     async def text(self, turn: int, request: ChatRequest, tally: TurnTally | None = None) -> str:
@@ -134,7 +134,7 @@ class ModelCalls:
 
         text, usage = await retry_call(attempt, policy, on_retry=self._announcer(turn, policy), sleep=self.sleep)
         if tally is not None or usage != Usage():
-            self.record_usage(turn, client, usage, tally or TurnTally())
+            self.record_usage(turn, client, usage, tally or TurnTally(), model=request.model)
         return redact(text, self._settings.secrets)
 
     def _announcer(self, turn: int, policy: RetryPolicy) -> Callable[[int, ProviderError, float], None]:
@@ -158,9 +158,11 @@ class ModelCalls:
                 agent, [c.id for c in bounded if not isinstance(c.input, RefusedArguments)])
         return bounded
 
-    def record_usage(self, turn: int, client: ChatClient, usage: Usage, tally: TurnTally) -> None:
-        """Add one call's tokens (and cost) to the turn's tally and the session's ledger, and report them."""
-        cost = cost_usd(usage, rates_for(self._settings.config.provider.prices, client.model))
+    def record_usage(self, turn: int, client: ChatClient, usage: Usage, tally: TurnTally, *,
+                     model: str | None = None) -> None:
+        """Add one call's tokens (and cost) to the turn's tally and the session's ledger, and report them;
+        priced at ``model``'s rates when the call named one (``agent.router_model``), else the client's."""
+        cost = cost_usd(usage, rates_for(self._settings.config.provider.prices, model or client.model))
         self.usage = self.usage + usage
         self._log().usage(usage, cost)
         tally.usage = tally.usage + usage

@@ -140,3 +140,17 @@ async def test_without_router_model_the_routing_request_uses_the_session_model(
     assert isinstance(await engine.handle_message("what does greet do?"), TurnResult)
     await engine.aclose()
     assert [r.json["model"] for r in server.requests] == [cfg.model, cfg.model]
+
+
+async def test_the_routing_call_is_priced_at_the_router_models_rates(server: FakeSSEServer, git_repo: Path) -> None:
+    from ljtui.core.events import UsageRecorded
+
+    api = anthropic_api
+    server.queue(api.text_reply(ROUTED_TO_CHAT, input_tokens=1_000_000, output_tokens=0),
+                 api.text_reply("It greets.", input_tokens=1_000_000, output_tokens=0))
+    cfg = fast_provider("anthropic", server.url, prices={
+        "claude-test": {"input": 3.0, "output": 15.0}, ROUTER_MODEL: {"input": 0.25, "output": 1.25}})
+    engine, sink = engine_on(cfg, git_repo, router_model=ROUTER_MODEL)
+    assert isinstance(await engine.handle_message("what does greet do?"), TurnResult)
+    await engine.aclose()
+    assert [e.cost_usd for e in sink.events if isinstance(e, UsageRecorded)] == [0.25, 3.0]
