@@ -126,7 +126,8 @@ class Violation:
 
 def request_problems(request: RecordedRequest) -> tuple[str, list[str]] | None:
     """``(api, problems)`` for a request to a model API's endpoint, else None (another path)."""
-    from ljtui.core.providers.request_rules import anthropic_problems, openai_problems
+    from ljtui.core.providers.openai_rules import openai_problems
+    from ljtui.core.providers.request_rules import anthropic_problems
 
     path = urlsplit(request.path).path.rstrip("/")
     if request.method != "POST":

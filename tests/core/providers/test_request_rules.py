@@ -15,8 +15,9 @@ from ljtui.core.providers.base import (
     ChatRequest, Message, ProviderError, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock,
 )
 from ljtui.core.providers.openai_compat import OpenAICompatClient
+from ljtui.core.providers.openai_rules import openai_problems
 from ljtui.core.providers.request_rules import (
-    DEFAULT_OUTPUT_LIMIT, anthropic_problems, openai_problems, output_limit,
+    DEFAULT_OUTPUT_LIMIT, anthropic_problems, output_limit,
 )
 from ljtui.core.providers.scripted import Script, ScriptedClient, ScriptedTurn
 from tests.fakes import anthropic_api, openai_api
