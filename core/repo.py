@@ -6,6 +6,14 @@ from pathlib import Path
 
 HEAD_REF_PREFIX = "ref: refs/heads/"
 SHORT_SHA = 7
+SKIP_DIRS: tuple[str, ...] = (
+    ".git", ".hg", ".svn", ".agent", "node_modules", "__pycache__", ".venv", ".mypy_cache",
+    ".pytest_cache", ".tox",
+)
+"""Folders never searched or outlined: version control, ljtui's own state (also in any other case),
+dependencies, caches."""
+CHARS_PER_TOKEN = 4
+"""Characters per token assumed wherever a prompt's size is estimated (typical for English and code)."""
 
 
 def git_dir(root: Path) -> Path | None:

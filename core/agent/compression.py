@@ -21,11 +21,10 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ljtui.core.providers.base import Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock
+from ljtui.core.repo import CHARS_PER_TOKEN
 
 KEEP_LAST = 4
 """Messages kept verbatim after a compression."""
-CHARS_PER_TOKEN = 4
-"""The estimate: characters per token (the same rule as the planner's budget)."""
 SUMMARY_MAX_TOKENS = 2_000
 """Tokens the summarising call may write."""
 SUMMARY_BLOCK_CHARS = 3_000

@@ -27,7 +27,7 @@ from typing import Iterable, Mapping
 from ljtui.core.edits.paths import protected_reason
 from ljtui.core.git import run_git
 from ljtui.core.outline.files import GIT_LIST
-from ljtui.core.planner.grep import SKIP_DIRS
+from ljtui.core.repo import SKIP_DIRS
 
 GIT_TIMEOUT_SECONDS = 60.0
 """Bound on one ``git`` call that lists or prepares a tree."""

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ljtui.core.git import run_git
-from ljtui.core.planner.grep import SKIP_DIRS
+from ljtui.core.repo import SKIP_DIRS
 from ljtui.core.sandbox import is_state_name
 from ljtui.core.secret_files import SecretFiles
 

@@ -18,7 +18,7 @@ from ljtui.core.outline.rank import ranked
 from ljtui.core.outline.render import (
     DEFAULT_BUDGET_TOKENS, MAX_LISTED, footer, footer_room, ordered, render_outline, symbol_lines,
 )
-from ljtui.core.planner.budget import CHARS_PER_TOKEN
+from ljtui.core.repo import CHARS_PER_TOKEN
 from ljtui.core.sandbox import leads_into_state, state_refusal
 from ljtui.core.secret_files import SecretFiles
 

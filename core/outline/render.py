@@ -29,7 +29,7 @@ from ljtui.core.outline import cache
 from ljtui.core.outline.index import OutlineIndex, Skipped
 from ljtui.core.outline.model import QUALNAME_SEPARATOR, Symbol, printable
 from ljtui.core.outline.rank import ranked
-from ljtui.core.planner.budget import CHARS_PER_TOKEN
+from ljtui.core.repo import CHARS_PER_TOKEN
 
 DEFAULT_BUDGET_TOKENS = 2000
 """Estimated tokens the rendered outline may take, unless asked otherwise."""

@@ -15,9 +15,8 @@ from dataclasses import dataclass, replace
 from typing import Sequence
 
 from ljtui.core.config import PlannerConfig
+from ljtui.core.repo import CHARS_PER_TOKEN
 
-CHARS_PER_TOKEN = 4
-"""Characters per token assumed by :func:`estimate_tokens` (typical for English and code)."""
 DEFAULT_PROMPT_BUDGET_TOKENS = PlannerConfig().prompt_budget_tokens
 """Estimated tokens one prompt may reach, unless configured otherwise."""
 PROTECTED_TAIL = 2

@@ -26,6 +26,7 @@ from pathlib import Path
 from ljtui.core.planner import grep_re2, grep_rg
 from ljtui.core.planner.grep_proc import BoundedChild
 from ljtui.core.planner.grep_re2 import MAX_LINE_CHARS
+from ljtui.core.repo import SKIP_DIRS
 from ljtui.core.secret_files import SecretFiles
 
 GREP_MAX_HITS = 100
@@ -38,11 +39,6 @@ GREP_MAX_LINE_CHARS = MAX_LINE_CHARS
 """A matching line is cut to this many characters."""
 WORKER_LINE_BYTES = 64 * 1024
 """Longest message the RE2 worker writes (its lines are already clipped)."""
-SKIP_DIRS: tuple[str, ...] = (
-    ".git", ".hg", ".svn", ".agent", "node_modules", "__pycache__", ".venv", ".mypy_cache",
-    ".pytest_cache", ".tox",
-)
-"""Folders never searched: version control, ljtui's own state (also in any other case), dependencies, caches."""
 
 ENGINES = ("auto", "rg", "re2")
 """Engine choices: ``auto`` uses ripgrep when its binary is found."""
