@@ -38,9 +38,9 @@ def question(name: str, repeats: int, agent: str) -> ApprovalRequest:
     """The question asked at the ``repeats``-th identical call (the safe answer stops)."""
     who = "The agent" if agent == "chat" else f"The agent of {agent}"
     return ApprovalRequest(
-        "runaway", f"{who} called {name} {repeats} times in a row with the same input and the same result. "
-                   "Let it go on?",
-        (f"tool: {name}", f"identical calls in a row: {repeats}"),
+        "runaway", f"{who} repeats itself: let it go on?",
+        (f"It called {name} {repeats} times in a row with the same input, and got the same result each time.",
+         "Stop it to end this " + ("message" if agent == "chat" else "task") + "; files it wrote stay written."),
         (Choice(GO_ON, "Let it go on", "enter"), Choice(STOP, "Stop it", "escape")), STOP, name)
 
 

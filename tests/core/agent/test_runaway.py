@@ -38,7 +38,9 @@ async def test_headless_the_fifth_identical_call_ends_the_turn_with_the_reason(t
     assert await engine.run_turn("what do the notes say?") is None
     assert [nudged(r) for r in client.requests] == [False, False, False, True, True]
     [asked] = approver.asked
-    assert asked.kind == "runaway" and asked.safe == R.STOP and asked.title.startswith("The agent called read_file 5")
+    assert asked.kind == "runaway" and asked.safe == R.STOP and asked.title == "The agent repeats itself: let it go on?"
+    assert asked.lines[0] == ("It called read_file 5 times in a row with the same input, and got the same result "
+                              "each time.")
     [failed] = [e for e in sink.events if isinstance(e, TurnFailed)]
     assert failed.error == "runaway" and failed.message.startswith(R.stopped("read_file", 5))
     assert engine.history == [], "the stopped message is forgotten; the next one starts clean"

@@ -136,7 +136,7 @@ async def test_the_same_call_three_times_is_nudged_and_the_fifth_asks_whose_safe
     nudges = [any(R.nudge("read_file", n) in t for t in results_seen(r)) for n, r in enumerate(requests)]
     assert nudges == [False, False, False, True, True], "the results of the 3rd and 4th calls carry it"
     [asked] = [r for r in approver.asked if r.kind == "runaway"]
-    assert asked.safe == R.STOP and "task 1" in asked.title
+    assert asked.safe == R.STOP and asked.title == "The agent of task 1 repeats itself: let it go on?"
     finished = {e.task_id: e for e in sink.events if isinstance(e, T.TaskFinished)}
     assert finished[1].status is TaskStatus.FAILED and finished[1].summary == R.stopped("read_file", 5)
     assert outcome.plan is not None
