@@ -66,7 +66,7 @@ _HOMES = {
     "ljtui.core.outline.query": ("MAX_MATCHES", "MAX_OUTLINE_SYMBOLS", "OutlineView", "SymbolMatch",
                                  "SymbolMatches", "find_symbol", "outline"),
     "ljtui.core.outline.render": ("DEFAULT_BUDGET_TOKENS", "RenderedOutline", "render_outline"),
-    "ljtui.core.outline.resync": ("DeclarationIssue", "ResyncReport", "resync"),
+    "ljtui.core.outline.resync": ("DeclarationIssue", "ResyncReport", "after_apply", "resync"),
 }
 """Where each public name lives. Names load on first use, so a worker process that needs only the
 parser does not import the rest."""

@@ -209,3 +209,15 @@ def _text(reindexed: tuple[str, ...], issues: list[DeclarationIssue]) -> str:
     lines.append(f"{len(issues)} declaration(s) not lived up to:")
     lines += [f"- {issue.key} {issue.name}: {issue.problem}" for issue in issues]
     return "\n".join(lines)
+
+
+def after_apply(root: Path, declarations: Any, written: Iterable[str], *,
+                secrets: SecretFiles | None = None) -> str | None:
+    """:func:`resync` once an apply is done: the warning the user should read (declarations not lived up to,
+    or why the outline could not be refreshed), or ``None``. Never raises: the apply stands either way, and
+    an outline left behind is rebuilt on its next use."""
+    try:
+        report = resync(root, declarations, written, secrets=secrets)
+    except Exception as exc:
+        return f"The outline was not refreshed after the apply ({type(exc).__name__}: {exc})."
+    return report.text if report.issues else None

@@ -279,16 +279,11 @@ class ReviewService:
         the apply did not live up to."""
         if not declarations.present:
             return
-        from ljtui.core.outline import resync
+        from ljtui.core.outline import after_apply
 
-        try:
-            report = resync(self.root, declarations, written, secrets=self._secrets)
-        except Exception as exc:  # the apply is done; only the outline is behind (rebuilt on next use)
-            self._sink.emit(Notice(f"The outline was not refreshed after the apply ({type(exc).__name__}: {exc}).",
-                                   "warning"))
-            return
-        if report.issues:
-            self._sink.emit(Notice(report.text, "warning"))
+        warning = after_apply(self.root, declarations, written, secrets=self._secrets)
+        if warning:
+            self._sink.emit(Notice(warning, "warning"))
 
     def _refuse(self, refused: ApplyRefused) -> None:
         self._publish(())

@@ -149,3 +149,17 @@ def test_a_declared_file_is_not_taken_for_a_missing_symbol(tmp_path: Path) -> No
     (tmp_path / "NOTES").write_text("notes\n")
     report = resync(tmp_path, {"will_add": ["docs/usage.md", "NOTES"]}, ["docs/usage.md", "NOTES"])
     assert report.issues == ()
+
+
+def test_after_an_apply_a_refresh_that_fails_is_a_warning_never_an_error(tmp_path: Path) -> None:
+    from ljtui.core.outline import after_apply
+
+    class Broken:
+        @property
+        def will_modify(self) -> tuple[str, ...]:
+            raise RuntimeError("declarations unreadable")
+
+    warning = after_apply(tmp_path, Broken(), ["a.py"])
+    assert warning == "The outline was not refreshed after the apply (RuntimeError: declarations unreadable)."
+    write(tmp_path, {"a.py": "def greet():\n    return 1\n"})
+    assert after_apply(tmp_path, {"will_modify": ["greet"]}, ["a.py"]) is None, "nothing to say"
