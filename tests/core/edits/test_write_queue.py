@@ -19,6 +19,12 @@ async def wait_until_waiting(root: Path, count: int) -> None:
     raise AssertionError(f"{count} waiters never queued")
 
 
+async def take_turn(root: Path, name: str, got: list[str]) -> None:
+    """Wait for ``root``'s turn, then say so in ``got``."""
+    async with async_turn(root):
+        got.append(name)
+
+
 async def test_coroutines_and_threads_get_the_turn_in_arrival_order(tmp_path: Path) -> None:
     order: list[str] = []
     first = queue_for(tmp_path)
@@ -71,13 +77,9 @@ async def test_a_cancelled_waiter_leaves_the_queue_and_the_next_one_gets_the_tur
     assert holder.acquire(1)
     got: list[str] = []
 
-    async def waiter(name: str) -> None:
-        async with async_turn(tmp_path):
-            got.append(name)
-
-    cancelled = asyncio.ensure_future(waiter("cancelled"))
+    cancelled = asyncio.ensure_future(take_turn(tmp_path, "cancelled", got))
     await wait_until_waiting(tmp_path, 1)
-    after = asyncio.ensure_future(waiter("after"))
+    after = asyncio.ensure_future(take_turn(tmp_path, "after", got))
     await wait_until_waiting(tmp_path, 2)
     cancelled.cancel()
     await asyncio.gather(cancelled, return_exceptions=True)
@@ -92,13 +94,9 @@ async def test_a_waiter_cancelled_just_as_it_is_given_the_turn_passes_it_on(tmp_
     assert holder.acquire(1)
     got: list[str] = []
 
-    async def waiter(name: str) -> None:
-        async with async_turn(tmp_path):
-            got.append(name)
-
-    first = asyncio.ensure_future(waiter("first"))
+    first = asyncio.ensure_future(take_turn(tmp_path, "first", got))
     await wait_until_waiting(tmp_path, 1)
-    second = asyncio.ensure_future(waiter("second"))
+    second = asyncio.ensure_future(take_turn(tmp_path, "second", got))
     await wait_until_waiting(tmp_path, 2)
     released = threading.Thread(target=holder.release)
     released.start()
