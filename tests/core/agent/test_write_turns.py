@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from pathlib import Path
 
+import pytest
+
+from ljtui.core.agent.writer import AgentWriter
 from ljtui.core.approval import Decision, ScriptedApprover
+from ljtui.core.clock import FixedClock
+from ljtui.core.edits.write_queue import queue_for
 from tests.core.agent.test_edit_tools import call, make_engine
 
 
@@ -37,3 +44,35 @@ async def test_an_edit_that_no_longer_applies_after_a_change_is_refused_and_writ
     assert "StalePlan: app.py changed on disk after this edit was worked out, and the edit no longer applies" \
         in result.content
     assert (git_repo / "app.py").read_text() == "def greet(name):\n    return 'hey ' + name\n"
+
+
+class HeldClock(FixedClock):
+    """A clock whose reading, taken inside the transaction, waits until the test lets it go."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inside = threading.Event()
+        self.go = threading.Event()
+
+    def now(self) -> float:
+        self.inside.set()
+        self.go.wait(10)
+        return super().now()
+
+
+async def test_cancelling_a_write_under_way_waits_for_it_and_keeps_the_turn_until_it_ends(tmp_path: Path) -> None:
+    clock = HeldClock()
+    writer = AgentWriter(tmp_path, clock)
+    planned = writer.plan("notes.txt", b"all of it\n")
+    write = asyncio.ensure_future(writer.write_in_turn(planned, entry="write_file notes.txt"))
+    assert await asyncio.to_thread(clock.inside.wait, 10), "the transaction is under way"
+    write.cancel()
+    await asyncio.sleep(0.05)
+    assert not write.done(), "the cancelled write waits for the bytes being written"
+    assert not queue_for(tmp_path).acquire(0), "and holds the turn meanwhile"
+    clock.go.set()
+    with pytest.raises(asyncio.CancelledError):
+        await write
+    assert (tmp_path / "notes.txt").read_bytes() == b"all of it\n", "written whole, never half"
+    assert queue_for(tmp_path).acquire(0), "the turn is free once it ended"
+    queue_for(tmp_path).release()
