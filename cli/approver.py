@@ -1,9 +1,10 @@
 """The command line's side of the Approver port: a prompt on a terminal, a policy otherwise.
 
 ``--yes`` answers every question with its first non-safe choice, except
-offers of something the run does not need (keeping a draft playbook): those
-are asked on a terminal and declined otherwise, so ``--yes`` never leaves
-new files in the repository that nobody asked for. Without
+offers of something the run does not need (keeping a draft playbook) and
+the runaway guard's question (an agent repeating one call): those are asked
+on a terminal and declined otherwise, so ``--yes`` never leaves new files in
+the repository that nobody asked for, nor lets a looping agent go on. Without
 it, a terminal gets the question and a prompt (on stderr when that is the
 terminal, so ``--json`` output stays clean, else on stdout); with no
 terminal the safe answer is taken and the command says how to proceed.
@@ -20,8 +21,8 @@ from typing import TextIO
 from ljtui.cli.output import visible
 from ljtui.core.approval import AllowAll, ApprovalRequest, Decision
 
-OFFERS = frozenset({"playbook_offer"})
-"""Request kinds ``--yes`` does not accept: extras, not steps of the run."""
+NOT_BY_YES = frozenset({"playbook_offer", "runaway"})
+"""Request kinds ``--yes`` does not accept: extras that are not steps of the run, and the runaway guard."""
 COLOURS = {"+": "\x1b[32m", "-": "\x1b[31m", "@": "\x1b[36m"}
 RESET = "\x1b[0m"
 
@@ -52,9 +53,9 @@ class CliApprover:
         self.interactive = (self.inp.isatty() and terminal is not None) if interactive is None else interactive
 
     async def decide(self, request: ApprovalRequest) -> Decision:
-        if self.yes and request.kind not in OFFERS:
+        if self.yes and request.kind not in NOT_BY_YES:
             return await AllowAll().decide(request)
-        if not self.interactive and request.kind in OFFERS:
+        if not self.interactive and request.kind in NOT_BY_YES:
             return Decision(request.safe)
         if not self.interactive:
             title = _title(request)
