@@ -214,9 +214,12 @@ def _text(reindexed: tuple[str, ...], issues: list[DeclarationIssue]) -> str:
 def after_apply(root: Path, declarations: Any, written: Iterable[str], *,
                 secrets: SecretFiles | None = None) -> str | None:
     """:func:`resync` once an apply is done: the warning the user should read (declarations not lived up to,
-    or why the outline could not be refreshed), or ``None``. Never raises: the apply stands either way, and
-    an outline left behind is rebuilt on its next use."""
+    or why the outline could not be refreshed), or ``None``. A plan that declares no symbol re-indexes nothing
+    (PLN-13: only the declared symbols' files are). Never raises: the apply stands either way, and an outline
+    left behind is rebuilt on its next use."""
     try:
+        if not any(_names(declarations, key) for key in DECLARATION_KEYS):
+            return None
         report = resync(root, declarations, written, secrets=secrets)
     except Exception as exc:
         return f"The outline was not refreshed after the apply ({type(exc).__name__}: {exc})."

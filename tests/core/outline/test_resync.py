@@ -163,3 +163,15 @@ def test_after_an_apply_a_refresh_that_fails_is_a_warning_never_an_error(tmp_pat
     assert warning == "The outline was not refreshed after the apply (RuntimeError: declarations unreadable)."
     write(tmp_path, {"a.py": "def greet():\n    return 1\n"})
     assert after_apply(tmp_path, {"will_modify": ["greet"]}, ["a.py"]) is None, "nothing to say"
+
+
+def test_after_an_apply_a_plan_that_declares_no_symbol_re_indexes_nothing(tmp_path: Path) -> None:
+    from ljtui.core.outline import after_apply
+
+    write(tmp_path, {"a.py": "def greet():\n    return 1\n"})
+    build_index(tmp_path)
+    cache = tmp_path / AGENT_DIR / CACHE_DIR / ENTRIES_FILE
+    before = cache.read_bytes() if cache.exists() else None
+    write(tmp_path, {"a.py": "def hello():\n    return 2\n"})
+    assert after_apply(tmp_path, {"will_modify": [], "will_add": [], "will_remove": []}, ["a.py"]) is None
+    assert (cache.read_bytes() if cache.exists() else None) == before, "the outline cache was not touched"
