@@ -127,9 +127,13 @@ def _plan_goal(app: LjtuiApp, args: str) -> None:
     app.ask(args, mode="plan")
 
 
+NOTHING_RUNNING = "Nothing is running. Escape cancels a running request; Ctrl+Q quits."
+"""What Escape or Ctrl+C says when there is nothing to cancel (once, however often it is pressed)."""
+
+
 def _cancel(app: LjtuiApp, _: str) -> None:
     if not app.bridge.cancel():
-        app.main_screen.conversation.add_notice("Nothing is running.")
+        app.main_screen.conversation.add_notice_once(NOTHING_RUNNING)
 
 
 def _model(app: LjtuiApp, args: str) -> None:
@@ -242,6 +246,8 @@ ACTIONS = Registry((
            args=OPTIONAL, palette=False),
     Action("turn.cancel", "Cancel the running request (its command is stopped)", _cancel, keys="escape",
            scope=MAIN),
+    Action("turn.interrupt", "Cancel the running request, as in a shell (else say how to quit)", _cancel,
+           keys="ctrl+c", scope=MAIN, priority=True, palette=False),
     Action("model", "Use another model from the next message on", _model, slash="model", usage="/model NAME",
            args=REQUIRED, palette=False),
     Action("compact", "Summarise the older conversation now to free the context", _compact, slash="compact",

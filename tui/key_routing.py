@@ -4,8 +4,9 @@ A printable key pressed while a pane has focus runs that pane's action only
 when the key is bound there, the user moved to the pane on purpose (F2–F5,
 a click, or ``ljtui review``), and the key was pressed after the pane showed
 what it shows now (keys queued while a big plan rendered are not replayed
-as actions). Any other printable key goes to the input box, which takes the
-focus, so text meant for the input never applies, undoes or exports.
+as actions). Any other printable key does nothing but show a one-line hint:
+typing goes to the input only from the input, so a stray letter never sends
+a message, and text meant for the input never applies, undoes or exports.
 """
 
 from __future__ import annotations
@@ -48,7 +49,16 @@ def route_key(screen: MainScreen, event: events.Key, pane_keys: dict[str, set[st
     armed = screen.chosen_pane == pane and event.time >= screen.shown_at(pane)
     if armed and event.key in pane_keys.get(pane, set()):
         return False
-    prompt = screen.prompt
-    screen.set_focus(prompt)  # at once: the next key, maybe already queued, must find the input focused
-    prompt.insert_text_at_cursor(event.character)
+    screen.hint(typing_hint(pane, bound=event.key in pane_keys.get(pane, set())))
     return True
+
+
+def typing_hint(pane: str, *, bound: bool) -> str:
+    """The one line shown when a key typed in ``pane`` did nothing (``bound``: it is a key of the pane, but
+    the user did not move there on purpose, or pressed it before the pane showed what it shows now)."""
+    from ljtui.tui.screens.main import PANE_KEYS, PANES
+
+    name = PANES.get(pane, pane)
+    if bound:
+        return f"Press {PANE_KEYS.get(pane, '')} to use the {name} pane's keys; F6 types a message."
+    return f"Typing does nothing in the {name} pane: F6 types a message, F1 lists the keys."

@@ -98,6 +98,11 @@ def notices(app: LjtuiApp) -> list[str]:
     return [str(n.render()) for n in app.main_screen.query(NoticeLine)]
 
 
+def toasts(app: LjtuiApp) -> list[str]:
+    """The messages of the notifications shown now (the one-line hints), oldest first."""
+    return [str(n.message) for n in app._notifications]
+
+
 def states(app: LjtuiApp) -> list[str]:
     """The Diff pane's block states."""
     return [b.state for b in app.main_screen.diff_pane.blocks]

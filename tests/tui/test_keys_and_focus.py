@@ -1,4 +1,5 @@
-"""Keys never surprise: text goes to the input, maximise works for every pane, stale keys never act."""
+"""Keys never surprise: typing goes to the input only from the input, maximise works for every pane, stale keys
+never act."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 
 from ljtui.tui.screens.dialog import ApprovalDialog
 from ljtui.tui.widgets.prompt_input import PromptInput
-from tests.tui.conftest import AppFactory, notices, settle, states
+from tests.tui.conftest import AppFactory, notices, settle, states, toasts
 from tests.tui.test_review_loop import ORIGINAL, plan_request
 
 SIZE = (100, 30)
@@ -56,7 +57,8 @@ async def test_keys_of_a_pane_act_only_when_the_user_moved_there(make_app: AppFa
         await pilot.press("a", "R")
         await settle(pilot)
         assert states(app) == ["accepted"] * 3 and not isinstance(app.screen, ApprovalDialog)
-        assert app.main_screen.query_one(PromptInput).value == "aR"
+        assert app.main_screen.query_one(PromptInput).value == "", "nor are they text"
+        assert toasts(app) == ["Press F4 to use the Diff pane's keys; F6 types a message."], "said once"
         await pilot.press("f4", "R")
         await settle(pilot)
         assert states(app) == ["rejected"] * 3
@@ -69,13 +71,15 @@ async def test_keys_pressed_before_a_plan_was_shown_are_not_replayed_as_actions(
     app = make_app("plan_three_blocks.yaml")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f4")
-        early = events.Key("R", "R")  # typed while the plan was still being made
+        early = events.Key("R", "R")  # typed in the Diff pane while the plan was still being made
+        await pilot.press("f6")
         await plan_request(pilot)
+        await pilot.press("f4")
         assert early.time < _time.get_time()
         app.post_message(early)
         await settle(pilot)
         assert states(app) == ["accepted"] * 3
-        assert app.main_screen.query_one(PromptInput).value == "R"
+        assert app.main_screen.query_one(PromptInput).value == ""
 
 
 async def test_question_mark_opens_help_from_a_pane_and_an_empty_input_but_types_in_text(
@@ -132,3 +136,26 @@ async def test_recovery_at_start_is_one_notice_inside_the_app(git_repo: Path) ->
         assert len(recovered) == 1
         assert recovered[0].count("removed: gen/") == 5 and "… and 25 more" in recovered[0]
         assert not any((git_repo / "gen").iterdir())
+
+
+async def test_a_word_typed_in_a_pane_sends_nothing_and_says_once_where_typing_goes(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2", *"la", "enter")
+        await settle(pilot)
+        assert app.main_screen.query_one(PromptInput).value == ""
+        assert not any(n.startswith("›") for n in notices(app)) and app.engine.history == [], "no message was sent"
+        assert toasts(app) == ["Typing does nothing in the Conversation pane: F6 types a message, F1 lists the keys."]
+        await pilot.press("f6", *"la")
+        assert app.main_screen.query_one(PromptInput).value == "la", "from the input, typing is text"
+
+
+async def test_ctrl_c_with_nothing_running_says_how_to_cancel_and_quit_once(make_app: AppFactory) -> None:
+    from ljtui.tui.commands import NOTHING_RUNNING
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+c", "ctrl+c", "escape")
+        await settle(pilot)
+        assert app.is_running, "Ctrl+C does not quit"
+        assert notices(app).count(NOTHING_RUNNING) == 1, "said once, however often it is pressed"

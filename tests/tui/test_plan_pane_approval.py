@@ -6,7 +6,8 @@ from textual import _time, events
 
 from ljtui.tui.widgets.plan_edit import TaskEditScreen
 from ljtui.tui.widgets.prompt_input import PromptInput
-from tests.tui.conftest import AppFactory, notices, until
+from ljtui.tui.commands import NOTHING_RUNNING
+from tests.tui.conftest import AppFactory, notices, toasts, until
 from tests.tui.plan_helpers import TASKS, answered, ask, pane, plan_request, rows
 
 SIZE = (100, 30)
@@ -166,13 +167,15 @@ async def test_an_enter_typed_before_the_plan_arrived_does_not_approve(make_app:
         assert (await answered(pilot, asked)).choice == "approve"
 
 
-async def test_a_letter_typed_before_the_plan_arrived_is_text_not_an_edit(make_app: AppFactory) -> None:
+async def test_a_letter_typed_before_the_plan_arrived_is_neither_an_edit_nor_text(make_app: AppFactory) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         early = events.Key("d", "d")
         asked = await ask(pilot)
         app.post_message(early)
-        await until(pilot, lambda: app.main_screen.query_one(PromptInput).value == "d", "the letter in the input")
+        await until(pilot, lambda: bool(toasts(app)), "a hint")
+        assert toasts(app) == ["Press F3 to use the Plan pane's keys; F6 types a message."]
+        assert app.main_screen.query_one(PromptInput).value == ""
         assert [i for i, _ in rows(app)] == [1, 2, 3, 4] and pane(app).approving
         await pilot.press("f3", "enter")
         assert (await answered(pilot, asked)).tasks is None
@@ -188,7 +191,7 @@ async def test_the_plan_keys_follow_the_user_s_keymap(make_app: AppFactory, isol
         await pilot.press("d", "f3", "x", "enter")
         decision = await answered(pilot, asked)
         assert decision.tasks is not None and [t["id"] for t in decision.tasks] == [2, 3, 4]
-        assert app.main_screen.query_one(PromptInput).value == "d"
+        assert app.main_screen.query_one(PromptInput).value == "", "the d before F3 did nothing"
 
 
 async def test_keys_while_no_plan_waits_change_nothing(make_app: AppFactory) -> None:
@@ -197,7 +200,7 @@ async def test_keys_while_no_plan_waits_change_nothing(make_app: AppFactory) -> 
         await pilot.press("f3", "e", "n", "d", "J", "K", "j", "h", "enter", "escape")
         await pilot.pause()
         assert app.screen is app.main_screen and rows(app) == []
-        assert notices(app)[-1] == "Nothing is running."  # Escape means what it means elsewhere
+        assert notices(app)[-1] == NOTHING_RUNNING  # Escape means what it means elsewhere
         asked = await ask(pilot)
         await pilot.press("enter")
         await answered(pilot, asked)

@@ -29,6 +29,10 @@ PANES: dict[str, str] = {
     "prompt": "Prompt",
 }
 """Focus targets by widget id, with their names for titles and commands."""
+PANE_KEYS: dict[str, str] = {"conversation": "F2", "plan": "F3", "diff": "F4", "gates": "F5", "prompt": "F6"}
+"""The key that moves to each pane on purpose."""
+HINT_INTERVAL = 3.0
+"""Seconds the same typing hint waits before it is shown again (a word typed in a pane shows it once)."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,7 @@ class MainScreen(Screen):
         self.takes_keys = False
         """Whether the panes are composed and the input focused (keys typed before are held)."""
         self._held_keys: list[events.Key] = []
+        self._last_hint: tuple[str, float] = ("", 0.0)
 
     def hold_key(self, event: events.Key) -> None:
         """Keep a key typed before the screen was ready; it is sent again once the input has the focus."""
@@ -83,6 +88,17 @@ class MainScreen(Screen):
             self._held_keys.clear()
             host: ScreenHost = self.app  # type: ignore[assignment]
             host.main_screen_ready()
+
+    def hint(self, text: str) -> None:
+        """Show a one-line hint for a key that did nothing; the same hint at most once every
+        :data:`HINT_INTERVAL` seconds, so a word typed in a pane shows it once."""
+        from textual import _time
+
+        now = _time.get_time()
+        if text == self._last_hint[0] and now - self._last_hint[1] < HINT_INTERVAL:
+            return
+        self._last_hint = (text, now)
+        self.notify(text, timeout=HINT_INTERVAL, markup=False)
 
     def shown_at(self, pane: str) -> float:
         """When ``pane`` last started showing new content (keys pressed before are not for it)."""

@@ -203,6 +203,13 @@ class Conversation(VerticalScroll):
     def add_notice(self, message: str, level: str = "info") -> None:
         self.mount(_notice(message, level))
 
+    def add_notice_once(self, message: str, level: str = "info") -> None:
+        """Add ``message`` unless it is already the pane's last line (a key pressed again says it once)."""
+        last = self.children[-1] if self.children else None
+        if isinstance(last, NoticeLine) and str(last.render()) == message:
+            return
+        self.add_notice(message, level)
+
     def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
         """A link in a reply was clicked: it is only shown (and copied, controls visible), never opened."""
         event.stop()

@@ -138,6 +138,8 @@ class PlanPane(VerticalScroll, can_focus=True):
             self.set_class(False, "-approving")
             self.app.refresh_bindings()
             self._redraw()
+            if hasattr(screen, "action_focus_pane") and self.has_focus_within:
+                screen.action_focus_pane("prompt")  # answered: the focus goes back to where text is typed
 
     def _answer_with(self, approve: bool, key: str = "enter") -> None:
         request, answer = self._request, self._answer
