@@ -255,6 +255,10 @@ class Engine:
         """Forget the conversation (the session's token totals stay)."""
         self.chat.clear()
 
+    async def clear_asked(self) -> bool:
+        """Ask, then forget the conversation; False when the user kept it (or it was empty)."""
+        return await self.chat.clear_asked()
+
     async def prepare_context(self) -> str:
         """Build the session's system prompt once (AGENT-4)."""
         return await self.context.prepare()

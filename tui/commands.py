@@ -27,7 +27,7 @@ def _help(app: LjtuiApp, _: str) -> None:
 
 
 def _clear(app: LjtuiApp, _: str) -> None:
-    app.engine.clear()
+    app.bridge.run(app.engine.clear_asked(), "clear")
 
 
 def _quit(app: LjtuiApp, _: str) -> None:
@@ -167,7 +167,8 @@ def _gates_command(app: LjtuiApp, args: str) -> None:
 ACTIONS = Registry((
     Action("app.help", "Show keys and commands", _help, keys="f1,question_mark", label="Help", slash="help",
            usage="/help", priority=True),
-    Action("app.clear", "Forget the conversation and clear the Conversation pane", _clear, keys="ctrl+l",
+    Action("app.clear", "Forget the conversation and clear the Conversation pane (asks first)", _clear,
+           keys="ctrl+l",
            slash="clear", usage="/clear"),
     Action("app.quit", "Quit ljtui", _quit, keys="ctrl+q", label="Quit", priority=True),
     Action("focus.conversation", "Focus the Conversation pane", _focus("conversation"), keys="f2",

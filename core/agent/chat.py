@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from ljtui.core.agent.writer import AgentWriter
 
 NOTHING_TO_COMPACT = "Nothing to compact yet: the conversation is only a few messages long."
+NOTHING_TO_CLEAR = "Nothing to clear: the conversation is empty."
+KEPT = "The conversation was kept."
+"""What the user reads when they answer no to clearing it."""
 CANCELLED = ("Cancelled: the running command was stopped and the message forgotten. Files the agent already "
              "wrote stay written; /undo reverts them.")
 """What the user reads when they cancel a running turn."""
@@ -198,6 +201,26 @@ class Conversation:
         size = C.estimate_tokens(kit.context.system + C.summary_section(longest_summary), kept,
                                  kit.tools.tools.specs)
         return size <= kit.settings.config.agent.compress_at_tokens
+
+    async def clear_asked(self) -> bool:
+        """Ask the user, then forget the conversation (``/clear``, Ctrl+L); False when it was kept or empty."""
+        from ljtui.core.approval import NO, YES, ApprovalRequest, Choice
+
+        kit = self._kit
+        if not self.history and not self.summary:
+            kit.sink.emit(Notice(NOTHING_TO_CLEAR))
+            return False
+        request = ApprovalRequest(
+            "clear", "Forget the conversation?",
+            (f"{len(self.history)} message(s){' and the summary of older ones' if self.summary else ''} leave "
+             "the model's context; the next message starts a new conversation.",
+             "The session's token totals stay; files stay as they are."),
+            (Choice(YES, "Forget it", "enter"), Choice(NO, "Keep it", "escape")), NO, "conversation")
+        if (await kit.ask(request)).choice != YES:
+            kit.sink.emit(Notice(KEPT))
+            return False
+        self.clear()
+        return True
 
     def clear(self) -> None:
         """Forget the conversation (the session's token totals stay)."""

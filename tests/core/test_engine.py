@@ -128,3 +128,24 @@ async def test_clear_forgets_history(tmp_path: Path) -> None:
 def test_events_serialise_with_kind() -> None:
     assert event_to_dict(TurnStarted(1, "hi")) == {"kind": "turn_started", "turn": 1, "text": "hi"}
     assert TurnFinished(1, "x", "end_turn").kind == "turn_finished"
+
+
+async def test_clearing_asks_and_the_safe_answer_keeps_the_conversation(tmp_path: Path) -> None:
+    from ljtui.core.agent.chat import KEPT, NOTHING_TO_CLEAR
+    from ljtui.core.approval import Decision, ScriptedApprover
+    from ljtui.core.events import Notice
+
+    sink = ListSink()
+    approver = ScriptedApprover({"clear": [Decision("yes")]})
+    engine = Engine(scripted_config(SCRIPTS / "hello.yaml"), sink, repo_root=tmp_path, approver=ScriptedApprover())
+    assert await engine.clear_asked() is False
+    assert [e.message for e in sink.events if isinstance(e, Notice)][-1] == NOTHING_TO_CLEAR
+    assert await engine.run_turn("hi") is not None
+    assert await engine.clear_asked() is False, "nobody answered: the safe answer keeps it"
+    assert engine.history and [e.message for e in sink.events if isinstance(e, Notice)][-1] == KEPT
+    engine = Engine(scripted_config(SCRIPTS / "hello.yaml"), sink, repo_root=tmp_path, approver=approver)
+    assert await engine.run_turn("hi") is not None
+    assert await engine.clear_asked() is True
+    assert engine.history == [] and isinstance(sink.events[-1], ConversationCleared)
+    [asked] = approver.asked
+    assert asked.safe == "no" and asked.lines[0].startswith("2 message(s) leave the model's context")

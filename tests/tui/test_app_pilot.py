@@ -5,6 +5,7 @@ from pathlib import Path
 from textual.widgets import Markdown
 
 from ljtui.tui.messages import EngineEventPosted
+from ljtui.tui.screens.dialog import ApprovalDialog
 from ljtui.tui.screens.help import HelpScreen
 from ljtui.tui.widgets.conversation import ToolCallLine, UserMessage
 from ljtui.tui.widgets.prompt_input import PromptInput
@@ -92,9 +93,14 @@ async def test_clear_and_help_commands(make_app: AppFactory) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "/chat hello")
         assert app.engine.history
-        await send(pilot, "/clear")
+        await pilot.click(PromptInput)
+        app.main_screen.query_one(PromptInput).value = "/clear"
+        await pilot.press("enter")  # not waiting for the work to end: it waits for the answer
+        await until(pilot, lambda: isinstance(app.screen, ApprovalDialog), "the question")
+        assert app.screen.request.title == "Forget the conversation?"
+        await pilot.press("enter")
+        await until(pilot, lambda: not app.main_screen.conversation.children, "the cleared pane")
         assert app.engine.history == []
-        assert not app.main_screen.conversation.children
         await send(pilot, "/help")
         assert isinstance(app.screen, HelpScreen)
         await pilot.press("escape")
@@ -287,3 +293,19 @@ async def test_a_plan_sent_for_approval_while_the_main_screen_is_still_composing
 
     await app.run_async(headless=True, auto_pilot=ask_at_once, size=SIZE)
     assert answers == ["approve"]
+
+
+async def test_ctrl_l_asks_first_and_escape_keeps_the_conversation(make_app: AppFactory) -> None:
+    from ljtui.core.agent.chat import KEPT, NOTHING_TO_CLEAR
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+l")
+        await until(pilot, lambda: NOTHING_TO_CLEAR in notices(app), "nothing to clear")
+        await send(pilot, "/chat hello")
+        history = list(app.engine.history)
+        await pilot.press("ctrl+l")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalDialog), "the question")
+        await pilot.press("escape")
+        await until(pilot, lambda: KEPT in notices(app), "the conversation kept")
+        assert app.engine.history == history and history
