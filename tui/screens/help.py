@@ -19,7 +19,9 @@ from ljtui.tui.screens.dialog import Dialog
 if TYPE_CHECKING:
     from ljtui.tui.actions import Registry
 
-KEY_WORDS = {"question_mark": "?", "space": "Space", "down": "↓", "up": "↑"}
+KEY_WORDS = {"question_mark": "?", "space": "Space", "down": "↓", "up": "↑", "pagedown": "PageDown",
+             "pageup": "PageUp", "escape": "Escape", "enter": "Enter", "tab": "Tab"}
+"""How a key is written where its name alone would read wrong ("Pagedown")."""
 
 
 def key_label(keys: str) -> str:
