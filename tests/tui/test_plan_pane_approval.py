@@ -75,6 +75,9 @@ async def test_e_edits_the_selected_description_in_place(make_app: AppFactory) -
         assert field.value == TASKS[1].description
         line = pane(app).query_one("#plan-tasks").content_region
         assert line.y < field.region.y < line.bottom  # over the second task's line, inside the pane
+        footer = edit.query_one("#task-edit-keys")
+        assert str(footer.render()) == "⏎ save the task  esc cancel the edit", "not the plan's Run and Reject"
+        assert footer.region.bottom == SIZE[1], "over the app's footer line"
         await pilot.press("ctrl+u", *"Add --top and --json", "enter")
         await until(pilot, lambda: app.screen is app.main_screen, "the edit to close")
         assert rows(app)[1] == (2, "Add --top and --json")

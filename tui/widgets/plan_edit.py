@@ -12,10 +12,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.geometry import Region
 from textual.screen import ModalScreen
-from textual.widgets import Input
+from textual.content import Content
+from textual.widgets import Input, Static
 
 MAX_DESCRIPTION_CHARS = 500
 """Longest task description the input takes (core's limit for a task)."""
+EDIT_KEYS = "⏎ save the task  esc cancel the edit"
+"""The footer while a task is edited: the keys that work now (not the plan's Run and Reject)."""
 
 
 class TaskEditInput(Input):
@@ -40,6 +43,13 @@ class TaskEditScreen(ModalScreen[str | None]):
         background: transparent;
         layout: vertical;
     }
+    TaskEditScreen #task-edit-keys {
+        dock: bottom;
+        height: 1;
+        width: 100%;
+        background: $panel;
+        color: $text;
+    }
     """
 
     BINDINGS = [Binding("escape", "cancel", "Cancel the edit", show=False)]
@@ -61,6 +71,7 @@ class TaskEditScreen(ModalScreen[str | None]):
         field.styles.offset = (self.place.x, self.place.y)
         field.styles.width = max(1, self.place.width)
         yield field
+        yield Static(Content(EDIT_KEYS), id="task-edit-keys")
 
     def on_mount(self) -> None:
         self.opened_at = _time.get_time()
