@@ -364,9 +364,15 @@ class LjtuiApp(App[int]):
     async def on_engine_event_posted(self, message: EngineEventPosted) -> None:
         from ljtui.tui.event_view import show_event
 
-        if not self.screen_stack:
+        if self._exit or not self.screen_stack or not self.main_screen.is_attached:
             return  # the app is closing: an event a worker sent on its way out has nowhere to go
-        await show_event(self.main_screen, message.event, self._calls)
+        from textual.css.query import NoMatches
+
+        try:
+            await show_event(self.main_screen, message.event, self._calls)
+        except NoMatches:
+            if not (self._exit or self.main_screen._closing):
+                raise  # a pane missing while the app runs is a fault; while it closes, the event is late
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The Plan pane's approval keys act, and show in the footer, only while a plan waits for them."""

@@ -95,6 +95,23 @@ async def test_an_event_arriving_while_the_app_closes_is_dropped(make_app: AppFa
     assert gc.isenabled()
 
 
+async def test_an_event_arriving_while_the_main_screen_closes_is_dropped_but_one_while_it_runs_is_not(
+        make_app: AppFactory) -> None:
+    from textual.css.query import NoMatches
+
+    from ljtui.core.events import ConfigChanged
+
+    app = make_app()
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: app.main_screen.is_attached, "the main screen")
+        await app.main_screen.query_one("StatusBar").remove()
+        with pytest.raises(NoMatches):  # while the app runs, a missing pane is a fault, not hidden
+            await app.on_engine_event_posted(EngineEventPosted(ConfigChanged("scripted")))
+        app.main_screen._closing = True  # as while the app tears its screens down
+        await app.on_engine_event_posted(EngineEventPosted(ConfigChanged("scripted")))
+        app.main_screen._closing = False
+
+
 async def test_a_reply_after_a_tool_call_or_a_notice_is_set_apart_but_not_after_the_question(
         make_app: AppFactory) -> None:
     app = make_app()
