@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from textual import events, on
 from textual.app import App, SystemCommand
+from textual.css.query import NoMatches
 from textual.markup import escape
 from textual.screen import Screen
 from textual.theme import Theme
@@ -248,8 +249,10 @@ class LjtuiApp(App[int]):
 
     def list_sessions(self) -> None:
         """Show the saved sessions (disk work: runs in a worker thread)."""
+        from ljtui.tui.result_view import show_sessions
+
         listing = self.engine.sessions()
-        self.call_from_thread(self._show_sessions, listing)
+        self.call_from_thread(show_sessions, self.main_screen.conversation, listing, self.engine.session_log.id)
 
     async def gates_command(self, text: str) -> None:
         """``/gates TEXT`` through the engine; a listing it returns is shown unfolded."""
@@ -264,12 +267,6 @@ class LjtuiApp(App[int]):
     def show_lines(self, title: str, lines: list[str]) -> None:
         """Show ``lines`` unfolded under ``title`` in the Conversation pane."""
         self.main_screen.conversation.add_details(title, lines, collapsed=False)
-
-    def _show_sessions(self, listing: Any) -> None:
-        """Render a :class:`~ljtui.core.agent.sessions.SessionListing`."""
-        from ljtui.tui.result_view import show_sessions
-
-        show_sessions(self.main_screen.conversation, listing, self.engine.session_log.id)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and self._key_taken(event):
@@ -364,15 +361,13 @@ class LjtuiApp(App[int]):
     async def on_engine_event_posted(self, message: EngineEventPosted) -> None:
         from ljtui.tui.event_view import show_event
 
-        if self._exit or not self.screen_stack or not self.main_screen.is_attached:
+        if self._exit or not self.screen_stack:
             return  # the app is closing: an event a worker sent on its way out has nowhere to go
-        from textual.css.query import NoMatches
-
         try:
             await show_event(self.main_screen, message.event, self._calls)
-        except NoMatches:
-            if not (self._exit or self.main_screen._closing):
-                raise  # a pane missing while the app runs is a fault; while it closes, the event is late
+        except NoMatches:  # a pane missing while the app runs is a fault; while it closes, the event is late
+            if not (self.main_screen._closing or not self.main_screen.is_attached):
+                raise
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The Plan pane's approval keys act, and show in the footer, only while a plan waits for them."""
