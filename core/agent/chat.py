@@ -197,9 +197,7 @@ class Conversation:
     def _fits(self, kept: tuple[Message, ...]) -> bool:
         """Whether ``kept``, with a summary as long as one can be, is within ``agent.compress_at_tokens``."""
         kit = self._kit
-        longest_summary = "x" * (C.SUMMARY_MAX_TOKENS * C.CHARS_PER_TOKEN)
-        size = C.estimate_tokens(kit.context.system + C.summary_section(longest_summary), kept,
-                                 kit.tools.tools.specs)
+        size = C.estimate_tokens(kit.context.system, kept, kit.tools.tools.specs) + C.SUMMARY_MAX_TOKENS
         return size <= kit.settings.config.agent.compress_at_tokens
 
     async def clear_asked(self) -> bool:

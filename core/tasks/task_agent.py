@@ -70,9 +70,7 @@ class TaskEnd:
 
 async def run_task_agent(runner: TaskRun, task: Task) -> TaskEnd:
     """Run the agent of ``task`` in ``runner``'s plan to its end."""
-    assert runner.plan is not None
-    agent = TaskAgent(runner, task)
-    return await agent.run()
+    return await TaskAgent(runner, task).run()
 
 
 class TaskAgent:
