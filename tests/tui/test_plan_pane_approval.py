@@ -78,6 +78,7 @@ async def test_e_edits_the_selected_description_in_place(make_app: AppFactory) -
         footer = edit.query_one("#task-edit-keys")
         assert str(footer.render()) == "⏎ save the task  esc cancel the edit", "not the plan's Run and Reject"
         assert footer.region.bottom == SIZE[1], "over the app's footer line"
+        assert str(pane(app).border_subtitle) == "Enter save the task · Esc cancel the edit"
         await pilot.press("ctrl+u", *"Add --top and --json", "enter")
         await until(pilot, lambda: app.screen is app.main_screen, "the edit to close")
         assert rows(app)[1] == (2, "Add --top and --json")

@@ -41,6 +41,7 @@ TICK_SECONDS = 1.0
 """How often running tasks' elapsed times are redrawn."""
 APPROVE_SUBTITLE = "Enter run · Esc reject"
 APPROVE_WRITES_SUBTITLE = "Enter run · w allow writes · Esc reject"
+EDIT_SUBTITLE = "Enter save the task · Esc cancel the edit"
 """The border's keys when the request also offers to run with file writes allowed."""
 HISTORY_SUBTITLE = "replan history · h: tasks"
 STYLE_NAMES = ("pending", "running", "done", "failed", "skipped", "replanned", "selected", "muted", "heading",
@@ -217,6 +218,7 @@ class PlanPane(VerticalScroll, can_focus=True):
         place = Region(start, top, max(1, tasks.right - start), 1)
 
         def done(text: str | None) -> None:
+            self._update_titles()
             if not self.approving or row not in self.model.rows:
                 return
             at = self.model.rows.index(row)
@@ -227,6 +229,7 @@ class PlanPane(VerticalScroll, can_focus=True):
             self._redraw()
 
         self.app.push_screen(TaskEditScreen(one_line(row["description"]), place), done)
+        self.call_after_refresh(self._update_titles)
 
     def _line_of(self, index: int) -> int:
         """The line of task ``index`` in the task list."""
@@ -372,16 +375,16 @@ class PlanPane(VerticalScroll, can_focus=True):
         if self.replans:
             title += f" · replans {self.replans}/{REPLAN_LIMIT}"
         self.border_title = Content(title)
-        if self.approving:
+        if self.approving and type(self.app.screen).__name__ == "TaskEditScreen":  # its Enter and Escape
+            subtitle = EDIT_SUBTITLE
+        elif self.approving:
             offers_writes = self._request is not None and any(c.key == "w" for c in self._request.choices)
-            self.border_subtitle = Content(APPROVE_WRITES_SUBTITLE if offers_writes else APPROVE_SUBTITLE)
+            subtitle = APPROVE_WRITES_SUBTITLE if offers_writes else APPROVE_SUBTITLE
         elif self.has_class("-history"):
-            self.border_subtitle = Content(HISTORY_SUBTITLE)
-        elif self.model.rows:
-            done, total = self.model.progress
-            self.border_subtitle = Content(f"{done}/{total} finished")
+            subtitle = HISTORY_SUBTITLE
         else:
-            self.border_subtitle = Content("")
+            subtitle = "{}/{} finished".format(*self.model.progress) if self.model.rows else ""
+        self.border_subtitle = Content(subtitle)
 
     def _key_hint(self) -> str:
         """The pane's keys during approval, after the user's keymap: ``j/k select · e edit …``."""
