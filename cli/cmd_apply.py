@@ -46,6 +46,8 @@ class _Progress:
     """Progress lines and notices on stderr."""
 
     def emit(self, event: Event) -> None:
+        if isinstance(event, ApplyProgressed) and not event.line:
+            return  # a step with nothing to say, or the apply's end
         if isinstance(event, (ApplyProgressed, Notice)):
             echo(event.line if isinstance(event, ApplyProgressed) else event.message, sys.stderr, flush=True)
 

@@ -25,6 +25,7 @@ __all__ = [
     "PermissionRequested",
     "SandboxChecked",
     "SessionResumed",
+    "SkillsChanged",
     "TokenDelta",
     "ToolCallFinished",
     "ToolCallStarted",
@@ -281,3 +282,11 @@ class GateChanged(Event):
     """
 
     gate: Any
+
+
+@dataclass(frozen=True)
+class SkillsChanged(Event):
+    """Skill or playbook files changed on disk and were read again: ``names`` are the skills ``/NAME`` can start
+    now (sorted)."""
+
+    names: tuple[str, ...]

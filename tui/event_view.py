@@ -6,10 +6,11 @@ from typing import Any
 
 from ljtui.core.events import (
     ConfigChanged, ContextCompressed, ConversationCleared, Event, ModelCallRetried, ModelCallStarted, Notice,
-    SandboxChecked, SessionResumed, TokenDelta, ToolCallFinished, ToolCallStarted, ToolOutput, TurnFailed,
-    TurnFinished, TurnStarted, UsageRecorded,
+    SandboxChecked, SessionResumed, SkillsChanged, TokenDelta, ToolCallFinished, ToolCallStarted, ToolOutput,
+    TurnFailed, TurnFinished, TurnStarted, UsageRecorded,
 )
 from ljtui.core.events import AGENT_PLANNER, GateChanged
+from ljtui.core.gates.events import GateChecksProgressed
 from ljtui.core.planner.events import (
     PlannerDeadlinePassed, PlannerFinished, PlannerPlanChecked, PlannerReplyRejected, PlannerTurnStarted,
 )
@@ -110,6 +111,10 @@ async def show_event(screen: MainScreen, event: Event, calls: dict[str, str]) ->
             await _show_resumed(screen, event)
         case GateChanged(gate=gate):
             _show_gate(screen, gate)
+        case GateChecksProgressed(done=done, total=total, started=started, ended=ended):
+            _show_progress(screen, CHECKS, done, total, started, ended)
+        case SkillsChanged(names=names):
+            screen.app.skill_names = names  # type: ignore[attr-defined]  # what `/NAME` parses against
         case _:
             if not _show_review_event(screen, event) and not _show_task_event(screen, event):
                 await _show_planner_event(screen, event)
@@ -122,6 +127,22 @@ def _show_gate(screen: MainScreen, gate: object) -> None:
 
     screen.query_one(GatesPane).show(gate)
     screen.status.gate = status_segment(gate)
+
+
+APPLY, CHECKS = "apply", "checks"
+"""The labels of long work's progress bar in the status bar."""
+
+
+def _show_progress(screen: MainScreen, label: str, done: int, total: int, started: float, ended: bool) -> None:
+    """Long work's bar in the status bar while it runs (counted steps only); gone once it ended."""
+    from ljtui.tui.widgets.status_bar import Progress
+
+    status = screen.status
+    if ended:
+        status.end_progress(label)
+    elif total > 0:
+        status.now = screen.app.clock.monotonic  # type: ignore[attr-defined]  # the clock the engine stamps with
+        status.progress = Progress(label, done, total, started)
 
 
 RESUMED_ENTRIES_SHOWN = 100
@@ -171,11 +192,15 @@ def _show_review_event(screen: MainScreen, event: Event) -> bool:
             conv.add_notice(message, "error")
         case R.ApplyRefused(message=message):
             conv.hide_thinking()
+            screen.status.end_progress(APPLY)
             conv.add_notice(f"Apply refused — {message}", "error")
-        case R.ApplyProgressed(line=line):
-            conv.show_thinking(f"applying: {line}")
+        case R.ApplyProgressed(line=line, done=done, total=total, started=started, ended=ended):
+            if line:
+                conv.show_thinking(f"applying: {line}")
+            _show_progress(screen, APPLY, done, total, started, ended)
         case R.ApplyFinished(result=result, blocks=blocks):
             conv.hide_thinking()
+            screen.status.end_progress(APPLY)
             for message, level in apply_lines(result, blocks):
                 conv.add_notice(message, level)
             if result.get("checks"):

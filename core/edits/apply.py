@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
 from ljtui.core.edits import errors as E
 from ljtui.core.edits.checks import CheckResult, check_files
 from ljtui.core.edits.plan_format import EditPlan, Entry
+from ljtui.core.edits.progress import Say, Step, step_count
 from ljtui.core.edits.result import DONE, ERROR, PARTIAL, ApplyResult, FailedEntry
 from ljtui.core.edits.transaction import IdFactory, apply_changes, random_id
 from ljtui.core.edits.validate import EntryOutcome, FileChange, Reader, Validator, read_bytes
@@ -24,8 +25,6 @@ from ljtui.core.ports import Clock
 DEFAULT_CHUNK_SIZE = 3
 MIN_CHUNK_SIZE = 1
 MAX_CHUNK_SIZE = 20
-Say = Callable[[str], None]
-"""Receives one progress line."""
 
 
 def clamp_chunk_size(size: int) -> int:
@@ -47,6 +46,8 @@ class Preview:
     partial: bool
     outcomes: list[EntryOutcome] = field(default_factory=list)
     chunks: list[tuple[tuple[str, ...], dict[str, FileChange]]] = field(default_factory=list)
+    validated: int = 0
+    """How many chunks were validated: the apply's steps before its writes."""
 
     @property
     def errors(self) -> list[E.EditError]:
@@ -71,13 +72,15 @@ class Preview:
 
 def preview_plan(plan: EditPlan, root: Path, *, partial: bool = False, chunk_size: int = DEFAULT_CHUNK_SIZE,
                  reader: Reader = read_bytes, say: Say | None = None) -> Preview:
-    """Validate ``plan`` chunk by chunk in memory; nothing is written."""
+    """Validate ``plan`` chunk by chunk in memory; nothing is written (``say`` receives a step per chunk)."""
     validator = Validator(root, reader=reader)
-    preview = Preview(plan, partial)
     chunks = chunk_entries(plan.entries, chunk_size)
+    preview = Preview(plan, partial, validated=len(chunks))
+    total = step_count(len(chunks), partial)
     for n, chunk in enumerate(chunks, start=1):
-        if say and len(chunks) > 1:
-            say(f"validating chunk {n}/{len(chunks)} ({len(chunk)} entries)")
+        if say:
+            line = f"validating chunk {n}/{len(chunks)} ({len(chunk)} entries)" if len(chunks) > 1 else ""
+            say(Step(line, n - 1, total))
         outcomes = validator.check(chunk)
         preview.outcomes.extend(outcomes)
         accepted = tuple(o.id for o in outcomes if o.ok)
@@ -117,7 +120,11 @@ def _not_applied(entry_id: str) -> FailedEntry:
 
 def commit_plan(preview: Preview, root: Path, *, clock: Clock | None = None, new_id: IdFactory = random_id,
                 run_checks: bool = True, say: Say | None = None) -> ApplyReport:
-    """Write a preview's accepted entries, journaled and verified, then check the files."""
+    """Write a preview's accepted entries, journaled and verified, then check the files.
+
+    ``say`` receives a step before each write and before the checks, and a
+    last one with ``done == total`` at the end.
+    """
     report = ApplyReport(ApplyResult(ERROR), preview, list(preview.errors))
     failed = {o.id: _failed_from(o) for o in preview.outcomes if not o.ok}
     applied: list[str] = []
@@ -129,11 +136,13 @@ def commit_plan(preview: Preview, root: Path, *, clock: Clock | None = None, new
         for o in preview.outcomes:
             if o.ok and failed:
                 failed[o.id] = _not_applied(o.id)
+    total = step_count(preview.validated, preview.partial)
     for n, (ids, changes) in enumerate(groups, start=1):
         if say and len(groups) > 1:
-            say(f"applying chunk {n}/{len(groups)} ({len(ids)} entries, {len(changes)} files)")
+            say(Step(f"applying chunk {n}/{len(groups)} ({len(ids)} entries, {len(changes)} files)",
+                     preview.validated + n - 1, total))
         elif say:
-            say(f"writing {len(changes)} files")
+            say(Step(f"writing {len(changes)} files", preview.validated, total))
         if not changes:
             applied.extend(ids)
             continue
@@ -149,8 +158,12 @@ def commit_plan(preview: Preview, root: Path, *, clock: Clock | None = None, new
             for entry_id in ids:
                 failed[entry_id] = FailedEntry(entry_id, f"{outcome.error.kind}: {outcome.error.message}")
     if run_checks and files:
+        if say:
+            say(Step(f"checking {len(files)} files", total - 1, total))
         report.checks = check_files(root.resolve(), files)
     report.result = _result(preview, applied, failed, files, report.checks, report.write_notes)
+    if say:
+        say(Step("", total, total))
     return report
 
 
@@ -201,7 +214,7 @@ def apply_plan(plan: EditPlan, root: Path, *, partial: bool = False, chunk_size:
         clock: Time source for journal timestamps.
         new_id: Transaction id factory.
         run_checks: Syntax-check written files afterwards.
-        say: Receives progress lines.
+        say: Receives each step (:mod:`ljtui.core.edits.progress`).
 
     Returns:
         An :class:`ApplyReport` whose ``result`` follows the EDIT-6 contract.

@@ -21,7 +21,8 @@ from ljtui.core.edits.apply import DEFAULT_CHUNK_SIZE, Preview, commit_plan, dry
 from ljtui.core.edits.diffs import render_diffs
 from ljtui.core.edits.errors import StalePlan
 from ljtui.core.edits.plan import Declarations
-from ljtui.core.edits.plan_format import PlanParseError, parse_plan
+from ljtui.core.edits.plan_format import EditPlan, PlanParseError, parse_plan
+from ljtui.core.edits.progress import StepEvents
 from ljtui.core.edits.recovery import RecoveryReport, recover_journal
 from ljtui.core.edits.repair import format_failures_for_repair
 from ljtui.core.edits.result import ERROR, ApplyResult, FailedEntry
@@ -85,22 +86,29 @@ class EditService:
             for err in exc.errors:
                 self._say(str(err))
             return FileApply(ApplyResult(ERROR, message=f"the plan is malformed: {exc}"))
+        with StepEvents(self._sink.emit, self._clock) as steps:
+            return await self._apply_plan(plan, options, steps)
+
+    async def _apply_plan(self, plan: EditPlan, options: ApplyOptions, steps: StepEvents) -> FileApply:
+        """Validate, ask, write and check ``plan``, each step reported on ``steps``."""
         preview = await asyncio.to_thread(preview_plan, plan, self.root, partial=options.partial,
-                                          chunk_size=options.chunk_size, say=self._say)
+                                          chunk_size=options.chunk_size, say=steps)
         if preview.errors:
             self._say(format_failures_for_repair(preview.errors, self.root))
         if options.dry_run:
             return FileApply(dry_run_result(preview), plan.entry_ids, render_diffs(preview.changes, colour=False))
         if preview.changes:
+            steps.end()  # no progress is shown while the user decides
             decision = await self._ask(self._request(preview))
             if decision.choice != YES:
                 declined = [FailedEntry(i, "declined: the user did not confirm the apply") for i in plan.entry_ids]
                 return FileApply(ApplyResult(ERROR, failed=declined, message="declined; nothing was written"),
                                  plan.entry_ids)
         report = await asyncio.to_thread(commit_plan, preview, self.root, clock=self._clock,
-                                         run_checks=options.checks, say=self._say)
+                                         run_checks=options.checks, say=steps)
         if any(isinstance(err, StalePlan) for err in report.errors):
             await asyncio.to_thread(self._revalidate, preview, options)
+        steps.end()
         self._sink.emit(R.ApplyFinished(report.result.to_dict(), len(plan.blocks)))
         if report.result.files and plan.declarations.present:
             await asyncio.to_thread(self._resync, plan.declarations, report.result.files)

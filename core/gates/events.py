@@ -53,6 +53,24 @@ class GateCheckRecorded(Event):
 
 
 @dataclass(frozen=True)
+class GateChecksProgressed(Event):
+    """A run of a gate's checks moved on: ``done`` of ``total`` commands ran, ``item`` runs now.
+
+    ``started`` is when the first check began, on the engine clock's
+    monotonic seconds. ``ended`` says the checks are over (all ran, one
+    failed to start, or they were cancelled): their progress is no longer
+    shown. Not written to the run log: it is for a live view.
+    """
+
+    gate: str
+    done: int
+    total: int
+    started: float
+    item: str = ""
+    ended: bool = False
+
+
+@dataclass(frozen=True)
 class DeliveryBlocked(Event):
     """Delivery of the staged change was refused: the gate has not passed."""
 

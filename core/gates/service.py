@@ -54,7 +54,8 @@ class _LoggingSink:
 
     def emit(self, event: object) -> None:
         self._inner.emit(event)  # type: ignore[arg-type]
-        if self._log is not None and type(event).__module__ == G.__name__:
+        if self._log is not None and type(event).__module__ == G.__name__ and not isinstance(
+                event, G.GateChecksProgressed):
             self._log(event)
 
 
@@ -312,24 +313,33 @@ class GateService:
         rules = await asyncio.to_thread(self.sandbox.rules, cwd)
         confinement = self.sandbox.confinement(rules)
         env = command_env(cwd, self.sandbox.environment())
-        recorded = []
-        for item in items:
-            content = await asyncio.to_thread(self.content_hash) if run is not None else ""
-            evidence = await run_check(item, cwd, confinement=confinement, env=env, timeout=self.check_timeout(),
-                                       content_hash=content, agent=agent, verifier=verifier, clock=self.clock,
-                                       cancelled=cancelled)
-            recorded.append(evidence)
-            if run is None:
-                self._unstarted.setdefault(gate_id, []).append(evidence)
-            else:
-                with self.lock:
-                    run.add(evidence)
-                    if verifier:
-                        run.verifier = verifier
-                    await asyncio.to_thread(save_run, self.root, run)
-            self.sink.emit(G.GateCheckRecorded(gate_id, run.run_id if run else "", item.id, evidence.exit_code,
-                                               evidence.duration_ms, verifier, agent))
-            self.publish()
+        recorded: list[Evidence] = []
+        started = self.clock.monotonic()
+
+        def progressed(now: str = "", ended: bool = False) -> None:
+            self.sink.emit(G.GateChecksProgressed(gate_id, len(recorded), len(items), started, now, ended))
+
+        try:
+            for item in items:
+                progressed(item.id)
+                content = await asyncio.to_thread(self.content_hash) if run is not None else ""
+                evidence = await run_check(item, cwd, confinement=confinement, env=env, timeout=self.check_timeout(),
+                                           content_hash=content, agent=agent, verifier=verifier, clock=self.clock,
+                                           cancelled=cancelled)
+                recorded.append(evidence)
+                if run is None:
+                    self._unstarted.setdefault(gate_id, []).append(evidence)
+                else:
+                    with self.lock:
+                        run.add(evidence)
+                        if verifier:
+                            run.verifier = verifier
+                        await asyncio.to_thread(save_run, self.root, run)
+                self.sink.emit(G.GateCheckRecorded(gate_id, run.run_id if run else "", item.id, evidence.exit_code,
+                                                   evidence.duration_ms, verifier, agent))
+                self.publish()
+        finally:
+            progressed(ended=True)
         return recorded
 
     def sandbox_line(self) -> str:

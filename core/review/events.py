@@ -80,9 +80,19 @@ class ApplyRefused(Event):
 
 @dataclass(frozen=True)
 class ApplyProgressed(Event):
-    """A progress line of a running apply (validating, writing, chunk n of m)."""
+    """A step of a running apply (validating, writing, chunk n of m), or a line about it.
+
+    ``done`` of ``total`` steps ran before this one (``total`` is 0 for a
+    line that is no step); ``started`` is when the apply began, on the
+    engine clock's monotonic seconds. ``ended`` says the apply is over
+    (finished, refused, failed or cancelled): its progress is no longer shown.
+    """
 
     line: str
+    done: int = 0
+    total: int = 0
+    started: float = 0.0
+    ended: bool = False
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from ljtui.core.review import events as R
 from ljtui.core.review.notes import cut_line, refresh_notes, size_text
 from ljtui.core.review.export import EXPORT_DIR, ExportRefused, export_target, write_export
 from ljtui.core.edits.plan import Declarations
+from ljtui.core.edits.progress import StepEvents
 from ljtui.core.edits.undo import undo_preview
 from ljtui.core.review.session import ApplyRefused, Review, undo
 from ljtui.core.review.views import DiffPage
@@ -264,7 +265,8 @@ class ReviewService:
                 self._sink.emit(R.ApplyRefused("the accepted blocks changed while the dialog was open; "
                                                "nothing was written"))
                 return
-            outcome = review.apply(clock=self._clock, say=lambda line: self._sink.emit(R.ApplyProgressed(line)))
+            with StepEvents(self._sink.emit, self._clock) as steps:
+                outcome = review.apply(clock=self._clock, say=steps)
             if isinstance(outcome, ApplyRefused):
                 self._refuse(outcome)
                 return

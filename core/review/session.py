@@ -12,12 +12,13 @@ from __future__ import annotations
 import itertools
 from dataclasses import InitVar, dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Iterable
 
 from ljtui.core.edits import errors as E
 from ljtui.core.edits.apply import ApplyReport, apply_plan
 from ljtui.core.edits.journal import sha256
 from ljtui.core.edits.plan_format import DEFAULT_ENTRY_ID, EditBlock, EditPlan, parse_plan
+from ljtui.core.edits.progress import Say
 from ljtui.core.edits.recovery import UndoOutcome, undo_last
 from ljtui.core.edits.validate import FileChange, Reader, read_bytes
 from ljtui.core.ports import Clock
@@ -336,7 +337,7 @@ class Review:
                                 tuple(rb.number for rb in failed))
         return None
 
-    def apply(self, *, clock: Clock | None = None, say: Callable[[str], None] | None = None) -> ApplyReport | ApplyRefused:
+    def apply(self, *, clock: Clock | None = None, say: Say | None = None) -> ApplyReport | ApplyRefused:
         """Apply the accepted blocks in one transaction, or say why not."""
         refused = self.check_apply()
         if refused is not None:

@@ -1,9 +1,11 @@
 """The status bar: provider/model, tokens, cost, the active gate's level, git branch, a task plan's progress,
-and "unsandboxed" when no sandbox confines commands."""
+long work's progress bar (an apply, a gate's checks) and "unsandboxed" when no sandbox confines commands."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
 
 from textual.content import Content
 from textual.reactive import reactive
@@ -12,6 +14,8 @@ from textual.widgets import Static
 from ljtui.core.display import shown_line
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from ljtui.core.events import Usage
 
 
@@ -22,6 +26,41 @@ def format_count(n: int) -> str:
     if n < 1_000_000:
         return f"{n / 1000:.1f}k"
     return f"{n / 1_000_000:.1f}M"
+
+
+BAR_CELLS = 10
+"""Width of the progress bar, in cells."""
+TICK_SECONDS = 1.0
+"""How often the elapsed time is redrawn while long work runs."""
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Long work the status bar shows as a bar: ``label`` (``apply``, ``checks``), ``done`` of ``total`` steps,
+    since ``started`` (monotonic seconds of the clock the bar is given)."""
+
+    label: str
+    done: int
+    total: int
+    started: float
+
+
+def format_elapsed(seconds: float) -> str:
+    """``7s``, ``1m 05s``, ``2h 03m``."""
+    whole = max(0, int(seconds))
+    if whole < 60:
+        return f"{whole}s"
+    if whole < 3600:
+        return f"{whole // 60}m {whole % 60:02d}s"
+    return f"{whole // 3600}h {whole % 3600 // 60:02d}m"
+
+
+def progress_text(progress: Progress, now: float) -> str:
+    """``apply ▕████░░░░░░▏ 4/10 · 12s``: a bar of :data:`BAR_CELLS` cells, the counts and the time so far."""
+    done = min(max(progress.done, 0), progress.total)
+    filled = round(BAR_CELLS * done / progress.total) if progress.total > 0 else 0
+    bar = "█" * filled + "░" * (BAR_CELLS - filled)
+    return f"{progress.label} ▕{bar}▏ {done}/{progress.total} · {format_elapsed(now - progress.started)}"
 
 
 class StatusBar(Static):
@@ -47,6 +86,32 @@ class StatusBar(Static):
     """The active gate's segment (``gate L2``, ``gate L3 · blocked``), or ``None`` without one."""
     unsandboxed: reactive[bool] = reactive(False)
     """No sandbox confines commands on this system: every command runs with the user's full rights."""
+    progress: reactive[Progress | None] = reactive(None)
+    """Long work running now (its bar and elapsed time are shown, redrawn every second), or ``None``."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.now: Callable[[], float] = time.monotonic
+        """The clock ``Progress.started`` is read on (the engine's: set it with the progress)."""
+        self._ticker: Timer | None = None
+
+    def watch_progress(self, progress: Progress | None) -> None:
+        """A timer redraws the elapsed time while long work runs, and only then."""
+        if progress is not None and self._ticker is None:
+            self._ticker = self.set_interval(TICK_SECONDS, self.refresh)
+        elif progress is None and self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
+
+    @property
+    def ticking(self) -> bool:
+        """Whether the elapsed time is being redrawn (long work runs)."""
+        return self._ticker is not None
+
+    def end_progress(self, label: str) -> None:
+        """Stop showing long work ``label`` (other work's bar stays)."""
+        if self.progress is not None and self.progress.label == label:
+            self.progress = None
 
     def render(self) -> Content:
         """The bar as plain text: the provider label comes from config (a repository's too) and the branch
@@ -66,6 +131,8 @@ class StatusBar(Static):
         parts.append(f"branch {shown_line(self.branch)}" if self.branch else "no git")
         if self.tasks is not None:
             parts.append(f"tasks {self.tasks[0]}/{self.tasks[1]}")
+        if self.progress is not None:
+            parts.append(progress_text(self.progress, self.now()))
         if self.busy:
             parts.append("working")
         return Content("  │  ".join(parts))

@@ -7,6 +7,7 @@ import os
 from ljtui.core.edits import journal as J
 from ljtui.core.edits.apply import chunk_entries, clamp_chunk_size, dry_run_result, preview_plan
 from ljtui.core.edits.plan_format import parse_plan
+from ljtui.core.edits.progress import Step
 from ljtui.core.edits.recovery import undo_last
 from ljtui.core.edits.result import emit
 from ljtui.core.ports import FixedClock
@@ -55,7 +56,7 @@ def test_all_or_nothing_plan_with_one_bad_entry_writes_nothing(tmp_path):
 
 def test_partial_applies_good_entries_only_in_chunks_with_progress(tmp_path):
     entry_repo(tmp_path)
-    said: list[str] = []
+    said: list[Step] = []
     report = apply_text(entry_plan(bad={1, 4}), tmp_path, partial=True, say=said.append)
     result = report.result
     assert result.status == "partial" and result.exit_code == 1
@@ -64,9 +65,11 @@ def test_partial_applies_good_entries_only_in_chunks_with_progress(tmp_path):
     assert (tmp_path / "f1.py").read_bytes() == b"v1 = 0\n" and (tmp_path / "f2.py").read_bytes() == b"v2 = 1\n"
     shared = (tmp_path / "shared.py").read_bytes().decode().splitlines()
     assert shared == ["s0 = 1", "s1 = 0", "s2 = 1", "s3 = 1", "s4 = 0", "s5 = 1", "s6 = 1"]
-    assert said == ["validating chunk 1/3 (3 entries)", "validating chunk 2/3 (3 entries)",
-                    "validating chunk 3/3 (1 entries)", "applying chunk 1/3 (2 entries, 3 files)",
-                    "applying chunk 2/3 (2 entries, 3 files)", "applying chunk 3/3 (1 entries, 2 files)"]
+    assert [(s.line, s.done, s.total) for s in said] == [
+        ("validating chunk 1/3 (3 entries)", 0, 7), ("validating chunk 2/3 (3 entries)", 1, 7),
+        ("validating chunk 3/3 (1 entries)", 2, 7), ("applying chunk 1/3 (2 entries, 3 files)", 3, 7),
+        ("applying chunk 2/3 (2 entries, 3 files)", 4, 7), ("applying chunk 3/3 (1 entries, 2 files)", 5, 7),
+        ("checking 6 files", 6, 7), ("", 7, 7)]
     assert report.transaction_ids == ["tx0001", "tx0002", "tx0003"]
     emit(result, parse_plan(entry_plan()).entry_ids)
 
