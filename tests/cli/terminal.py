@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
+import pyte
+
 ROWS, COLUMNS = 40, 120
 WAIT_SECONDS = 60.0
 """Longest wait for one screen state (the app starts in a fresh process on a loaded machine)."""
@@ -31,14 +33,22 @@ class Terminal:
         os.close(slave)
         self.master = master
         self.output = b""
+        self.screen = pyte.Screen(COLUMNS, ROWS)
+        self._stream = pyte.ByteStream(self.screen)
 
     def read(self) -> None:
         ready, _, _ = select.select([self.master], [], [], POLL_SECONDS)
         if ready:
             try:
-                self.output += os.read(self.master, READ_BYTES)
+                data = os.read(self.master, READ_BYTES)
             except OSError:  # the process ended and closed its side
-                pass
+                return
+            self.output += data
+            self._stream.feed(data)
+
+    def on_screen(self, text: str) -> bool:
+        """Whether ``text`` is on the emulated screen now, on one row."""
+        return any(text in row for row in self.screen.display)
 
     def wait_for(self, condition: Callable[[], bool], what: str) -> None:
         deadline = time.monotonic() + WAIT_SECONDS
@@ -48,8 +58,13 @@ class Terminal:
             self.read()
 
     def shows(self, text: str) -> Callable[[], bool]:
-        start = len(self.output)
-        return lambda: text.encode() in self.output[start:]
+        """A condition: ``text`` was written after now, or is on the screen now and was not before.
+
+        The screen is read through a terminal emulator, so text drawn in pieces (a style change or a cursor
+        move between its cells, as a busy app's partial redraws do) counts as shown.
+        """
+        start, before = len(self.output), self.on_screen(text)
+        return lambda: text.encode() in self.output[start:] or (not before and self.on_screen(text))
 
     def press(self, keys: bytes) -> None:
         os.write(self.master, keys)
