@@ -57,7 +57,7 @@ def snap_compare(snap_compare: Callable[..., bool]) -> Callable[..., bool]:
     return compare
 
 
-WAIT_SECONDS = 20.0
+WAIT_SECONDS = 60.0
 """Longest a test waits for the app to reach a state (CI runs tests in parallel on 2 CPUs)."""
 POLL_SECONDS = 0.01
 
