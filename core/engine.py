@@ -365,18 +365,27 @@ class Engine:
         return list_sessions(self.repo_root)
 
     async def watch(self, stop: asyncio.Event) -> None:
-        """Re-check the plan under review (and redraw a gate edited by hand) whenever files change on disk, until
-        ``stop`` is set."""
+        """Re-check the plan under review, redraw a gate and read the skills again when edited by hand, whenever
+        files change on disk, until ``stop`` is set."""
+        from ljtui.core.skill_watch import REPOSITORY_FILES, SkillReload, touches, watch_user_files
         from ljtui.core.watch import WatchStopped, watch_repo
 
+        skills = SkillReload(self.repo_root, self.sink.emit)
+        await asyncio.to_thread(skills.baseline)
+        user = asyncio.ensure_future(watch_user_files(skills, stop))
         try:
             async for keys in watch_repo(self.repo_root, stop):
                 await asyncio.to_thread(self.review.refresh, keys)
                 if any(k.startswith(GATE_FILES) for k in keys):
                     await asyncio.to_thread(self.session_gates.publish)  # a gate edited by hand shows as it reads
+                if touches(keys, REPOSITORY_FILES):
+                    await asyncio.to_thread(skills.reload, keys)
         except WatchStopped as exc:
             self.sink.emit(Notice(f"Changes on disk are not noticed ({exc}); a plan under review is "
                                   "checked again when it is applied.", "warning"))
+        finally:
+            user.cancel()
+            await asyncio.gather(user, return_exceptions=True)
 
     async def aclose(self) -> None:
         """Close the session log, the sandbox's temp dir and the provider's connections."""
