@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ljtui.core.approval import YES
 from ljtui.core.events import Notice
 from ljtui.core.gates import events as G
-from ljtui.core.gates.model import Gate, HistoryEntry
+from ljtui.core.gates.model import Gate, HistoryEntry, gate_risk
 from ljtui.core.gates.runs import GateRun, RunFileError, list_runs, save_run
 
 if TYPE_CHECKING:
@@ -102,9 +102,32 @@ def record(service: RunHost, gate: Gate, run: GateRun, outcome: str) -> None:
     with service.lock:
         run.outcome = outcome
         save_run(service.root, run)
-    service.store.record_outcome(gate.id, HistoryEntry(run.run_id, outcome, service.clock.now(), evidence))
+    after = service.store.record_outcome(gate.id, HistoryEntry(run.run_id, outcome, service.clock.now(), evidence))
     service.sink.emit(G.GateFinished(gate.id, run.run_id, outcome))
+    _tell_level_change(service, gate, after, f"run {run.run_id} {ENDED_WORDS.get(outcome, outcome)}")
     service.publish()
+
+
+ENDED_WORDS = {"pass": "passed", "fail": "failed", "exempt": "was exempted", "rework": "was sent back for rework"}
+"""How a run's outcome reads in a sentence."""
+
+
+def level_change_text(before: Gate, after: Gate, why: str) -> str | None:
+    """The sentence that explains a level the gate's record moved (``None`` when the level stayed): old and new
+    level, why, how P and R moved, and that the next run needs confirming at the new level."""
+    old, new = gate_risk(before), gate_risk(after)
+    if old.level == new.level:
+        return None
+    direction = "rose" if new.p > old.p else "fell"
+    return (f"Gate {after.id} is now L{new.level} (was L{old.level}): {why}, so its pass rate P {direction} from "
+            f"{old.p:.2f} to {new.p:.2f} and R went from {old.r:.2f} to {new.r:.2f}. Its confirmation was for "
+            f"L{old.level}: the next run asks you to confirm it at L{new.level}.")
+
+
+def _tell_level_change(service: RunHost, before: Gate, after: Gate, why: str) -> None:
+    text = level_change_text(before, after, why)
+    if text is not None:
+        service.sink.emit(Notice(text))
 
 
 async def rework(service: RunHost, gate_id: str) -> None:
@@ -113,11 +136,12 @@ async def rework(service: RunHost, gate_id: str) -> None:
     passed = next((h for h in reversed(gate.history) if h.outcome == "pass"), None)
     if passed is None:
         raise GateRefused(f"gate {gate_id} has no passed run to send back")
-    await asyncio.to_thread(service.store.record_outcome, gate_id,
-                            HistoryEntry(passed.run_id, "rework", service.clock.now()))
+    after = await asyncio.to_thread(service.store.record_outcome, gate_id,
+                                    HistoryEntry(passed.run_id, "rework", service.clock.now()))
     service.sink.emit(G.GateFinished(gate_id, passed.run_id, "rework"))
     service.sink.emit(Notice(f"Gate {gate_id}: run {passed.run_id} sent back for rework; it counts twice "
                           "against the gate's pass rate."))
+    _tell_level_change(service, gate, after, f"run {passed.run_id} {ENDED_WORDS['rework']}")
     service.current = gate_id
     service.publish()
 

@@ -83,6 +83,8 @@ class GateService:
         """The gate in focus (the latest proposed, started or shown)."""
         self.run: GateRun | None = None
         """The run in progress, if any."""
+        self.ended: GateRun | None = None
+        """The latest run that is over: how its gate ended, until the gate is proposed, confirmed or started."""
         self._workspace = None
         self.lock = threading.RLock()
         self.family_playbook: Callable[[], PlaybookPrior | None] | None = None
@@ -101,6 +103,7 @@ class GateService:
         for problem in problems:
             self.sink.emit(Notice(f"A gate run was ignored: {problem}", "warning"))
         open_run = next((r for r in runs if not r.delivered), None)
+        self.ended = next((r for r in runs if r.delivered), None)
         if open_run is not None:
             with self.lock:
                 self.run, self.current = open_run, open_run.gate_id
@@ -184,7 +187,7 @@ class GateService:
         except Exception as exc:  # GATE-9
             error = f"{type(exc).__name__}: {exc}"
         view = gate_view(gate, confirmed=self.confirmed(gate), run=run, content_hash=content, staged_files=staged,
-                         breaker_at=MAX_BOUNCES, unstarted=self._unstarted.get(gate_id))
+                         breaker_at=MAX_BOUNCES, unstarted=self._unstarted.get(gate_id), ended=self.ended)
         if error and not view.error:
             import dataclasses
 
@@ -226,6 +229,7 @@ class GateService:
             except GateInvalid as exc:
                 raise GateRefused(f"the gate was not written: {exc}") from None
             self.current = gate.id
+            self._forget_ending(gate.id)
         self._record_author(gate)
         found = gate_risk(gate)
         self.sink.emit(G.GateProposed(gate.id, found.level, round(found.r, 4), tuple(i.id for i in gate.items)))
@@ -256,6 +260,7 @@ class GateService:
             return False
         await asyncio.to_thread(self.confirmations.confirm, self.root, gate, self.clock.now())
         self.current = gate_id
+        self._forget_ending(gate_id)
         self.sink.emit(G.GateConfirmed(gate_id, view.level))
         self.publish()
         return True
@@ -291,6 +296,7 @@ class GateService:
         save_run(self.root, run)
         with self.lock:
             self.run, self._workspace, self.current = run, workspace, run.gate_id
+            self.ended = None
 
     async def check(self, item_id: str | None, agent: str, *, verifier: str = "", failed_only: bool = False,
                     cancelled: asyncio.Event | None = None) -> list[Evidence]:
@@ -403,5 +409,9 @@ class GateService:
         endings.guard_failed(self, error)
 
     def forget(self, run: GateRun) -> None:
-        """The run in progress is over: no run, no staging tree."""
-        self.run, self._workspace = None, None
+        """The run in progress is over: no run, no staging tree; how it ended stays in :attr:`ended`."""
+        self.run, self._workspace, self.ended = None, None, run
+
+    def _forget_ending(self, gate_id: str) -> None:
+        """The gate is set up again: its last run's ending is no longer its state."""
+        self.ended = None if self.ended is not None and self.ended.gate_id == gate_id else self.ended

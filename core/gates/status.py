@@ -85,9 +85,10 @@ def _independently_checked(gate: Gate, run: GateRun, content_hash: str) -> bool:
 
 def gate_view(gate: Gate, *, confirmed: bool, run: GateRun | None, content_hash: str,
               staged_files: tuple[str, ...] = (), breaker_at: int = 0,
-              unstarted: list[Evidence] | None = None) -> GateView:
+              unstarted: list[Evidence] | None = None, ended: GateRun | None = None) -> GateView:
     """The gate as the user sees it, with the active run's evidence when there is one (else the checks run in
-    the repository while no run was open, ``unstarted``)."""
+    the repository while no run was open, ``unstarted``); ``ended`` is its latest run that is over (delivered or
+    discarded), which says how the gate last ended while no run is open."""
     items = []
     evidence = run.evidence if run else (unstarted or [])
     for item in gate.items:
@@ -106,7 +107,19 @@ def gate_view(gate: Gate, *, confirmed: bool, run: GateRun | None, content_hash:
         gate.id, gate.title, gate_risk(gate).level, gate_risk(gate), gate.factors,
         gate.stats, confirmed, run is not None and not run.delivered, run.run_id if run else "", tuple(items),
         gate.history[-HISTORY_SHOWN:], staged_files, blocked, run.bounces if run else 0,
-        bool(run and breaker_at and run.bounces >= breaker_at), run.error if run else "")
+        bool(run and breaker_at and run.bounces >= breaker_at), run.error if run else "",
+        *_ending(gate, run, ended))
+
+
+def _ending(gate: Gate, run: GateRun | None, ended: GateRun | None) -> tuple[str, bool]:
+    """How the latest run ended and whether its change was delivered: the open run's, once it has an outcome,
+    else the ended run's as the gate's history last records it (a rework sends it back)."""
+    if run is not None:
+        return run.outcome, run.delivered
+    last = gate.history[-1] if gate.history else None
+    if ended is None or last is None or last.run_id != ended.run_id or ended.gate_id != gate.id:
+        return "", False
+    return last.outcome, ended.delivered and last.outcome != "rework"
 
 
 def _verified(run: GateRun, item: str, content_hash: str) -> bool:

@@ -46,6 +46,9 @@ class GateView:
         blocked: why delivery is refused now (one line per missing, failed or stale item); empty when it may go.
         bounces: refused deliveries of this run; the breaker opens at ``MAX_BOUNCES``.
         error: the guard's own failure, when it had one (GATE-9): delivery then needs the user's word.
+        outcome: how the gate's latest run ended (``pass``, ``fail``, ``exempt``, ``rework``); ``""`` while it
+            is open or when no run of it ended since the gate was last proposed or confirmed.
+        delivered: that run's staged change reached the user's tree.
     """
 
     id: str
@@ -64,3 +67,5 @@ class GateView:
     bounces: int = 0
     breaker_open: bool = False
     error: str = ""
+    outcome: str = ""
+    delivered: bool = False

@@ -88,8 +88,27 @@ def format_age(seconds: float) -> str:
     return f"{int(seconds // SECONDS_PER_DAY)} d ago"
 
 
+ENDED_WORDS = {"pass": "passed", "fail": "failed", "exempt": "exempt", "rework": "sent back"}
+"""How the gate's latest run ended, as the status bar and the pane say it."""
+
+
+def ending(view: Any) -> str | None:
+    """``passed · delivered``, ``passed · not delivered``, ``failed`` …: how the latest run ended (``None``
+    while it is open or none ended)."""
+    words = ENDED_WORDS.get(str(getattr(view, "outcome", "")))
+    if words is None:
+        return None
+    if view.delivered:
+        return f"{words} · delivered"
+    if view.started and view.staged_files and view.outcome in ("pass", "exempt"):
+        return f"{words} · not delivered"
+    return words
+
+
 def status_segment(view: Any) -> str | None:
-    """The status bar's gate segment: ``gate L2``, ``gate L3 · blocked`` …; ``None`` without a gate."""
+    """The status bar's gate segment: ``gate L2``, ``gate L3 · blocked``, ``gate passed · delivered`` …;
+    ``None`` without a gate. Once a run ended, how it ended is the gate's state (a level its record moved is
+    told by a notice where it happens)."""
     if view is None:
         return None
     segment = f"gate L{view.level}"
@@ -99,6 +118,9 @@ def status_segment(view: Any) -> str | None:
         return f"{segment} · breaker open"
     if view.started and view.blocked:
         return f"{segment} · blocked"
+    ended = ending(view)
+    if ended is not None:
+        return f"gate {ended}"
     if not view.confirmed:
         return f"{segment} · unconfirmed"
     return segment
@@ -143,12 +165,15 @@ def head_lines(view: Any, width: int, styles: GateStyles) -> list[Text]:
                "irreversible" if f.irreversible else "reversible"]
     lines += _pack(factors, width, styles["muted"])
     state = ["confirmed ✓" if view.confirmed else "not confirmed"]
+    ended = ending(view)
     if view.started:
         staged = len(view.staged_files)
         state += ["started", f"run {shown_line(str(view.run_id))}",
                   f"{staged} file{'s' if staged != 1 else ''} staged"]
-    else:
+    elif ended is None:
         state.append("not started")
+    if ended is not None:
+        state.append(f"{'run' if view.started else 'last run'} {ended}")
     lines += _pack(state, width, Style())
     return lines
 
