@@ -31,6 +31,8 @@ PANES: dict[str, str] = {
 """Focus targets by widget id, with their names for titles and commands."""
 PANE_KEYS: dict[str, str] = {"conversation": "F2", "plan": "F3", "diff": "F4", "gates": "F5", "prompt": "F6"}
 """The key that moves to each pane on purpose."""
+SIDE_PANES = ("plan", "diff", "gates")
+"""The panes of the side column; the one with the focus gets most of its room."""
 HINT_INTERVAL = 3.0
 """Seconds the same typing hint waits before it is shown again (a word typed in a pane shows it once)."""
 
@@ -57,9 +59,19 @@ class ScreenHost(Protocol):
 
 
 class MainScreen(Screen):
-    """One screen, four panes (UI-1)."""
+    """One screen, four panes (UI-1).
+
+    The layout follows the focus: the Conversation is wide while it or the
+    input has the focus; a side pane with the focus widens the side column
+    and takes most of its height, the other side panes keeping their title
+    and a line. ``-narrow`` and ``-short`` (the terminal's width and height,
+    by breakpoint) choose how far: see ``main.tcss``.
+    """
 
     AUTO_FOCUS = "#prompt"
+
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
 
     BINDINGS = ACTIONS.bindings(MAIN)
 
@@ -109,6 +121,22 @@ class MainScreen(Screen):
         from textual import _time
 
         self._shown_at[pane] = _time.get_time()
+
+    def watch_focused(self, focused: Widget | None) -> None:
+        """Give the pane with the focus the room; with no focus the layout stays as it is."""
+        from ljtui.tui.key_routing import pane_of
+
+        if focused is None:
+            return
+        pane = pane_of(self)
+        self.set_class(pane in SIDE_PANES, "-focus-side")
+        for side_pane in SIDE_PANES:
+            self.set_class(pane == side_pane, f"-focus-{side_pane}")
+
+    @property
+    def side_focus(self) -> str | None:
+        """The side pane the layout gives the room to, if one."""
+        return next((p for p in SIDE_PANES if self.has_class(f"-focus-{p}")), None)
 
     def on_descendant_focus(self) -> None:
         from ljtui.tui.key_routing import pane_of
