@@ -25,6 +25,20 @@ CHAT_FALLBACK = "; the message goes to the conversation agent."
 """Ends the notice of a routing that fell back to chat."""
 ROUTING_CANCELLED = "Cancelled while routing the message: nothing was sent to the agent."
 """What the user reads when they cancel a message before it was routed."""
+GOAL_SHOWN_CHARS = 120
+"""The most of a goal a notice quotes."""
+
+
+def recalled_line(goal: str, playbook_id: str, title: str) -> str:
+    """The notice of a plan taken from a recalled playbook: the goal it is for, and the playbook it came from
+    (whose title names the goal it was written for)."""
+    from ljtui.core.display import shown_line
+
+    quoted = shown_line(goal.strip())
+    if len(quoted) > GOAL_SHOWN_CHARS:
+        quoted = quoted[:GOAL_SHOWN_CHARS - 1] + "…"
+    return (f"Plan for '{quoted}', from playbook {playbook_id} ({shown_line(title)}): its SOP is proposed as the "
+            "task plan, to approve like any other.")
 
 
 class SessionTasks:
@@ -81,8 +95,7 @@ class SessionTasks:
             hit = await asyncio.to_thread(playbooks.recall, goal)
             if hit is not None:
                 skill = SKILL_PREFIX + hit.playbook.id
-                self._kit.sink.emit(Notice(f"Recalled playbook {hit.playbook.id} ({hit.playbook.title}): its SOP "
-                                           "is proposed as the task plan, to approve like any other."))
+                self._kit.sink.emit(Notice(recalled_line(goal, hit.playbook.id, hit.playbook.title)))
         playbooks.following = skill.removeprefix(SKILL_PREFIX) if skill and skill.startswith(SKILL_PREFIX) else None
         try:
             outcome = await TaskRunner(self._kit, goal, skill=skill).run()

@@ -60,7 +60,8 @@ async def test_the_recording_saves_promotes_recalls_then_delivers_a_gated_change
     recalled = await engine.run_plan(RECALL_GOAL)
     assert recalled.status == "done" and recalled.plan is not None
     assert [t.description for t in recalled.plan.tasks] == [t.description for t in first.plan.tasks]
-    assert any(isinstance(e, Notice) and e.message.startswith(f"Recalled playbook {PLAYBOOK} ") for e in sink.events)
+    assert any(isinstance(e, Notice) and e.message.startswith(f"Plan for '{RECALL_GOAL}', from playbook {PLAYBOOK} (")
+               for e in sink.events)
     record = engine.playbooks.record_of(PLAYBOOK)
     assert record is not None and (record.uses, record.ok, record.fail) == (1, 1, 0)
     assert b"def shortest_word(text: str) -> str:" in (demo.root / COUNTING).read_bytes()

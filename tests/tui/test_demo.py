@@ -175,7 +175,8 @@ async def test_the_whole_demo_by_keys_with_the_files_checked_at_each_step(demo: 
         await pilot.press(*f"/plan {RECALL_GOAL}", "enter")
         await until(pilot, lambda: pane.approving, "the recalled plan in the Plan pane")
         await step_begun(pilot, "recalled")
-        assert any(n.startswith(f"Recalled playbook {PLAYBOOK} (add longest_word)") for n in notices(app))
+        assert any(n.startswith(f"Plan for '{RECALL_GOAL}', from playbook {PLAYBOOK} (add longest_word)")
+                   for n in notices(app))
         await pilot.press("enter")
         for asking in ("Task 3: Edit wordstats/counting.py?", "Task 4: Edit tests/test_counting.py?",
                        "Task 5: Run this command?"):

@@ -67,8 +67,8 @@ async def test_save_promote_recall_feedback_demote(git_repo: Path) -> None:
     assert hit is not None and hit.playbook.id == PID
 
     outcome = await engine.run_plan("retry the flaky call in send")
-    assert Notice(f"Recalled playbook {PID} (Add retries to greet): its SOP is proposed as the task plan, to "
-                  "approve like any other.") in sink.events
+    assert Notice(f"Plan for 'retry the flaky call in send', from playbook {PID} (Add retries to greet): its SOP "
+                  "is proposed as the task plan, to approve like any other.") in sink.events
     assert outcome.status == "done" and outcome.plan is not None
     assert [t.description for t in outcome.plan.tasks] == SAVE["sop"]
     assert Notice(f"Task plan from the skill 'playbook-{PID}' (playbook): when a flaky call must be retried") \
