@@ -149,6 +149,11 @@ def _delivered(event: Event) -> bool:
     return isinstance(event, GateDelivered) and event.applied
 
 
+def _delivery_offer_answered(event: Event) -> bool:
+    """The delivered gate's playbook offer was answered (either way)."""
+    return isinstance(event, ApprovalDecided) and event.request == OFFER_KIND
+
+
 def _off_script(event: Event) -> bool:
     return isinstance(event, TurnFailed) and event.error == SCRIPT_FAILURE
 
@@ -287,7 +292,7 @@ STEPS: tuple[Step, ...] = (
         "project's tests, for real in the staging copy (the Gates pane shows it passed), and the model "
         "finished the gate with pass: the staged change is one EDIT plan in the Diff pane. Enter in the apply "
         "dialog writes it to your files.",
-        again="Type /gates deliver to open the delivery again.",
+        again="Type /gates deliver and press Enter to try again.",
     ),
     Step(
         "delivered",
@@ -302,6 +307,7 @@ STEPS: tuple[Step, ...] = (
         "`ljtui gates show {gate}` prints it. {keys[app.quit]} quits; the copy stays in {repo}. To use ljtui "
         "on your own project, run it there with ANTHROPIC_API_KEY set (ljtui --help lists the other "
         "providers).",
+        between_turns=_delivery_offer_answered,
     ),
 )
 """The demo's stages, in order."""
@@ -314,7 +320,12 @@ NOTHING_KEPT = ("Nothing was kept, so there is no playbook to promote and recall
                 "ljtui --demo again to see those steps.")
 """Said when the user declines the first playbook offer."""
 
+DELIVERY_CANCELLED = ("You cancelled the delivery: nothing was written to your files, and the staged change is kept "
+                      "in the staging copy.")
+"""Said when the user cancels the delivery's apply dialog."""
+
 DETOURS: tuple[Detour, ...] = (
+    Detour(_declined, DELIVERY_CANCELLED, during=("delivery",)),
     Detour(_declined, ""),
     Detour(_off_script, RECORDING_ONLY, "warning"),
     Detour(_run_stopped, RECORDING_ONLY, "warning", during=("promoted",)),

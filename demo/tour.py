@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-from ljtui.core.events import Event
+from ljtui.core.events import Event, TurnFailed, TurnFinished, TurnStarted
 
 Condition = Callable[[Event], bool]
 """Whether an event is the one a step or detour waits for."""
@@ -45,6 +45,8 @@ class Step:
         chat: the recording answers a message the user types at this step.
         plan: the recording answers a goal the user gives ``/plan`` at this step.
         learn: facts taken from the event that begins the step, added before its text is filled.
+        between_turns: an event that also begins the step when it comes while no model turn is running
+            (e.g. a dialog answered after a slash command, where no turn will finish).
     """
 
     name: str
@@ -54,6 +56,7 @@ class Step:
     chat: bool = False
     plan: bool = False
     learn: Learn | None = None
+    between_turns: Condition | None = None
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,8 @@ class Tour:
         self.detours = tuple(detours)
         self._facts = dict(facts)
         self.index = 0
+        self.turn_running = False
+        """A model turn has started and not yet finished or failed."""
 
     @property
     def current(self) -> Step:
@@ -111,10 +116,15 @@ class Tour:
 
     def after(self, event: Event) -> list[Line]:
         """The notices ``event`` calls for: the next step's when it begins, a detour's, or none."""
+        if isinstance(event, TurnStarted):
+            self.turn_running = True
+        elif isinstance(event, (TurnFinished, TurnFailed)):
+            self.turn_running = False
         if not self.finished:
             following = self.steps[self.index + 1]
             assert following.begins is not None
-            if following.begins(event):
+            idle = following.between_turns
+            if following.begins(event) or (idle is not None and not self.turn_running and idle(event)):
                 self.index += 1
                 if following.learn is not None:
                     self._facts.update(following.learn(event))

@@ -8,6 +8,10 @@ Script format::
         tool_calls:
           - {name: read_file, input: {path: README.md}}
       - text: "Done."
+      - cases:                 # what the model says depends on the tool results it got
+          - when: {failed: true}
+            text: "That was denied: nothing changed."
+          - text: "Done."
     agents:                    # optional: turns of other agents, each played in its own order
       decompose:
         - text: '{"tasks": [...]}'
@@ -18,7 +22,10 @@ Each model call plays the next turn of the agent that makes it (the
 request's ``agent``; an agent without its own list plays ``turns``), so
 agents running concurrently replay deterministically. Text streams word by
 word; tool calls are returned for the engine to execute for real. Only the
-model's words are recorded in the script.
+model's words are recorded in the script. A turn of ``cases`` plays the first
+case whose ``when`` the previous tool results meet
+(:mod:`ljtui.core.providers.scripted_cases`), so a recording never claims
+what the engine did not do.
 
 A routing call (agent ``router``, :mod:`ljtui.core.tasks.route`) of a script
 with no ``router`` turns is answered with :data:`DEFAULT_ROUTE`, which sends
@@ -58,6 +65,7 @@ from ljtui.core.providers.base import (
     ChatRequest, Delta, ProviderError, StreamEnd, TextDelta, ToolCall, UsageDelta,
 )
 from ljtui.core.providers.request_rules import anthropic_problems
+from ljtui.core.providers.scripted_cases import When, choose, parse_when
 
 CHARS_PER_TOKEN = 4
 """Rough characters per token, for the usage a script reports."""
@@ -85,8 +93,12 @@ class ScriptedToolCall:
 
 @dataclass(frozen=True)
 class ScriptedTurn:
+    """One recorded model reply, or (``cases``) the replies it chooses from by the previous tool results."""
+
     text: str = ""
     tool_calls: tuple[ScriptedToolCall, ...] = ()
+    cases: tuple[tuple[When | None, ScriptedTurn], ...] = ()
+    """Conditions and their turns, tried in order; ``None``: the default."""
 
 
 @dataclass
@@ -186,29 +198,56 @@ def _parse_agents(path: Path, raw: Any) -> dict[str, list[ScriptedTurn]]:
     return agents
 
 
-def _parse_turn(path: Path, n: int, raw: Any, where: str = "") -> ScriptedTurn:
+def _parse_turn(path: Path, n: int, raw: Any, where: str = "", at: str = "") -> ScriptedTurn:
+    at = at or f"{where}turn {n}"
+    if isinstance(raw, dict) and "cases" in raw:
+        return _parse_cases(path, raw, at)
     if not isinstance(raw, dict):
-        raise ScriptError(path, f"{where}turn {n}: expected a mapping with 'text' and/or 'tool_calls'")
+        raise ScriptError(path, f"{at}: expected a mapping with 'text' and/or 'tool_calls'")
     unknown = set(raw) - {"text", "tool_calls"}
     if unknown:
-        raise ScriptError(path, f"{where}turn {n}: unknown key(s) {', '.join(sorted(map(str, unknown)))}")
+        raise ScriptError(path, f"{at}: unknown key(s) {', '.join(sorted(map(str, unknown)))}")
     text = raw.get("text", "")
     if not isinstance(text, str):
-        raise ScriptError(path, f"{where}turn {n}: 'text' must be a string")
+        raise ScriptError(path, f"{at}: 'text' must be a string")
     calls_raw = raw.get("tool_calls", []) or []
     if not isinstance(calls_raw, list):
-        raise ScriptError(path, f"{where}turn {n}: 'tool_calls' must be a list")
+        raise ScriptError(path, f"{at}: 'tool_calls' must be a list")
     calls = []
     for j, c in enumerate(calls_raw, start=1):
         if not isinstance(c, dict) or not isinstance(c.get("name"), str):
-            raise ScriptError(path, f"{where}turn {n}, tool call {j}: expected {{name: ..., input: {{...}}}}")
+            raise ScriptError(path, f"{at}, tool call {j}: expected {{name: ..., input: {{...}}}}")
         inp = c.get("input", {}) or {}
         if not isinstance(inp, dict):
-            raise ScriptError(path, f"{where}turn {n}, tool call {j}: 'input' must be a mapping")
+            raise ScriptError(path, f"{at}, tool call {j}: 'input' must be a mapping")
         calls.append(ScriptedToolCall(c["name"], inp))
     if not text and not calls:
-        raise ScriptError(path, f"{where}turn {n}: has neither 'text' nor 'tool_calls'")
+        raise ScriptError(path, f"{at}: has neither 'text' nor 'tool_calls'")
     return ScriptedTurn(text, tuple(calls))
+
+
+def _parse_cases(path: Path, raw: dict[str, Any], at: str) -> ScriptedTurn:
+    """A turn of ``cases``: each case a turn with an optional ``when``; only the last may lack one."""
+    if set(raw) != {"cases"}:
+        raise ScriptError(path, f"{at}: a turn with 'cases' has no other key")
+    cases_raw = raw["cases"]
+    if not isinstance(cases_raw, list) or not cases_raw:
+        raise ScriptError(path, f"{at}: 'cases' must be a non-empty list of turns")
+    cases: list[tuple[When | None, ScriptedTurn]] = []
+    for j, case in enumerate(cases_raw, start=1):
+        if not isinstance(case, dict):
+            raise ScriptError(path, f"{at}, case {j}: expected a mapping")
+        if "cases" in case:
+            raise ScriptError(path, f"{at}, case {j}: cases do not nest")
+        here = f"{at}, case {j}"
+        when = None
+        if "when" in case:
+            when = parse_when(case["when"], lambda problem: ScriptError(path, f"{here}: {problem}"))
+        elif j < len(cases_raw):
+            raise ScriptError(path, f"{here}: only the last case may have no 'when'")
+        body = {k: v for k, v in case.items() if k != "when"}
+        cases.append((when, _parse_turn(path, j, body, at=here)))
+    return ScriptedTurn(cases=tuple(cases))
 
 
 @dataclass
@@ -248,6 +287,10 @@ class ScriptedClient:
                 )
             turn = self.script.turns[self.played]
             self.played += 1
+        if turn.cases:
+            number = self.played_by.get(request.agent, self.played)
+            turn = choose(turn.cases, request, self.script.path,
+                          f"{f'agent {request.agent!r}, ' if own is not None else ''}turn {number}")
         call_prefix = f"call_{_NOT_ID.sub('', request.agent)}_{self.played_by.get(request.agent, self.played)}"
         delay = self.script.chunk_delay if self.script.chunk_delay is not None else self.chunk_delay
         for piece in _CHUNK.findall(turn.text):

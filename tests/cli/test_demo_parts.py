@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ljtui.cli.main import main
-from ljtui.core.events import ApprovalDecided, Notice, PermissionRequested, TurnFailed, TurnFinished
+from ljtui.core.events import ApprovalDecided, Notice, PermissionRequested, TurnFailed, TurnFinished, TurnStarted
 from ljtui.core.gates.events import DeliveryBlocked, GateDelivered, GateProposed, GateStarted
 from ljtui.core.playbooks.events import PlaybookSaved, PlaybookStatusChanged
 from ljtui.core.review.events import ApplyFinished, PlanOpened, UndoFinished
@@ -235,14 +235,39 @@ def test_the_steps_begin_in_order_and_only_on_their_own_events() -> None:
     assert tour.after(REFUSED) == [] and tour.after(OPENED) == []
     [(delivery, _)] = tour.after(DELIVERY)
     assert delivery.startswith("Step 16 of 18 — the delivery.") and "was refused" in delivery
-    assert tour.after(NOT_DELIVERED) == [] and tour.after(ANSWERED) == []
+    assert tour.after(TurnStarted(5, "make top_words ignore punctuation")) == [] and tour.turn_running
+    assert tour.after(NOT_DELIVERED) == [] and tour.after(ANSWERED) == [] and not tour.turn_running
     [(delivered, _)] = tour.after(DELIVERED)
     assert delivered.startswith("Step 17 of 18 — delivered") and "Enter keeps it as a draft playbook" in delivered
-    assert tour.after(OFFER_DECLINED) == []
-    [(end, _)] = tour.after(ANSWERED)
+    [(end, _)] = tour.after(OFFER_DECLINED)
     assert end.startswith("Step 18 of 18 — that is the demo.") and "F5" in end
     assert "`ljtui gates show top-words-ignores-punctuation` prints it. ctrl+q quits; the copy stays in" in end
     assert tour.finished and tour.after(RUN_OVER) == [] and tour.after(ANSWERED) == []
+
+
+def at_delivery() -> Tour:
+    """A tour at the delivery step, with the facts of the steps before it."""
+    tour = Tour(STEPS, DETOURS, {**FACTS, "gate": GATE_PROPOSED.gate, "playbook": SAVED.id, "playbook_path": SAVED.path})
+    tour.index = [step.name for step in STEPS].index("delivery")
+    return tour
+
+
+def test_a_delivery_inside_the_models_turn_ends_the_demo_when_the_turn_ends() -> None:
+    tour = at_delivery()
+    tour.after(TurnStarted(5, "make top_words ignore punctuation"))
+    [(delivered, _)] = tour.after(DELIVERED)
+    assert delivered.startswith("Step 17 of 18 — delivered")
+    assert tour.after(OFFER_DECLINED) == []
+    [(end, _)] = tour.after(ANSWERED)
+    assert end.startswith("Step 18 of 18 — that is the demo.") and tour.finished
+
+
+def test_a_cancelled_delivery_says_nothing_was_written_and_how_to_try_again() -> None:
+    from ljtui.demo.steps import DELIVERY_CANCELLED
+
+    tour = at_delivery()
+    assert tour.after(Notice(APPLY_CANCELLED)) == [
+        (f"{DELIVERY_CANCELLED} Type /gates deliver and press Enter to try again.", "info")]
 
 
 def test_the_recalled_plan_may_be_run_instead_of_rejected() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from ljtui.core.approval import ScriptedApprover
 from ljtui.core.config import Config
 from ljtui.core.engine import Engine
-from ljtui.core.events import Notice
+from ljtui.core.events import Notice, TurnFinished
 from ljtui.core.gates import events as G
 from ljtui.core.ports import ListSink
 from ljtui.core.tasks.events import RunFinished
@@ -104,7 +104,20 @@ async def test_a_cancelled_delivery_is_kept_and_gates_deliver_opens_it_again(tmp
     assert files(demo) == before
     assert any(isinstance(e, Notice) and e.message == APPLY_CANCELLED for e in sink.events)
     [delivery] = [step for step in STEPS if step.name == "delivery"]
-    assert delivery.again == "Type /gates deliver to open the delivery again."
+    assert delivery.again == "Type /gates deliver and press Enter to try again."
+    [*_, last] = [e for e in sink.events if isinstance(e, TurnFinished)]
+    assert "not applied" in last.text and "Delivered" not in last.text
     await engine.gates_command("deliver")
     [_, delivered] = [e for e in sink.events if isinstance(e, G.GateDelivered)]
     assert delivered.applied and b"word.strip(PUNCTUATION)" in files(demo)[COUNTING]
+
+
+async def test_a_denied_command_is_answered_with_nothing_ran(tmp_path: Path) -> None:
+    demo = create_demo_repo(tmp_path)
+    assert isinstance(demo, DemoRepo)
+    engine, sink, approver = engine_on(demo)
+    approver.answers["permission"] = ["deny"]
+    assert await engine.plan_and_review(REQUEST)
+    await engine.run_turn("do the tests pass?")
+    [*_, last] = [e for e in sink.events if isinstance(e, TurnFinished)]
+    assert "You denied the command, so nothing ran" in last.text and "real run" not in last.text
