@@ -324,7 +324,8 @@ class Engine:
     # --- sessions and files on disk -------------------------------------------------------------
 
     def resume(self, session_id: str = "") -> bool:
-        """Continue an earlier session: its history, summary, token totals and plan under review.
+        """Continue an earlier session: its history, summary, token totals and plan under review (put under
+        review again only while it still applies to the files; an applied or stale one is told, not offered).
 
         Disk work: call from a thread. ``""`` resumes the newest session that
         may be resumed, other than this one. A session another user or a
@@ -353,7 +354,7 @@ class Engine:
         self.chat.summary = state.summary or ""
         self.model.usage, self.model.cost_usd = state.usage, state.cost_usd
         if state.plan is not None:
-            self.review.open_text(state.plan.text, state.plan.origin)
+            self.review.resume_text(state.plan.text, state.plan.origin)
         self.sink.emit(SessionResumed(session_id, len(self.history), self.session_usage,
                                       transcript(self.history), self.summary))
         return True

@@ -113,14 +113,38 @@ class ReviewService:
 
     def open_text(self, text: str, origin: str) -> bool:
         """Put the plan ``text`` under review; ``origin`` names where it came from."""
+        review = self._parsed(text, origin)
+        if review is None:
+            return False
+        review.check(FIRST_CHECK_BLOCKS)
+        return self._open(review, origin)
+
+    def resume_text(self, text: str, origin: str) -> bool:
+        """Put a resumed session's plan under review again only while every block still applies; a plan the
+        files already hold, or one that no longer applies, is told in a notice and not opened."""
+        from ljtui.core.review.standing import standing
+
+        review = self._parsed(text, origin)
+        if review is None:
+            return False
+        found = standing(review)
+        if found.state != "ready":
+            self._sink.emit(Notice(found.message(origin), "info" if found.state == "done" else "warning"))
+            return False
+        return self._open(review, origin)
+
+    def _parsed(self, text: str, origin: str) -> Review | None:
+        """``text`` parsed into a review whose blocks are not checked yet (``None``, reported, when invalid)."""
         from ljtui.core.edits.plan_format import PlanParseError, parse_plan
 
         try:
-            review = Review(parse_plan(text), self.root, check_now=False)
+            return Review(parse_plan(text), self.root, check_now=False)
         except PlanParseError as exc:
             problems = "; ".join(str(e) for e in exc.errors)
-            return self._open_failed(origin, f"{origin} is not a valid EDIT plan: {problems}")
-        review.check(FIRST_CHECK_BLOCKS)
+            self._open_failed(origin, f"{origin} is not a valid EDIT plan: {problems}")
+            return None
+
+    def _open(self, review: Review, origin: str) -> bool:
         with self._lock:
             self._review = review
             self._diff = None
