@@ -1,8 +1,10 @@
-"""``ljtui doctor``: which sandbox confines commands here and why, and how the key is kept.
+"""``ljtui doctor``: the model in use, which sandbox confines commands here and why, and how the key is kept.
 
-It finds the sandbox exactly as a session does (with the user's
-``agent.sandbox`` settings, and the same self-test: a command that tries to
-write outside its place must be refused) and prints:
+It says which model a session would use and, when none can work, every way
+to set one up (what a failed call points to). It finds the sandbox exactly
+as a session does (with the user's ``agent.sandbox`` settings, and the same
+self-test: a command that tries to write outside its place must be refused)
+and prints:
 
 * the backend (``landlock``, ``bubblewrap`` or ``unsandboxed``) and why it
   was chosen, the kernel's Landlock ABI and what it covers, whether
@@ -71,6 +73,7 @@ def gather(root: Any, overrides: dict[str, object]) -> dict[str, Any]:
     from ljtui.core.childenv import SECRET_ENV_VARS, is_credential
     from ljtui.core.config import load_config
     from ljtui.core.confine.session import CommandSandbox
+    from ljtui.core.providers import provider_label, provider_problem
 
     loaded = load_config(root, provider_keys.environment(), overrides)
     settings = loaded.config.agent.sandbox
@@ -87,6 +90,8 @@ def gather(root: Any, overrides: dict[str, object]) -> dict[str, Any]:
                       if k not in sandbox.pass_env and (k in SECRET_ENV_VARS or is_credential(k, v)))
     return {
         "repository": str(root),
+        "model": {"label": provider_label(loaded.config.provider),
+                  "problem": provider_problem(loaded.config.provider, provider_keys.environment())},
         "sandbox": {"backend": status.backend, "confined": status.confined, "why": status.why,
                     "landlock_abi": status.abi, "landlock_covers": covers(status.abi),
                     "bwrap": program, "allows": allows, "network_enforced": status.network_enforced,
@@ -117,7 +122,10 @@ def render(report: dict[str, Any]) -> list[str]:
     box = report["sandbox"]
     process = report["process"]
     label = box["backend"] if box["confined"] else "unsandboxed"
-    lines = [f"{PROG}: {report['repository']}", "", _row("sandbox", label), _row("  why", box["why"])]
+    model = report["model"]
+    lines = [f"{PROG}: {report['repository']}", "",
+             _row("model", f"{model['label']}: {model['problem']}" if model["problem"] else model["label"]),
+             _row("sandbox", label), _row("  why", box["why"])]
     abi = box["landlock_abi"]
     lines.append(_row("  landlock", f"ABI {abi}: {', '.join(box['landlock_covers'])}" if abi else "not available"))
     lines.append(_row("  bubblewrap", box["bwrap"] or "not on PATH"))

@@ -42,7 +42,7 @@ CAP_KEY = "agent.max_tool_calls_per_reply"
 """The setting that caps the tool calls of one reply."""
 RETRY_HINT = "Your conversation is intact: send the message again to retry."
 """Appended to every failed model call's message."""
-NO_RETRY_HINT_KINDS = frozenset({"config", "script", "invalid_request"})
+NO_RETRY_HINT_KINDS = frozenset({"config", "script", "invalid_request", "auth"})
 """Failure kinds whose message already says what to do instead of retrying."""
 
 

@@ -28,6 +28,9 @@ SETUP_HINT = (
     "--provider openai-compatible --base-url URL --model NAME, "
     "or try the offline scripted model with --provider scripted --script FILE"
 )
+NO_MODEL = "no model is configured: set ANTHROPIC_API_KEY, or run `ljtui doctor` for the other ways"
+"""A call's failure when no model is set up: short, since the start-up notice (and ``ljtui doctor``) give
+:data:`SETUP_HINT` in full."""
 
 
 def check_provider_name(name: str) -> None:
@@ -42,8 +45,10 @@ def _unknown_name(name: str) -> str:
     return f"unknown provider '{name}' (expected one of: {', '.join(PROVIDER_NAMES)})"
 
 
-def provider_problem(cfg: ProviderConfig, env: Mapping[str, str] | None = None) -> str | None:
-    """Why ``cfg`` cannot work, checked without importing any SDK, or None."""
+def provider_problem(cfg: ProviderConfig, env: Mapping[str, str] | None = None, *,
+                     short: bool = False) -> str | None:
+    """Why ``cfg`` cannot work, checked without importing any SDK, or None; ``short``: a missing model is
+    :data:`NO_MODEL` rather than every way to set one up."""
     env = environment(env)
     if cfg.name not in PROVIDER_NAMES:
         return _unknown_name(cfg.name)
@@ -58,7 +63,7 @@ def provider_problem(cfg: ProviderConfig, env: Mapping[str, str] | None = None) 
         except ProviderError as exc:
             return exc.message
     elif cfg.name == "anthropic" and not resolve_api_key(cfg, env):
-        return f"no model is configured: {SETUP_HINT}"
+        return NO_MODEL if short else f"no model is configured: {SETUP_HINT}"
     elif cfg.name == "openai-compatible" and not (cfg.base_url or env.get("OPENAI_BASE_URL")):
         return "the openai-compatible provider needs a base URL: --base-url URL or OPENAI_BASE_URL"
     return None
@@ -92,7 +97,7 @@ def make_client(cfg: ProviderConfig, env: Mapping[str, str] | None = None) -> Ch
         if not cfg.script:
             raise ProviderError("config", "the scripted provider needs a script: --script FILE")
         return ScriptedClient(load_script(cfg.script), chunk_delay=cfg.chunk_delay)
-    problem = provider_problem(cfg, env)
+    problem = provider_problem(cfg, env, short=True)
     if problem:
         raise ProviderError("config", problem)
     if cfg.name == "anthropic":

@@ -103,7 +103,7 @@ async def test_missing_model_fails_with_setup_hint(tmp_path: Path) -> None:
     engine = Engine(Config(), sink, repo_root=tmp_path)
     assert await engine.run_turn("hello") is None
     [failed] = [e for e in sink.events if isinstance(e, TurnFailed)]
-    assert "no model is configured" in failed.message and "--provider scripted" in failed.message
+    assert "no model is configured" in failed.message and "`ljtui doctor`" in failed.message
     assert engine.history == []
 
 
