@@ -7,12 +7,12 @@ import time
 from functools import cache
 from typing import TYPE_CHECKING, Callable
 
-from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
 from ljtui.core.display import shown
 from ljtui.tui.plain import plain
+from ljtui.tui.widgets.follow import FollowingScroll
 from ljtui.tui.widgets.plain_collapsible import PlainCollapsible
 from ljtui.tui.widgets.reply_fold import REPLY_SHOWN_CHARS, ReplyFold, cut_before, tail_start
 from ljtui.tui.widgets.thinking import Thinking
@@ -156,8 +156,9 @@ def _notice(message: str, level: str) -> NoticeLine:
     return NoticeLine(plain(message), classes=f"-{level if level in NOTICE_LEVELS else 'info'}")
 
 
-class Conversation(VerticalScroll):
-    """Scrolling log of the session; new output keeps it pinned to the end."""
+class Conversation(FollowingScroll):
+    """Scrolling log of the session; new output keeps the view at the end while it is there
+    (:class:`~ljtui.tui.widgets.follow.FollowingScroll`)."""
 
     BORDER_TITLE = "Conversation"
     ALLOW_MAXIMIZE = True
@@ -190,10 +191,8 @@ class Conversation(VerticalScroll):
         self._update_gap = 1 / REPLY_UPDATES_PER_SECOND
         """Seconds until the next update of the reply (:func:`update_gap` of the last one)."""
 
-    def on_mount(self) -> None:
-        self.anchor()
-
     def add_user(self, text: str) -> None:
+        self.new_output()
         self.mount(_user_message(text))
 
     def compose(self):  # type: ignore[override]
@@ -201,6 +200,7 @@ class Conversation(VerticalScroll):
             yield _notice(message, level)
 
     def add_notice(self, message: str, level: str = "info") -> None:
+        self.new_output()
         self.mount(_notice(message, level))
 
     def add_notice_once(self, message: str, level: str = "info") -> None:
@@ -219,12 +219,14 @@ class Conversation(VerticalScroll):
 
     def add_details(self, title: str, lines: list[str], *, collapsed: bool = True) -> None:
         """A list under a title that Enter or a click folds and unfolds, e.g. every file an apply checked."""
+        self.new_output()
         self.mount(PlainCollapsible(Static(plain("\n".join(lines))), title=title, collapsed=collapsed,
                                     classes="details"))
 
     def show_thinking(self, label: str = "thinking…") -> None:
         self.hide_thinking()
         self._thinking = Thinking(label, self._monotonic)
+        self.new_output()
         self.mount(self._thinking)
 
     def hide_thinking(self) -> None:
@@ -248,6 +250,7 @@ class Conversation(VerticalScroll):
         cut short. Each update here waits for the one before it.
         """
         self.hide_thinking()
+        self.new_output()
         self._pending.append(self._visible(fragment))
         if self._reply is None:
             reply = self._reply = new_reply()
@@ -331,16 +334,19 @@ class Conversation(VerticalScroll):
         await self.end_reply()
         widget = ToolCallLine(f"{line} …")
         self._tool_lines[call_id] = widget
+        self.new_output()
         await self.mount(widget)
 
     def tool_output(self, call_id: str, text: str) -> None:
         """Output a running tool produced."""
         widget = self._tool_lines.get(call_id)
         if widget is not None:
+            self.new_output()
             widget.stream(text)
 
     def tool_finished(self, call_id: str, line: str, ok: bool, output: str = "") -> None:
         widget = self._tool_lines.pop(call_id, None)
+        self.new_output()
         if widget is None:
             widget = ToolCallLine(line)
             self.mount(widget)
@@ -364,4 +370,5 @@ class Conversation(VerticalScroll):
             else:
                 widgets.extend(folded_reply(shown(text)))
         widgets.append(_notice(notice, "info"))
+        self.new_output()
         await self.mount_all(widgets)
