@@ -46,6 +46,7 @@ async def _awaiting(pilot) -> None:
 async def _two_running(pilot) -> None:
     app = pilot.app
     await _approve(pilot, PARALLEL)
+    await pilot.press("f3")  # the run is watched from the Plan pane, which the layout then gives the room
     post(app, started(PARALLEL[0]))
     await _running(pilot, 1)
     app.clock.advance(8)
