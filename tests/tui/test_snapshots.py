@@ -29,10 +29,6 @@ def test_conversation_after_streamed_reply(snap_compare, make_app: AppFactory, s
     assert snap_compare(make_app(), terminal_size=size, run_before=_reply)
 
 
-def test_help_screen(snap_compare, make_app: AppFactory) -> None:
-    assert snap_compare(make_app(), terminal_size=LARGE, press=["f1"])
-
-
 @pytest.mark.parametrize("theme", ["light", "high-contrast"])
 def test_themes(snap_compare, make_app: AppFactory, theme: str) -> None:
     assert snap_compare(make_app(theme=theme), terminal_size=LARGE, run_before=_reply)

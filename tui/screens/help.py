@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -42,36 +43,70 @@ def _cell(text: str) -> Text:
     return Text(shown_line(text))
 
 
-def _table(first: str, second: str) -> Table:
-    table = Table(box=None, show_header=True, header_style="bold", expand=True, padding=(0, 2, 0, 0))
-    table.add_column(first, no_wrap=True)
-    table.add_column(second)
+SCOPE_WORDS = {"app": "anywhere", "main": "main screen", "diff": "Diff pane", "plan": "Plan pane",
+               "gates": "Gates pane"}
+"""Where an action's keys work, as the help names the scope."""
+SCOPE_HEADINGS = {"app": "Anywhere", "main": "On the main screen", "conversation": "In the Conversation pane",
+                  "diff": "In the Diff pane", "plan": "In the Plan pane", "gates": "In the Gates pane",
+                  "help": "In this help"}
+"""The heading of each scope's keys, in the order the help lists them."""
+KEY_CELLS = 16
+"""Widest the key column grows; longer keys (a user's keymap) wrap within it."""
+BUILT_IN_KEYS = (
+    ("app", "ctrl+p", "Open the command palette: every action by name"),
+    ("conversation", "up,down,pageup,pagedown,home", "Scroll the conversation"),
+    ("conversation", "end", "Jump to the end (where new output arrives)"),
+    ("help", "up,down,pageup,pagedown", "Scroll this help"),
+    ("help", "escape,q,f1", "Close this help"),
+)
+"""Keys that are Textual's own, not actions of the registry: ``(scope, keys, what they do)``."""
+
+
+def _what(title: str, scope: str) -> str:
+    """An action's title without the ``Diff pane:`` (or ``Diff pane,``) its heading already says, capitalised."""
+    where = SCOPE_WORDS.get(scope, "")
+    what = title.removeprefix(f"{where}: ").removeprefix(f"{where}, ")
+    return what[:1].upper() + what[1:]
+
+
+def _keys_table(rows: list[tuple[str, str]], key_cells: int) -> Table:
+    table = Table(box=None, show_header=False, expand=True, padding=(0, 2, 0, 2))
+    table.add_column("Key", width=key_cells, overflow="fold")
+    table.add_column("Action", ratio=1)
+    for keys, what in rows:
+        table.add_row(_cell(key_label(keys)), _cell(what))
     return table
 
 
-SCOPE_WORDS = {"app": "anywhere", "main": "main screen", "diff": "Diff pane", "plan": "Plan pane",
-               "gates": "Gates pane"}
+def key_groups(registry: Registry, keymap: dict[str, str]) -> list[tuple[str, Table]]:
+    """Every key, by where it works: the registry's actions (after the user's ``keymap``) and Textual's own keys.
 
-
-def bindings_table(registry: Registry, keymap: dict[str, str]) -> Table:
-    """Every action with a key: the keys in use (after the user's keymap), where, and what it does."""
-    table = _table("Key", "Where")
-    table.add_column("Action")
+    Returns:
+        ``(heading, table)`` for each scope that has keys, the table's rows being the keys and what they do.
+    """
+    rows: dict[str, list[tuple[str, str]]] = {}
     for action in registry.actions:
         keys = keymap.get(action.id, action.keys)
         if keys:
-            what = action.title.removeprefix(f"{SCOPE_WORDS.get(action.scope, '')}: ")
-            table.add_row(_cell(key_label(keys)), _cell(SCOPE_WORDS.get(action.scope, action.scope)),
-                          _cell(what[:1].upper() + what[1:]))
-    return table
+            rows.setdefault(action.scope, []).append((keys, _what(action.title, action.scope)))
+    for scope, keys, what in BUILT_IN_KEYS:
+        rows.setdefault(scope, []).append((keys, what))
+    order = [*SCOPE_HEADINGS, *sorted(rows.keys() - SCOPE_HEADINGS.keys())]
+    key_cells = min(KEY_CELLS, max(cell_len(key_label(keys)) for scope_rows in rows.values() for keys, _ in scope_rows))
+    return [(_heading(registry, keymap, scope), _keys_table(rows[scope], key_cells)) for scope in order if scope in rows]
 
 
-def slash_table(registry: Registry) -> Table:
-    """Every slash command with its usage."""
-    table = _table("Command", "What it does")
-    for action in registry.slash_commands():
-        table.add_row(_cell(action.usage), _cell(action.title))
-    return table
+def _heading(registry: Registry, keymap: dict[str, str], scope: str) -> str:
+    """A scope's heading, with the key that moves to its pane: ``In the Diff pane (F4)``."""
+    heading = SCOPE_HEADINGS.get(scope, scope)
+    focus = registry.get(f"focus.{scope}")
+    keys = keymap.get(focus.id, focus.keys) if focus is not None else ""
+    return f"{heading} ({key_label(keys)})" if keys else heading
+
+
+def slash_lines(registry: Registry) -> list[tuple[str, str]]:
+    """Every slash command: how it is typed, and what it does."""
+    return [(action.usage, action.title) for action in registry.slash_commands()]
 
 
 class HelpScreen(Dialog[None]):
@@ -94,6 +129,9 @@ class HelpScreen(Dialog[None]):
         text-style: bold;
         color: $primary;
     }
+    HelpScreen .scope { margin-top: 1; text-style: bold; }
+    HelpScreen .usage { margin-top: 1; padding-left: 2; text-style: bold; }
+    HelpScreen .what { padding-left: 6; }
     """
 
     BINDINGS = [
@@ -110,10 +148,15 @@ class HelpScreen(Dialog[None]):
             scroll.border_title = Content("ljtui help")
             scroll.border_subtitle = Content("Esc to close")
             yield Static(Text("Keys"), classes="section")
-            yield Static(bindings_table(self._registry, self._keymap))
+            for heading, table in key_groups(self._registry, self._keymap):
+                yield Static(Content(heading), classes="scope")
+                yield Static(table)
             yield Static(Text("Slash commands (type in the input box)"), classes="section")
-            yield Static(slash_table(self._registry))
-            yield Static(Text("The command palette (Ctrl+P) lists every action too."), classes="section")
+            for usage, what in slash_lines(self._registry):
+                yield Static(Content(shown_line(usage)), classes="usage")
+                yield Static(Content(shown_line(what)), classes="what")
+            yield Static(Text("The command palette (Ctrl+P) lists the actions by name, with their keys or "
+                              "commands."), classes="section")
 
     def action_dismiss_help(self) -> None:
         self.dismiss(None)
