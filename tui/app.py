@@ -13,12 +13,11 @@ from textual.css.query import NoMatches
 from textual.markup import escape
 from textual.screen import Screen
 from textual.theme import Theme
-from textual.widgets import Input
 
 from ljtui.core.clock import Clock, SystemClock
 from ljtui.core.display import shown_line
 from ljtui.core.startup import environment, prepare
-from ljtui.tui.actions import APP, NONE, REQUIRED
+from ljtui.tui.actions import APP
 from ljtui.tui.approver import DialogApprover
 from ljtui.tui.bridge import Bridge
 from ljtui.tui.collector import StartupCollector
@@ -26,7 +25,7 @@ from ljtui.tui.commands import ACTIONS
 from ljtui.tui.engine_holder import EngineHolder
 from ljtui.tui.messages import EngineEventPosted
 from ljtui.tui.screens.main import MainScreen, StartupInfo
-from ljtui.tui.slash import UnknownSlashCommand, parse_slash, unescape_message
+from ljtui.tui.prompt_send import CHAT, EDIT, MESSAGE, PLAN, send_prompt
 from ljtui.tui.stylesheet import IncrementalStylesheet
 from ljtui.tui.themes import domain_variable_defaults, themes_from
 from ljtui.tui.widgets.prompt_input import PromptInput
@@ -38,9 +37,6 @@ if TYPE_CHECKING:
 PLAN_APPROVAL_ACTIONS = frozenset({"plan.approve", "plan.approve_writes", "plan.reject", "plan.next", "plan.prev",
                                    "plan.edit", "plan.add", "plan.delete", "plan.move_down", "plan.move_up"})
 """The Plan pane's keys that only mean something while a proposed plan waits (``h`` always works)."""
-CHAT, EDIT, PLAN, MESSAGE = "chat", "edit", "plan", "message"
-"""How text is asked: ``/chat`` (the agent), ``/edit`` (the EDIT planner), ``/plan`` (a task plan), or a plain
-message, which the engine routes to one of the agent, a task plan or a skill's plan."""
 
 NO_MODEL_LABEL = "no model"
 """The status bar's provider when none is configured."""
@@ -312,33 +308,13 @@ class LjtuiApp(App[int]):
         if action is not None:
             action.run(self, "")
 
-    @on(Input.Submitted, "PromptInput")
-    async def _on_prompt(self, event: Input.Submitted) -> None:
-        text = event.value
-        prompt = self.main_screen.query_one(PromptInput)
-        if not text.strip():
-            return
-        conv = self.main_screen.conversation
-        try:
-            command = parse_slash(text, (*(a.slash for a in ACTIONS.slash_commands()), *self.skill_names))
-        except UnknownSlashCommand as exc:
-            conv.add_notice(str(exc), "error")
-            prompt.select_all()  # kept to fix, replaced by whatever is typed next
-            return
-        prompt.clear()
-        if command is None:
-            self.ask(unescape_message(text), mode=MESSAGE)
-            return
-        action = ACTIONS.slash(command.name)
-        if action is None:  # a skill: its steps become the task plan, approved as any other
-            self.ask(command.args or f"Carry out the {command.name} skill.", mode=PLAN, skill=command.name)
-            return
-        if action.args == REQUIRED and not command.args:
-            conv.add_notice(f"Usage: {action.usage}", "error")
-        elif action.args == NONE and command.args:
-            conv.add_notice(f"/{command.name} takes no argument. Usage: {action.usage}", "error")
-        else:
-            action.run(self, command.args)
+    def slash_names(self) -> tuple[str, ...]:
+        """The names ``/NAME`` runs: the registry's commands and the skills."""
+        return (*(a.slash for a in ACTIONS.slash_commands()), *self.skill_names)
+
+    @on(PromptInput.Submitted)
+    def _on_prompt(self, event: PromptInput.Submitted) -> None:
+        send_prompt(self, event.prompt, event.value)
 
     def ask(self, text: str, *, mode: str = CHAT, skill: str | None = None) -> None:
         """Send a message to the agent (``chat``), a request to the read-only EDIT planner (``edit``), or a

@@ -7,6 +7,7 @@ engine's playbook service and shows its reply.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
@@ -45,11 +46,27 @@ def parse_slash(text: str, names: Iterable[str]) -> SlashCommand | None:
     if not stripped.startswith("/") or stripped.startswith("//"):
         return None
     known = set(names)
-    name, _, args = stripped[1:].partition(" ")
+    name, args = (stripped[1:].split(maxsplit=1) + ["", ""])[:2]
     name = name.lower()
     if name not in known:
         raise UnknownSlashCommand(name, known)
     return SlashCommand(name, args.strip())
+
+
+def complete_slash(text: str, names: Iterable[str]) -> tuple[str, list[str]]:
+    """Complete the command name ``text`` starts (``/he`` → ``/help ``).
+
+    Returns:
+        The completed text (``text`` itself when nothing completes), and every name that matches.
+    """
+    if not text.startswith("/") or text.startswith("//") or any(c.isspace() for c in text):
+        return text, []
+    typed = text[1:].lower()
+    matches = sorted({n for n in names if n.startswith(typed)})
+    if len(matches) == 1:
+        return f"/{matches[0]} ", matches
+    common = os.path.commonprefix(matches) if matches else typed
+    return f"/{common if len(common) > len(typed) else text[1:]}", matches
 
 
 def unescape_message(text: str) -> str:

@@ -55,6 +55,8 @@ class ScreenHost(Protocol):
 
     def startup_info(self) -> StartupInfo: ...
 
+    def slash_names(self) -> tuple[str, ...]: ...
+
     def main_screen_ready(self) -> None: ...
 
 
@@ -163,7 +165,7 @@ class MainScreen(Screen):
                 yield PlanPane(id="plan")
                 yield DiffPane(id="diff")
                 yield GatesPane(id="gates")
-        yield PromptInput(id="prompt", blink=host.cursor_blink)
+        yield PromptInput(id="prompt", blink=host.cursor_blink, commands=host.slash_names)
         yield StatusBar(id="status")
         yield KeyFooter()
 

@@ -1,34 +1,209 @@
-"""The input box at the bottom: messages and slash commands."""
+"""The input box at the bottom: messages of any length, and slash commands.
+
+Enter sends. Ctrl+J (every terminal), Shift+Enter and Alt+Enter (terminals
+that report them apart from Enter) break the line. A paste keeps every line;
+a big one shows folded (:mod:`ljtui.tui.pasted`). Up on the first row and
+Down on the last walk the messages sent this session. Tab completes a slash
+command's name. The box grows with its text up to :data:`MAX_ROWS` rows.
+"""
 
 from __future__ import annotations
 
+from typing import Callable, Iterable
+
 from textual import events
-from textual.widgets import Input
+from textual.message import Message
+from textual.widgets import TextArea
+
+from ljtui.tui.pasted import Pastes, is_big, normalized
+from ljtui.tui.prompt_history import Draft, PromptHistory
+from ljtui.tui.slash import complete_slash
 
 PLACEHOLDER = "Ask for a change, or type /help"
+MAX_ROWS = 6
+"""Rows of text the box shows before it scrolls."""
+NEWLINE_KEYS = frozenset({"ctrl+j", "shift+enter", "alt+enter"})
+"""Keys that break the line. A terminal without the kitty keyboard protocol sends Shift+Enter and
+Alt+Enter as plain Enter; Ctrl+J arrives as itself everywhere."""
 
 
-class PromptInput(Input):
-    """Single-line prompt; Enter sends."""
+class PromptInput(TextArea):
+    """Multi-line prompt; Enter sends, Ctrl+J breaks the line."""
 
-    DEFAULT_CSS = """
-    PromptInput {
+    DEFAULT_CSS = f"""
+    PromptInput {{
+        height: auto;
+        min-height: 3;
+        max-height: {MAX_ROWS + 2};
+        padding: 0 2;
         border: tall $border-blurred;
-        &:focus { border: tall $border; }
-    }
+        &:focus {{ border: tall $border; background-tint: $foreground 5%; }}
+        & .text-area--placeholder {{ color: $text-disabled; }}
+    }}
     """
 
-    def __init__(self, *, blink: bool = True, **kwargs: object) -> None:
-        super().__init__(placeholder=PLACEHOLDER, select_on_focus=False, **kwargs)
+    class Submitted(Message):
+        """Enter was pressed: ``value`` is the text to send, its folded pastes expanded."""
+
+        def __init__(self, prompt: PromptInput, value: str) -> None:
+            super().__init__()
+            self.prompt = prompt
+            self.value = value
+
+        @property
+        def control(self) -> PromptInput:
+            return self.prompt
+
+    def __init__(self, *, blink: bool = True, commands: Callable[[], Iterable[str]] = tuple,
+                 **kwargs: object) -> None:
+        """
+        Args:
+            blink: blink the cursor.
+            commands: the slash command names Tab completes.
+        """
+        super().__init__(placeholder=PLACEHOLDER, soft_wrap=True, tab_behavior="focus", show_line_numbers=False,
+                         highlight_cursor_line=False, **kwargs)  # type: ignore[arg-type]
         self.cursor_blink = blink
+        self._commands = commands
+        self.pastes = Pastes()
+        self.sent = PromptHistory()
+        self._recalled: str | None = None
+        """The text a history step put in the box (an edit since makes it the draft)."""
+
+    @property
+    def value(self) -> str:
+        """The text to send: what the box shows, each folded paste's label replaced by the paste."""
+        return self.pastes.expand(self.text)
+
+    @value.setter
+    def value(self, text: str) -> None:
+        self._show(Draft(text))
+
+    def clear(self) -> None:  # type: ignore[override]
+        """Empty the box and forget its pastes."""
+        self._show(Draft(""))
+
+    def _show(self, draft: Draft) -> None:
+        self.pastes = Pastes(draft.pastes)
+        self.load_text(draft.text)
+        self.move_cursor(self.document.end)
+
+    def _insert(self, text: str) -> None:
+        self.replace(text, *self.selection, maintain_selection_offset=False)
+
+    def paste_text(self, text: str) -> None:
+        """Insert pasted ``text`` whole: a big paste as its folded label."""
+        text = normalized(text)
+        if text:
+            self._insert(self.pastes.fold(text) if is_big(text) else text)
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        event.stop()
+        event.prevent_default()
+        if not self.read_only:
+            self.paste_text(event.text)
+            self.focus()
+
+    def action_paste(self) -> None:
+        if not self.read_only:
+            self.paste_text(self.app.clipboard)
+
+    def action_submit(self) -> None:
+        """Send the text (nothing when it is blank) and remember it for Up."""
+        value = self.value
+        if value.strip():
+            self.sent.record(Draft(self.text, dict(self.pastes.texts)))
+        self._recalled = None
+        self.post_message(self.Submitted(self, value))
 
     async def _on_key(self, event: events.Key) -> None:
-        """A ``?`` typed into an empty input opens help instead of being typed.
+        """Enter sends, the newline keys break the line, Tab completes, and a ``?`` typed into an empty box
+        opens help instead of being typed.
 
-        Decided here, in order with the keys the input has taken, not by an app binding: bindings are
-        checked when a key arrives, before the input has taken the keys typed just before it.
+        Decided here, in order with the keys the box has taken, not by an app binding: bindings are checked
+        when a key arrives, before the box has taken the keys typed just before it.
         """
-        if event.character == "?" and not self.value:
+        key = event.key
+        if event.character == "?" and not self.text:
             event.stop()
             event.prevent_default()
             await self.app.run_action("app.help")
+        elif key == "enter" or key in NEWLINE_KEYS:
+            event.stop()
+            event.prevent_default()
+            if key == "enter":
+                self.action_submit()
+            else:
+                self._insert("\n")
+        elif key == "tab" and self._complete():
+            event.stop()
+            event.prevent_default()
+        else:
+            await super()._on_key(event)
+
+    def _complete(self) -> bool:
+        """Complete a slash command's name; True when the box held one to complete."""
+        completed, matches = complete_slash(self.text, self._commands())
+        if not matches:
+            return False
+        if completed != self.text:
+            self.value = completed
+        elif len(matches) > 1:
+            self.notify("  ".join(f"/{name}" for name in matches), timeout=3, markup=False)
+        return True
+
+    def action_cursor_up(self, select: bool = False) -> None:
+        if select or self._row() > 0:
+            super().action_cursor_up(select)
+        else:
+            self._walk(back=True)
+
+    def action_cursor_down(self, select: bool = False) -> None:
+        if select or self._row() < self.wrapped_document.height - 1:
+            super().action_cursor_down(select)
+        else:
+            self._walk(back=False)
+
+    def _row(self) -> int:
+        """The cursor's row as shown (a long line wraps to several)."""
+        return self.wrapped_document.location_to_offset(self.cursor_location).y
+
+    def _walk(self, *, back: bool) -> None:
+        if self._recalled is not None and self.text != self._recalled:
+            self.sent.stop()
+        current = Draft(self.text, dict(self.pastes.texts))
+        draft = self.sent.back(current) if back else self.sent.forward()
+        if draft is None:
+            return
+        self._show(draft)
+        self._recalled = draft.text if self.sent.walking else None
+
+    def action_delete_left(self) -> None:
+        """Backspace just after a folded paste's label deletes the label, and so the paste."""
+        if self._delete_label(before=True):
+            return
+        super().action_delete_left()
+
+    def action_delete_right(self) -> None:
+        """Delete just before a folded paste's label deletes the label, and so the paste."""
+        if self._delete_label(before=False):
+            return
+        super().action_delete_right()
+
+    def _delete_label(self, *, before: bool) -> bool:
+        start, end = self.selection
+        if start != end:
+            return False
+        row, column = end
+        line = self.document[row]
+        if before:
+            label = self.pastes.label_ending(line[:column])
+            span = ((row, column - len(label)), end) if label else None
+        else:
+            label = self.pastes.label_starting(line[column:])
+            span = (end, (row, column + len(label))) if label else None
+        if span is None or label is None:
+            return False
+        self.delete(*span)
+        del self.pastes.texts[label]
+        return True
