@@ -60,6 +60,12 @@ def _page(step: int):
     return run
 
 
+def _diff(method: str, *args: int):
+    def run(app: LjtuiApp, _: str) -> None:
+        getattr(app.main_screen.diff_pane, method)(*args)
+    return run
+
+
 def plan_pane(app: LjtuiApp) -> PlanPane:
     """The main screen's Plan pane."""
     from ljtui.tui.widgets.plan_pane import PlanPane
@@ -200,12 +206,22 @@ ACTIONS = Registry((
            _page(1), keys="pagedown", scope=DIFF, palette=False),
     Action("review.page_up", "Diff pane: scroll the diff up a page (at its top: the previous part of a long diff)",
            _page(-1), keys="pageup", scope=DIFF, palette=False),
+    Action("review.wrap", "Diff pane: wrap long lines, or stop wrapping them (then the diff scrolls sideways)",
+           _diff("action_wrap"), keys="w", label="Wrap", scope=DIFF),
+    Action("review.right", "Diff pane, lines not wrapped: scroll the diff right", _diff("action_sideways", 1),
+           keys="l,right", scope=DIFF, palette=False),
+    Action("review.left", "Diff pane, lines not wrapped: scroll the diff left", _diff("action_sideways", -1),
+           keys="h,left", scope=DIFF, palette=False),
+    Action("review.line_end", "Diff pane, lines not wrapped: scroll to the end of the longest line in view",
+           _diff("action_line_end"), keys="end", scope=DIFF, palette=False),
+    Action("review.line_start", "Diff pane, lines not wrapped: scroll back to the start of the lines",
+           _diff("action_line_start"), keys="home", scope=DIFF, palette=False),
     Action("plan.approve", "Plan pane: run the plan as shown (the edited tasks, if changed)", _plan("action_approve"),
-           keys="enter", label="Run", scope=PLAN, palette=False),
+           keys="enter", label="Run", scope=PLAN),
     Action("plan.approve_writes", "Plan pane: run the plan, letting its tasks write files without asking "
-           "(commands still ask)", _plan("action_approve_writes"), keys="w", scope=PLAN, palette=False),
+           "(commands still ask)", _plan("action_approve_writes"), keys="w", scope=PLAN),
     Action("plan.reject", "Plan pane: reject the proposed plan (nothing runs)", _plan_reject, keys="escape",
-           label="Reject", scope=PLAN, palette=False),
+           label="Reject", scope=PLAN),
     Action("plan.next", "Plan pane: select the next task", _plan("action_select", 1), keys="j,down",
            scope=PLAN, palette=False),
     Action("plan.prev", "Plan pane: select the previous task", _plan("action_select", -1), keys="k,up",
@@ -230,27 +246,28 @@ ACTIONS = Registry((
     Action("gates.prev", "Gates pane: select the previous check", _gates("action_select", -1), keys="k,up",
            scope=GATES, palette=False),
     Action("gates.expand", "Gates pane: show or hide the selected check's full command and output",
-           _gates("action_expand"), keys="enter", label="Output", scope=GATES, palette=False),
+           _gates("action_expand"), keys="enter", label="Output", scope=GATES),
     Action("gates.check", "Gates pane: run the selected check", _gates("action_check"), keys="c", label="Check",
            scope=GATES),
     Action("gates.recheck", "Gates pane: run the failed checks again", _gates("action_recheck_failed"), keys="r",
            label="Re-run failed", scope=GATES),
     Action("review.open", "Open an EDIT plan file for review in the Diff pane", _open, slash="open",
-           usage="/open PLAN.md", args=REQUIRED, palette=False),
+           usage="/open PLAN.md", args=REQUIRED),
     Action("chat", "Send a message to the agent (the same as typing it)", _chat, slash="chat",
-           usage="/chat MESSAGE", args=REQUIRED, palette=False),
+           usage="/chat MESSAGE", args=REQUIRED),
     Action("edit", "Ask the read-only planner for an EDIT plan to review in the Diff pane", _edit, slash="edit",
-           usage="/edit REQUEST", args=REQUIRED, palette=False),
+           usage="/edit REQUEST", args=REQUIRED),
     Action("plan", "Split a goal into a task plan to approve, then run its tasks", _plan_goal, slash="plan",
-           usage="/plan GOAL", args=REQUIRED, palette=False),
+           usage="/plan GOAL", args=REQUIRED),
     Action("theme", "Switch theme, or list the themes", _theme, slash="theme", usage="/theme [NAME]",
-           args=OPTIONAL, palette=False),
+           args=OPTIONAL),
     Action("turn.cancel", "Cancel the running request (its command is stopped)", _cancel, keys="escape",
            scope=MAIN),
     Action("turn.interrupt", "Cancel the running request, as in a shell (else say how to quit)", _cancel,
-           keys="ctrl+c", scope=MAIN, priority=True, palette=False),
+           keys="ctrl+c", scope=MAIN, priority=True, palette=False,
+           palette_note="the same as Escape's 'Cancel the running request', which the palette lists"),
     Action("model", "Use another model from the next message on", _model, slash="model", usage="/model NAME",
-           args=REQUIRED, palette=False),
+           args=REQUIRED),
     Action("compact", "Summarise the older conversation now to free the context", _compact, slash="compact",
            usage="/compact"),
     Action("memory", "Show the long-term memory (.agent/memory.md) and whether it is loaded", _memory,

@@ -71,7 +71,7 @@ async def test_a_gate_shows_its_risk_state_items_evidence_alerts_and_history(mak
                      "⚠ breaker open: delivery refused 2× — the decision is yours",
                      "blocked: delivery is refused", "  tests: failed", "Checks · 2/5 passed",
                      "▸✗ failed      required tests: The test suite passes",
-                     " ↻ stale       required lint: No lint errors",
+                     " ⟳ stale       required lint: No lint errors",
                      " ◆ independent required cli: The CLI prints the top 3 words",
                      " ✓ passed      optional types: Type check the package",
                      " ○ pending     required docs: README documents --top",
@@ -206,7 +206,7 @@ async def test_the_selection_and_expansion_follow_the_item_across_updates(make_a
         rechecked = dataclasses.replace(ITEMS[2], status="stale")
         await shown(pilot, gate_view(items=(ITEMS[4], rechecked, ITEMS[0])))
         assert pane(app).selected_item.id == "cli" and pane(app).expanded == {"cli"}
-        assert "▸↻ stale       required cli:" in screen_text(app)
+        assert "▸⟳ stale       required cli:" in screen_text(app)
         await shown(pilot, gate_view(items=ITEMS[:1]))
         assert pane(app).selected_item.id == "tests" and pane(app).expanded == set()
 

@@ -17,18 +17,22 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ljtui.core.display import shown, shown_line
+from ljtui.tui import glyphs
 
 if TYPE_CHECKING:
     from ljtui.core.review.views import BlockView
 
-STATE_MARKS = {"accepted": "✓", "rejected": "✗", "stale": "⟳", "failed": "!", "checking": "…"}
+STATE_MARKS = {"accepted": glyphs.OK, "rejected": glyphs.REJECTED, "stale": glyphs.STALE, "failed": glyphs.FAILED,
+               "checking": glyphs.PENDING}
 
 
-def row_text(view: BlockView) -> Text:
-    """``✓ EDIT 1  accepted  app.py  greet (~2) — why`` (the file and the hint are the plan's: controls visible)."""
+def row_text(view: BlockView, selected: bool = False) -> Text:
+    """``▸✓ EDIT 1  accepted  app.py  greet (~2) — why`` (the mark before the state is the selection's, as in
+    the Plan pane; the file and the hint are the plan's: controls visible)."""
     where = f"  {shown(view.where.replace('`', ''), one_line=True)}" if view.where else ""
-    return Text(f"{STATE_MARKS[view.state]} EDIT {view.number}  {view.state:<8}  {shown_line(view.file)}{where}",
-                no_wrap=True, overflow="ellipsis")
+    mark = glyphs.SELECTED if selected else " "
+    return Text(f"{mark}{STATE_MARKS[view.state]} EDIT {view.number}  {view.state:<8}  {shown_line(view.file)}"
+                f"{where}", no_wrap=True, overflow="ellipsis")
 
 
 class BlockList(ScrollView, can_focus=False):
@@ -50,7 +54,7 @@ class BlockList(ScrollView, can_focus=False):
         & > .block-list--stale { color: $warning; }
         & > .block-list--failed { color: $error; }
         & > .block-list--checking { color: $text-muted; }
-        & > .block-list--selected { background: $boost; text-style: bold; }
+        & > .block-list--selected { background: $primary-muted; text-style: bold; }
     }
     """
 
@@ -103,7 +107,7 @@ class BlockList(ScrollView, can_focus=False):
         if index == self.selected:
             cursor = self.get_component_rich_style("block-list--selected")
             style += Style(bgcolor=cursor.bgcolor, bold=cursor.bold, italic=cursor.italic)
-        text = row_text(view)
+        text = row_text(view, index == self.selected)
         text.truncate(width, overflow="ellipsis", pad=True)
         text.stylize(style)
         return Strip(text.render(self.app.console), width).apply_style(style).apply_offsets(scroll_x, index)

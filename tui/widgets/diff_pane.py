@@ -145,6 +145,22 @@ class DiffPane(Vertical, can_focus=True):
         else:
             view.scroll_page_up(animate=False)
 
+    def action_wrap(self) -> None:
+        """Wrap the diff's long lines, or stop wrapping them (then the keys scroll sideways)."""
+        self.diff_view.set_wrap(not self.diff_view.wrap)
+
+    def action_sideways(self, step: int) -> None:
+        """Scroll the unwrapped diff ``step`` half views right (left when negative)."""
+        self.diff_view.scroll_sideways(step)
+
+    def action_line_end(self) -> None:
+        """Scroll the unwrapped diff to the end of its longest line in view."""
+        self.diff_view.scroll_line_end()
+
+    def action_line_start(self) -> None:
+        """Scroll the unwrapped diff back to the start of its lines."""
+        self.diff_view.scroll_line_start()
+
     def on_block_list_clicked(self, message: BlockList.Clicked) -> None:
         self.action_move(message.index - self.selected)
 

@@ -18,14 +18,16 @@ from rich.style import Style
 from rich.text import Text
 
 from ljtui.core.display import shown, shown_line
+from ljtui.tui import glyphs
 
-GLYPHS = {"pending": "○", "passed": "✓", "failed": "✗", "stale": "↻", "independent": "◆"}
+GLYPHS = {"pending": glyphs.PENDING, "passed": glyphs.OK, "failed": glyphs.FAILED, "stale": glyphs.STALE,
+          "independent": glyphs.INDEPENDENT}
 """The symbol before each check item, by status."""
-UNKNOWN_GLYPH = "?"
+UNKNOWN_GLYPH = glyphs.UNKNOWN
 STATUS_CELLS = len("independent")
 """The status word's column width."""
-OUTCOME_GLYPHS = {"pass": "✓", "fail": "✗", "exempt": "–", "rework": "↺"}
-SELECTED_MARK = "▸"
+OUTCOME_GLYPHS = {"pass": glyphs.OK, "fail": glyphs.FAILED, "exempt": glyphs.EXEMPT, "rework": glyphs.REWORK}
+SELECTED_MARK = glyphs.SELECTED
 INDENT = "    "
 """Where an item's details (second line, command, output) start."""
 SEPARATOR = " · "

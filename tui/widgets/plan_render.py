@@ -15,19 +15,20 @@ from rich.style import Style
 from rich.text import Text
 
 from ljtui.core.display import shown
+from ljtui.tui import glyphs
 from ljtui.tui.widgets.plan_rows import ReplanEntry, Row
 
 SYMBOLS = {
-    "pending": "○",
-    "running": "●",
-    "done": "✓",
-    "failed": "✗",
-    "skipped": "↷",
-    "replanned": "↻",
+    "pending": glyphs.PENDING,
+    "running": glyphs.RUNNING,
+    "done": glyphs.OK,
+    "failed": glyphs.FAILED,
+    "skipped": glyphs.SKIPPED,
+    "replanned": glyphs.REPLANNED,
 }
 """The symbol before each task, by status."""
-UNKNOWN_SYMBOL = "?"
-SELECTED_MARK = "▸"
+UNKNOWN_SYMBOL = glyphs.UNKNOWN
+SELECTED_MARK = glyphs.SELECTED
 HEAD_CELLS = 3
 """Cells before a task's id: the selection mark, the status symbol and a space."""
 INDENT = "    "
