@@ -25,6 +25,11 @@ DIFF = "diff"
 NONE, OPTIONAL, REQUIRED = "none", "optional", "required"
 """Whether a slash command takes text after its name."""
 
+MOVEMENT_KEYS = frozenset({"up", "down", "left", "right", "j", "k", "h", "l", "pageup", "pagedown", "home", "end"})
+"""Keys that move within a pane (a selection, a scroll)."""
+MOVES_IN_PANE = "moves within its pane: from the palette it would move what the user does not see"
+"""Why an action whose keys all move within a pane is not in the command palette."""
+
 Run = Callable[["LjtuiApp", str], None]
 """Carries an action out; the string is the slash command's argument text (empty from a key)."""
 
@@ -45,6 +50,7 @@ class Action:
         args: whether the slash command takes text.
         priority: the key works even when a widget would take it (quit).
         palette: listed in the command palette.
+        palette_note: why it is not (see :attr:`palette_reason`).
     """
 
     id: str
@@ -58,6 +64,16 @@ class Action:
     args: str = NONE
     priority: bool = False
     palette: bool = True
+    palette_note: str = ""
+
+    @property
+    def palette_reason(self) -> str:
+        """Why the action is not in the command palette: its note, or :data:`MOVES_IN_PANE` for movement keys;
+        empty when it is in the palette (or is left out without a reason)."""
+        if self.palette:
+            return ""
+        keys = {k.strip() for k in self.keys.split(",") if k.strip()}
+        return self.palette_note or (MOVES_IN_PANE if keys and keys <= MOVEMENT_KEYS else "")
 
     def binding(self) -> Binding:
         """The Textual binding for this action's keys."""
