@@ -50,13 +50,16 @@ SCOPE_HEADINGS = {"app": "Anywhere", "main": "On the main screen", "conversation
                   "diff": "In the Diff pane", "plan": "In the Plan pane", "gates": "In the Gates pane",
                   "help": "In this help"}
 """The heading of each scope's keys, in the order the help lists them."""
-KEY_CELLS = 16
-"""Widest the key column grows; longer keys (a user's keymap) wrap within it."""
+KEY_CELLS = 28
+"""Widest the key column grows (to its longest keys, a user's keymap's too); longer keys wrap within it."""
 BUILT_IN_KEYS = (
-    ("app", "ctrl+p", "Open the command palette: every action by name"),
-    ("conversation", "up,down,pageup,pagedown,home", "Scroll the conversation"),
+    ("app", "ctrl+p", "Open the command palette: the actions by name, with their keys and commands"),
+    ("conversation", "up,down", "Scroll the conversation a line"),
+    ("conversation", "pageup,pagedown", "Scroll the conversation a page"),
+    ("conversation", "home", "Jump to the start of the conversation"),
     ("conversation", "end", "Jump to the end (where new output arrives)"),
-    ("help", "up,down,pageup,pagedown", "Scroll this help"),
+    ("help", "up,down", "Scroll this help a line"),
+    ("help", "pageup,pagedown", "Scroll this help a page"),
     ("help", "escape,q,f1", "Close this help"),
 )
 """Keys that are Textual's own, not actions of the registry: ``(scope, keys, what they do)``."""
