@@ -363,13 +363,6 @@ class LjtuiApp(App[int]):
         self.push_screen(HelpScreen(ACTIONS, self.config.ui.keymap))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        for command in super().get_system_commands(screen):
-            if command.title not in ("Theme", "Keys", "Quit"):
-                yield command
-        for action in ACTIONS.actions:
-            if action.palette:
-                yield SystemCommand(action.title, f"Key: {action.keys}" if action.keys else action.title,
-                                    lambda a=action: a.run(self, ""))
-        for name in self.theme_set.themes:  # a theme's name is a file's: the palette reads its entries as markup
-            label = escape(shown_line(name))
-            yield SystemCommand(f"Theme: {label}", f"Switch to the {label} theme", lambda n=name: self.choose_theme(n))
+        from ljtui.tui.palette import system_commands
+
+        yield from system_commands(self, screen)
