@@ -10,12 +10,10 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from textual import events, on
 from textual.app import App, SystemCommand
 from textual.css.query import NoMatches
-from textual.markup import escape
 from textual.screen import Screen
 from textual.theme import Theme
 
 from ljtui.core.clock import Clock, SystemClock
-from ljtui.core.display import shown_line
 from ljtui.core.startup import environment, prepare
 from ljtui.tui.actions import APP
 from ljtui.tui.approver import DialogApprover

@@ -21,7 +21,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Awaitable, Callable, Mapping
 
-from ljtui.core.approval import YES, ApprovalRequest
+from ljtui.core.approval import YES
 from ljtui.core.asking import Ask
 from ljtui.core.events import GateChanged, Notice
 from ljtui.core.gates import events as G

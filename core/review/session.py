@@ -17,7 +17,7 @@ from typing import Iterable
 from ljtui.core.edits import errors as E
 from ljtui.core.edits.apply import ApplyReport, apply_plan
 from ljtui.core.edits.journal import sha256
-from ljtui.core.edits.plan_format import DEFAULT_ENTRY_ID, EditBlock, EditPlan, parse_plan
+from ljtui.core.edits.plan_format import DEFAULT_ENTRY_ID, EditPlan, parse_plan
 from ljtui.core.edits.progress import Say
 from ljtui.core.edits.recovery import UndoOutcome, undo_last
 from ljtui.core.edits.validate import FileChange, Reader, read_bytes

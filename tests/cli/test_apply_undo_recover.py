@@ -11,7 +11,6 @@ import sys
 import time
 from pathlib import Path
 
-from ljtui.core.edits import journal as J
 from ljtui.core.edits.validate import FileChange
 from tests.core.edits.lock_holder import held_by_another_process
 from tests.core.edits.helpers import block, interrupted_transaction, plan_text

@@ -9,7 +9,7 @@ from ljtui.core.gates.confirmations import ConfirmationStore
 from ljtui.core.gates.model import CheckItem, Factors
 from ljtui.core.gates.store import GateStore
 from ljtui.tui.widgets.gates_pane import GatesPane
-from tests.tui.conftest import AppFactory, settle, until
+from tests.tui.conftest import AppFactory, notices, settle, until
 from tests.tui.plan_helpers import screen_text
 
 SIZE = (120, 40)
@@ -56,7 +56,7 @@ async def test_an_unconfirmed_gates_command_never_runs(git_repo: Path, make_app:
         await until(pilot, lambda: pane(app).view is not None, "the gate shown")
         await pilot.press("f5", "c")
         await settle(pilot)
-        assert "is not confirmed by the user" in screen_text(app)
+        assert any("is not confirmed by the user" in n for n in notices(app)), notices(app)
         assert not (git_repo / "ran.txt").exists() and pane(app).view.items[0].status == "pending"
 
 

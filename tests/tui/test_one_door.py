@@ -22,6 +22,7 @@ CORE_ALLOWED = {
     "ljtui.core.planner.events",
     "ljtui.core.approval",
     "ljtui.core.tasks.events",
+    "ljtui.core.gates.events",
     "ljtui.core.ports",
     "ljtui.core.clock",
     "ljtui.core.display",  # untrusted text made safe to show

@@ -90,6 +90,7 @@ async def test_a_replan_counts_in_the_title_and_keeps_its_diff(make_app: AppFact
         await until(pilot, lambda: pane(app).replans == 1, "the replan")
         assert pane(app).border_title == "Plan · F3 · replans 1/3"
         assert [i for i, _ in rows(app)] == [1, 3, 4, 5]
+        await pilot.press("f3")  # the focused pane gets the width
         text = screen_text(app)
         assert "Replan 1/3: the CLI needs a module first" in text
         assert "+ 5. Split the counter into a module" in text and "- 2. Add a --top option" in text

@@ -14,7 +14,7 @@ from ljtui.tui.pasted import FOLD_CHARS, Pastes
 from ljtui.tui.screens.help import HelpScreen
 from ljtui.tui.slash import SlashCommand, complete_slash, parse_slash
 from ljtui.tui.widgets.conversation import UserMessage
-from ljtui.tui.widgets.prompt_input import MAX_ROWS, PLACEHOLDER, PromptInput
+from ljtui.tui.widgets.prompt_input import MAX_ROWS, PLACEHOLDER
 from tests.tui.conftest import AppFactory, notices, settle, toasts
 
 SIZE = (80, 24)
