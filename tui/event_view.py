@@ -174,7 +174,6 @@ def _show_review_event(screen: MainScreen, event: Event) -> bool:
     match event:
         case R.PlanOpened(origin=origin, blocks=blocks, seq=seq, version=version):
             screen.diff_pane.show(blocks, seq, version)
-            screen.set_class(True, "-reviewing")
             what = f"{len(blocks)} block(s) in {event.files} file(s)"
             if origin == "planner":
                 conv.add_notice(f"The plan has {what}. {REVIEW_KEYS}")
@@ -184,8 +183,7 @@ def _show_review_event(screen: MainScreen, event: Event) -> bool:
                 screen.focus_diff_when_opened = False
                 screen.action_focus_pane("diff")
         case R.ReviewChanged(blocks=blocks, seq=seq, notes=notes, version=version):
-            if screen.diff_pane.show(blocks, seq, version):
-                screen.set_class(bool(blocks), "-reviewing")
+            screen.diff_pane.show(blocks, seq, version)
             for note in notes:
                 conv.add_notice(note, "warning")
         case R.PlanOpenFailed(message=message):

@@ -310,8 +310,6 @@ class PlanPane(VerticalScroll, can_focus=True):
         self._stop_ticking()
         self.set_class(False, "-replanned", "-history")
         self.set_class(not self.model.rows, "-empty")
-        screen = self.screen
-        screen.set_class(bool(self.model.rows), "-planning")
 
     def _now(self) -> float:
         clock = getattr(self.app, "clock", None)
