@@ -49,6 +49,7 @@ __all__ = ["DEFAULT_ENTRY_ID", "Declarations", "EditBlock", "EditPlan", "Entry",
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 _HEADING = re.compile(r"EDIT[ \t]+([0-9]{1,%d})(?:[ \t]*(?:[:\u2014\u2013-].*)?)?" % MAX_NUMBER_DIGITS, re.S)
 _HEADING_LIKE = re.compile(r"EDIT\b")
+_NUMBER_THEN_TITLE = re.compile(r"EDIT[ \t]+([0-9]{1,%d})[ \t]+\S" % MAX_NUMBER_DIGITS)
 _FIELD = re.compile(r"[ \t]*(file|where|entry)[ \t]*:[ \t]*(.*)", re.S | re.I)
 _EDIT_FENCES = ("old", "new")
 _MARKDOWN = MarkdownIt("commonmark").disable("inline")
@@ -109,8 +110,11 @@ class _Parser:
             self.drafts.append(_Draft(number, (tok.map or [0])[0] + 1))
             self.trailing_json.clear()
         elif _HEADING_LIKE.match(text):
-            self.errors.append(E.MalformedHeading(
-                self._block_no(), f"heading {text[:60]!r} (line {(tok.map or [0])[0] + 1}) has no block number"))
+            where = f"heading {text[:60]!r} (line {(tok.map or [0])[0] + 1})"
+            numbered = _NUMBER_THEN_TITLE.match(text)
+            problem = (f"needs ':' between its number and its title (### EDIT {numbered.group(1)}: title)"
+                       if numbered else "has no block number")
+            self.errors.append(E.MalformedHeading(self._block_no(), f"{where} {problem}"))
 
     def _paragraph(self, tok: Token, in_list: bool) -> None:
         draft = self.current

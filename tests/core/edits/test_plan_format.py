@@ -114,6 +114,8 @@ def test_json_fence_inside_an_earlier_block_is_prose():
 @pytest.mark.parametrize(("text", "kind", "number", "message"), [
     ("just prose\n", E.NoBlocks, None, "the plan has no `### EDIT N` block"),
     ("### EDIT one\n", E.MalformedHeading, None, "heading 'EDIT one' (line 1) has no block number"),
+    ("### EDIT 1 warmer greeting\n", E.MalformedHeading, None,
+     "heading 'EDIT 1 warmer greeting' (line 1) needs ':' between its number and its title (### EDIT 1: title)"),
     (block(2, "a", "x\n", "y\n") + block(2, "b", "x\n", "y\n"), E.NonAscendingNumber, 2,
      "EDIT 2 follows EDIT 2; numbers must strictly ascend"),
     ("### EDIT 1\n\n```old\nx\n```\n\n```new\ny\n```\n", E.MissingFile, 1, "no `- file:` line"),
