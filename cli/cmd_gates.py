@@ -37,6 +37,8 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 PROG = "ljtui gates"
 ACTIONS = ("list", "show", "check", "deliver", "discard", "rework")
+LISTED_BY = "`ljtui gates list` lists them"
+"""What an unknown gate id's refusal adds: the command that lists the gates."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -64,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     if root is None:
         return EXIT_USAGE
     if args.action != "list" and not args.gate:
-        echo(f"{PROG} {args.action}: name the gate (ljtui gates list shows them)", sys.stderr)
+        echo(f"{PROG} {args.action}: name the gate ({LISTED_BY})", sys.stderr)
         return EXIT_USAGE
     if args.item and args.action != "check":
         echo(f"{PROG} {args.action}: unexpected argument {args.item!r}", sys.stderr)
@@ -80,6 +82,7 @@ async def _run(root: Path, args: argparse.Namespace) -> int:
     from ljtui.cli.approver import CliApprover
     from ljtui.cli.output import JsonLinesSink
     from ljtui.cli.session import headless_engine
+    from ljtui.core.gates.service import NoSuchGate
 
     sink: Any = JsonLinesSink(sys.stdout) if args.json and args.action not in ("list", "show") else _TextSink()
     engine = headless_engine(PROG, root, sink, CliApprover(PROG, yes=args.yes))
@@ -103,7 +106,7 @@ async def _run(root: Path, args: argparse.Namespace) -> int:
         await gates.rework(args.gate)
         return EXIT_OK
     except refusals() as exc:
-        message = refusal_message(exc)
+        message = exc.hinted(LISTED_BY) if isinstance(exc, NoSuchGate) else refusal_message(exc)
         if args.gate and args.gate not in message:
             message = f"gate {args.gate}: {message}"
         echo(f"{PROG} {args.action}: {message}", sys.stderr)

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 USAGE = ("/gates — list the gates · /gates ID — show one · /gates check [ITEM] · /gates deliver [ID] · "
          "/gates discard [ID] · /gates rework ID")
 VERBS = ("check", "deliver", "discard", "rework")
+LISTED_BY = "/gates lists them"
+"""What an unknown gate id's refusal adds in the app: the command that lists the gates."""
 
 
 def list_lines(service: GateService) -> list[str]:
@@ -36,7 +38,7 @@ async def run_gates_command(session: SessionGates, sink: EventSink, text: str) -
     """Carry out ``/gates TEXT`` on the ``session``'s gates (refusals go to ``sink``); returns ``(title, lines)``
     to show, or ``None``."""
     from ljtui.core.gates.refusals import refusal_message, refusals
-    from ljtui.core.gates.service import USER
+    from ljtui.core.gates.service import USER, NoSuchGate
 
     words = text.split()
     verb = words[0] if words else ""
@@ -63,5 +65,5 @@ async def run_gates_command(session: SessionGates, sink: EventSink, text: str) -
         else:
             return "Delivery gates", [USAGE]
     except refusals() as exc:
-        sink.emit(Notice(refusal_message(exc), "error"))
+        sink.emit(Notice(exc.hinted(LISTED_BY) if isinstance(exc, NoSuchGate) else refusal_message(exc), "error"))
     return None

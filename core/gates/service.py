@@ -43,6 +43,36 @@ if TYPE_CHECKING:
 
 USER = "user"
 """The agent name of checks the user runs from the Gates pane or the CLI."""
+MAX_KNOWN_IDS = 10
+"""Gate ids named in a :class:`NoSuchGate` message (the rest are counted)."""
+
+
+class NoSuchGate(GateRefused):
+    """A gate id that names no gate: ``str(exc)`` says so and names the gates there are, without saying how to
+    list them (each front end knows its own command: :meth:`hinted`).
+
+    Attributes:
+        gate_id: The id asked for.
+        known: The ids of the repository's gates, or ``None`` when the gates folder could not be listed.
+    """
+
+    def __init__(self, gate_id: str, known: tuple[str, ...] | None) -> None:
+        self.gate_id = gate_id
+        self.known = known
+        if known is None:
+            text = f"there is no gate {gate_id!r}"
+        elif not known:
+            text = f"there is no gate {gate_id!r}: this repository has no gates yet (.agent/gates/)"
+        else:
+            shown = ", ".join(known[:MAX_KNOWN_IDS])
+            more = f" and {len(known) - MAX_KNOWN_IDS} more" if len(known) > MAX_KNOWN_IDS else ""
+            text = f"there is no gate {gate_id!r} (the gates here: {shown}{more})"
+        super().__init__(text)
+
+    def hinted(self, lister: str) -> str:
+        """The message, and ``lister`` (the front end's own words, e.g. "`ljtui gates list` lists them") when
+        there are gates to list."""
+        return f"{self}; {lister}" if self.known else str(self)
 
 
 class _LoggingSink:
@@ -127,16 +157,26 @@ class GateService:
         """The stored gate ``gate_id``.
 
         Raises:
-            GateRefused: it does not exist or its file is malformed (the message names file and field).
+            NoSuchGate: it does not exist (the message names the gates there are).
+            GateRefused: its file is malformed (the message names file and field).
         """
         from ljtui.core.gates.records import GateFileError, GateNotFound
 
         try:
             return self.store.load(gate_id)
         except GateNotFound:
-            raise GateRefused(f"there is no gate {gate_id!r} (gate_status lists them)") from None
+            raise NoSuchGate(gate_id, self._known_ids()) from None
         except GateFileError as exc:
             raise GateRefused(str(exc)) from None
+
+    def _known_ids(self) -> tuple[str, ...] | None:
+        """The ids of the gate files, or ``None`` when the folder cannot be listed."""
+        from ljtui.core.gates.records import GateFileError
+
+        try:
+            return tuple(self.store.ids())
+        except GateFileError:
+            return None
 
     def confirmed(self, gate: Gate) -> bool:
         """The user's own record matches the gate as it is now (a file's ``confirmed_by_user`` is not believed)."""
@@ -307,11 +347,11 @@ class GateService:
 
         gate_id = self.run.gate_id if self.run is not None and not self.run.delivered else self.current
         if gate_id is None:
-            raise GateRefused("there is no gate to check; gate_propose one first")
+            raise GateRefused("there is no gate to check: no gate is in focus and no run is open")
         gate = await asyncio.to_thread(self.gate, gate_id)
         if not await asyncio.to_thread(self.confirmed, gate):
             raise GateRefused(f"gate {gate_id} is not confirmed by the user; its commands run only once the user "
-                              "has seen and confirmed them (gate_confirm)")
+                              "has seen and confirmed them")
         self._refuse_untrusted(gate)
         items = self._items_to_check(gate, item_id, failed_only)
         run = self.run if self.run is not None and self.run.gate_id == gate_id and not self.run.delivered else None

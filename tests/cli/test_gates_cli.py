@@ -10,6 +10,8 @@ from pathlib import Path
 
 import yaml
 
+from ljtui.core.gates.model import CheckItem, Factors
+from ljtui.core.gates.store import GateStore
 from tests.conftest import git
 from tests.core.gates.scripted import FRIENDLY, GATE, ORIGINAL, call, propose, with_tests
 
@@ -98,3 +100,20 @@ def test_bad_input_is_a_clear_error(git_repo: Path) -> None:
     (folder / "bad.md").write_text("---\nid: bad\ntitle: x\nfactors: 7\n---\n", encoding="utf-8")
     listed = ljtui(git_repo, "gates", "list")
     assert listed.returncode == 1 and ".agent/gates/bad.md" in listed.stderr
+
+
+def test_an_unknown_gate_names_the_gates_there_are_and_ljtui_gates_list(git_repo: Path) -> None:
+    none_yet = ljtui(git_repo, "gates", "show", "nosuch")
+    assert none_yet.returncode == 1
+    assert none_yet.stderr == ("ljtui gates show: there is no gate 'nosuch': this repository has no gates yet "
+                               "(.agent/gates/)\n")
+    gate = GateStore(git_repo).propose("Greeting works", [CheckItem("smoke", "it prints", "true")],
+                                       Factors(0.6, 0.5, 0.6, False, False), 1.0)
+    for action in ("show", "rework"):
+        proc = ljtui(git_repo, "gates", action, "nosuch")
+        assert proc.returncode == 1
+        assert proc.stderr == (f"ljtui gates {action}: there is no gate 'nosuch' (the gates here: {gate.id}); "
+                               "`ljtui gates list` lists them\n")
+    unnamed = ljtui(git_repo, "gates", "show")
+    assert unnamed.returncode == 2
+    assert unnamed.stderr == "ljtui gates show: name the gate (`ljtui gates list` lists them)\n"

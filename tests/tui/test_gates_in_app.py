@@ -98,3 +98,15 @@ async def test_playbook_gates_lists_and_shows_the_gates(git_repo: Path, make_app
         assert f"{gate_id} · L2 · R 0.53 · not confirmed" in screen_text(app)
         await pilot.press(*f"/playbook gates {gate_id}", "enter")
         await until(pilot, lambda: pane(app).view is not None and pane(app).view.id == gate_id, "the gate shown")
+
+
+async def test_an_unknown_gate_is_a_notice_naming_the_gates_and_slash_gates(git_repo: Path,
+                                                                             make_app: AppFactory) -> None:
+    gate_id = write_gate(git_repo, "true", confirmed=False)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press(*"/gates nosuch", "enter")
+        said = f"there is no gate 'nosuch' (the gates here: {gate_id}); /gates lists them"
+        await until(pilot, lambda: any(said in n for n in notices(app)), "the refusal")
+        assert not any("gate_status" in n or "ljtui gates" in n for n in notices(app)), notices(app)

@@ -35,7 +35,7 @@ async def _guarded(work) -> ToolResult:
 
     try:
         return await work
-    except GateRefused as exc:
+    except GateRefused as exc:  # an unknown id's refusal names the gates there are: no tool lists them all
         return failed(str(exc))
 
 
@@ -44,7 +44,7 @@ def _gate_id(args: dict[str, Any], required: bool = True) -> str | None:
 
     value = text_arg(args, "gate_id", required=required, max_chars=MAX_TITLE_CHARS)
     if value is not None and not is_valid_id(value):
-        raise ToolError(f"'{value[:60]}' is not a gate id (gate_status lists them)")
+        raise ToolError(f"'{value[:60]}' is not a gate id (give the id gate_propose returned)")
     return value
 
 

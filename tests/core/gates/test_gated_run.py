@@ -203,3 +203,20 @@ async def test_a_model_asking_for_exempt_without_the_user_gets_nothing(git_repo:
     assert not finish.ok and "not exempt" in finish.output
     assert engine.gates.run is not None and engine.gates.run.outcome == ""
     assert (repo / "app.py").read_text() == ORIGINAL
+
+
+async def test_an_unknown_gate_id_tells_the_model_the_gates_there_are_and_no_users_command(git_repo: Path) -> None:
+    repo = with_tests(git_repo)
+    turns = [call("gate_status", gate_id="nosuch"), propose(), call("gate_confirm", gate_id="nosuch"),
+             call("gate_start", gate_id="not a gate id"), {"text": "done"}]
+    engine, sink, approver = make_engine(repo, turns, USER_SAYS_YES)
+    await engine.run_turn("make greet friendlier")
+    [status] = tool_results(sink, "gate_status")
+    [confirm] = tool_results(sink, "gate_confirm")
+    [start] = tool_results(sink, "gate_start")
+    assert not status.ok and "there is no gate 'nosuch': this repository has no gates yet" in status.output
+    assert not confirm.ok and f"there is no gate 'nosuch' (the gates here: {GATE})" in confirm.output
+    assert not start.ok and "is not a gate id (give the id gate_propose returned)" in start.output
+    for said in (status.output, confirm.output, start.output):
+        assert "lists them" not in said and "ljtui gates" not in said  # neither the app's nor the CLI's command
+    assert approver.asked == []
