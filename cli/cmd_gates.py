@@ -2,7 +2,8 @@
 
 ``list`` the gates; ``show ID`` one gate with its items, risk and history;
 ``check ID [ITEM]`` runs its checks (where its open run's work is, else in
-the repository) and records the evidence; ``deliver ID`` tries again to
+the repository; refused while another gate's run is open) and records the
+evidence; ``deliver ID`` tries again to
 deliver an open run's staged change (refused until the gate passes);
 ``discard ID`` throws the staged work away; ``rework ID`` sends the latest
 passed run back. What only the user may decide (delivering past the
@@ -94,7 +95,7 @@ async def _run(root: Path, args: argparse.Namespace) -> int:
         if args.action == "show":
             return _show(gates, args.gate, args.json)
         if args.action == "check":
-            found = await gates.check(args.item, "user")
+            found = await _check(gates, args.gate, args.item)
             return EXIT_OK if all(e.passed for e in found) else EXIT_FAILED
         if args.action == "deliver":
             delivery = await engine.deliver_gate(args.gate)
@@ -113,6 +114,19 @@ async def _run(root: Path, args: argparse.Namespace) -> int:
         return EXIT_FAILED
     finally:
         await engine.aclose()
+
+
+async def _check(gates: Any, gate_id: str, item: str | None) -> list[Any]:
+    """Run the checks of ``gate_id`` (refused while another gate's run is open: its work is what checks see)."""
+    from ljtui.core.gates.service import USER, GateRefused
+
+    await asyncio.to_thread(gates.gate, gate_id)
+    run = gates.run
+    if run is not None and not run.delivered and run.gate_id != gate_id:
+        raise GateRefused(f"gate {run.gate_id} has the open run ({run.run_id}), so gate {gate_id} is not checked: "
+                          f"`{PROG} check {run.gate_id}` checks that one, `{PROG} discard {run.gate_id}` ends it")
+    gates.current = gate_id
+    return await gates.check(item, USER)
 
 
 def _list(gates: Any, as_json: bool) -> int:

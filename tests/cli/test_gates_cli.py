@@ -10,6 +10,7 @@ from pathlib import Path
 
 import yaml
 
+from ljtui.core.gates.confirmations import ConfirmationStore
 from ljtui.core.gates.model import CheckItem, Factors
 from ljtui.core.gates.store import GateStore
 from tests.conftest import git
@@ -117,3 +118,19 @@ def test_an_unknown_gate_names_the_gates_there_are_and_ljtui_gates_list(git_repo
     unnamed = ljtui(git_repo, "gates", "show")
     assert unnamed.returncode == 2
     assert unnamed.stderr == "ljtui gates show: name the gate (`ljtui gates list` lists them)\n"
+
+
+def test_gates_check_checks_the_gate_it_names_and_not_another_ones_open_run(git_repo: Path) -> None:
+    repo = with_tests(git_repo)
+    other = GateStore(repo).propose("Greeting prints", [CheckItem("smoke", "it prints", "python3 -c 'print(1)'")],
+                                    Factors(0.6, 0.5, 0.6, False, False), 1.0)
+    ConfirmationStore.for_env(os.environ).confirm(repo, other, 1.0)
+    checked = ljtui(repo, "gates", "check", other.id)
+    assert checked.returncode == 0, checked.stderr
+    assert f"[gate {other.id}: smoke exit 0 after" in checked.stderr
+    assert run_script(repo, [*STAGED, {"text": "later"}], "--yes").returncode == 1  # a run of GATE left open
+    refused = ljtui(repo, "gates", "check", other.id)
+    assert refused.returncode == 1 and "smoke exit" not in refused.stderr
+    assert refused.stderr.startswith(f"ljtui gates check: gate {GATE} has the open run (")
+    assert refused.stderr.endswith(f"so gate {other.id} is not checked: `ljtui gates check {GATE}` checks that one, "
+                                   f"`ljtui gates discard {GATE}` ends it\n")
