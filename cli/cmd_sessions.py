@@ -1,7 +1,9 @@
 """``ljtui sessions``: the conversations saved in a repository, newest first.
 
 Each line shows a session's id, when it started, how many messages a resume
-would bring back and the first thing the user said. A session this user did
+would bring back and the first thing the user said among them (a failed or
+stopped turn forgets its messages, so a session whose every turn failed
+shows 0 messages and no first message). A session this user did
 not create on this machine (one the repository brought) is marked: it can
 be resumed only once the repository is trusted. ``--json`` prints a list of
 objects with ``id``, ``started`` (UTC, ISO 8601), ``first_message``,

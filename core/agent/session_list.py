@@ -32,8 +32,9 @@ class SessionInfo:
     Attributes:
         id: The session id.
         started: When it started (seconds since the epoch).
-        first_message: The first thing the user said, shortened to one line.
-        messages: Messages a resume would bring back.
+        first_message: The first thing the user said in what a resume would bring back, shortened to one
+            line (``""`` when a failed turn or a clear forgot every message).
+        messages: Messages a resume would bring back (a failed or stopped turn forgets its messages).
         resumable: Whether it may be resumed here.
         foreign: True when this user did not create it on this machine.
         note: Why it may not be resumed ("" when it may).

@@ -38,6 +38,8 @@ MAX_REASONS_SHOWN = 3
 """Malformed lines described one by one in a warning (the rest are counted)."""
 FIRST_MESSAGE_CHARS = 80
 """The first user message is shortened to this many characters in listings."""
+SUMMARISED = -1
+"""Where the first message is once compression has taken it into the summary (no rewind forgets it then)."""
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,9 @@ class Session:
         usage: Token totals of every model call of the session.
         cost_usd: Cost of those calls, when they were priced.
         plan: The last plan put under review, if any.
-        first_message: The first thing the user said, on one line and shortened.
+        first_message: The first thing the user said in the conversation a resume brings back (in its
+            messages or in its summary), on one line and shortened; a message a failed turn or a clear forgot
+            is not it.
         complete: False when the log was longer than :data:`MAX_SESSION_BYTES`.
         warnings: Lines a user should read (malformed lines skipped, a log cut short).
         size: How many bytes of complete lines were read.
@@ -212,6 +216,8 @@ class _State:
         self.cost: float | None = None
         self.plan: PlanUnderReview | None = None
         self.first_message = ""
+        self.first_at: int | None = None
+        """Where in the history the first message is (``SUMMARISED`` once compression took it into the summary)."""
         self.skipped: list[str] = []
 
     def bad(self, number: int, reason: str) -> None:
@@ -221,7 +227,7 @@ class _State:
         if isinstance(record, MessageAdded):
             self.history.append(record.message)
             if not self.first_message and record.message.role == "user" and record.message.text.strip():
-                self.first_message = record.message.text
+                self.first_message, self.first_at = record.message.text, len(self.history) - 1
         elif isinstance(record, UsageAdded):
             self.usage = self.usage + record.usage
             if record.cost_usd is not None:
@@ -229,17 +235,27 @@ class _State:
         elif isinstance(record, Summarised):
             if record.kept > len(self.history):
                 self.bad(number, f"a summary keeps {record.kept} of {len(self.history)} messages")
-            self.history = self.history[len(self.history) - min(record.kept, len(self.history)):]
+            cut = len(self.history) - min(record.kept, len(self.history))
+            self.history = self.history[cut:]
             self.summary = record.text
+            if self.first_at is not None and self.first_at != SUMMARISED:
+                self.first_at = self.first_at - cut if self.first_at >= cut else SUMMARISED
         elif isinstance(record, PlanOpened):
             self.plan = PlanUnderReview(record.text, record.origin)
         elif isinstance(record, Rewound):
             if record.messages > len(self.history):
                 self.bad(number, f"a rewind to {record.messages} of {len(self.history)} messages")
             del self.history[record.messages:]
+            if self.first_at is not None and self.first_at != SUMMARISED and self.first_at >= record.messages:
+                self._forget_first()
         elif isinstance(record, Cleared):
             self.history.clear()
             self.summary = None
+            self._forget_first()
+
+    def _forget_first(self) -> None:
+        """The first message left the conversation (a failed turn forgotten, a clear): the next one is first."""
+        self.first_message, self.first_at = "", None
 
     def warnings(self, shown: str) -> list[str]:
         if not self.skipped:

@@ -103,3 +103,41 @@ def test_a_symlinked_sessions_folder_is_refused(root: Path, tmp_path: Path, env:
     proc = ljtui("sessions", "--json", "--repo", str(root), env=env)
     assert proc.returncode == 1 and proc.stdout == ""
     assert ".agent/sessions is a symbolic link" in proc.stderr
+
+
+def test_the_count_and_the_first_message_are_what_a_resume_brings_back(root: Path, env: dict[str, str]) -> None:
+    held: dict[SessionLog, int] = {}
+
+    def turn(log: SessionLog, text: str, *, fails: bool = False) -> None:
+        """One chat turn as the conversation logs it: a failed (or stopped) turn is rewound, forgotten."""
+        log.message(Message.user(text))
+        if fails:
+            log.rewound(held.get(log, 0))
+        else:
+            log.message(Message("assistant", (TextBlock(f"re: {text}"),)))
+            held[log] = held.get(log, 0) + 2
+
+    def new_log(session_id: str, started: float) -> SessionLog:
+        return SessionLog(root, clock=FixedClock(started), new_id=lambda _now: session_id, version="t")
+
+    three = new_log("20270115-080000-aaaa", START)
+    for text in ("fix the upload retry", "and add a test", "now the docs"):
+        turn(three, text)
+    turn(three, "one more thing", fails=True)
+    failed = new_log("20270115-080010-bbbb", START + 10)
+    turn(failed, "the only message, its turn failed", fails=True)
+    cleared = new_log("20270115-080020-cccc", START + 20)
+    turn(cleared, "before the clear")
+    cleared.cleared()
+    held[cleared] = 0
+    turn(cleared, "after the clear")
+    assert all(log.close() for log in (three, failed, cleared))
+    listed = json.loads(ljtui("sessions", "--json", "--repo", str(root), env=env).stdout)
+    assert [(i["id"], i["messages"], i["first_message"]) for i in listed] == [
+        ("20270115-080020-cccc", 2, "after the clear"),
+        ("20270115-080010-bbbb", 0, ""),
+        ("20270115-080000-aaaa", 6, "fix the upload retry")]
+    lines = ljtui("sessions", "--repo", str(root), env=env).stdout.splitlines()
+    assert lines[0].endswith("    2 messages  after the clear")
+    assert lines[1].endswith("    0 messages  (no message)")
+    assert lines[2].endswith("    6 messages  fix the upload retry")

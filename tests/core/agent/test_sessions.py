@@ -105,7 +105,8 @@ def test_compression_rewind_and_clear_are_replayed(root: Path) -> None:
     log.close()
     again = loaded(root, "s-1")
     assert again.summary is None and again.history == (Message.user("start over"),)
-    assert again.first_message == "fix the upload retry"
+    assert session.first_message == "fix the upload retry"  # in the summary: a resume brings it back
+    assert again.first_message == "start over"  # the clear forgot the rest: a resume starts here
 
 
 def test_nothing_is_written_until_something_happens_then_git_ignores_it(root: Path) -> None:
