@@ -35,6 +35,8 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_ABORTED = 3
 PROG = "ljtui plan"
+REPO_HELP = ("not used by plan, which works where --source says; given (here or before `plan`), it must name "
+             "the same folder")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -44,7 +46,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Run the read-only planner: it lists, reads and greps the source, then writes an "
                     "EDIT plan that is checked against the files before it is saved. Exit 0: plan written; "
                     "1: the plan still fails its check, or the model failed; 2: usage error; 3: aborted.")
-    parser.add_argument("--source", type=Path, required=True, help="repository the plan is for")
+    parser.add_argument("--source", type=Path, required=True, metavar="DIR",
+                        help="the folder the plan is for: the planner lists, reads and greps only this tree and "
+                             "edits none of it; its settings (.agent/config.yaml) are the ones used, its "
+                             "unfinished apply is rolled back first, and the run is logged in its .agent/")
     parser.add_argument("--handbook", type=Path, help="handbook folder, mounted read-only at __handbook__/")
     parser.add_argument("--request", required=True, help="the change wanted, in plain language")
     parser.add_argument("--out", type=Path, required=True, help="where the plan is written (only on success)")
@@ -52,7 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help=f"model calls allowed (default {DEFAULT_MAX_TURNS})")
     parser.add_argument("--json", action="store_true",
                         help="print every event as one JSON object per line, the last a planner_outcome")
-    add_model_flags(parser)
+    add_model_flags(parser, repo_help=REPO_HELP)
     parser.set_defaults(func=run)
 
 
@@ -89,6 +94,10 @@ class TraceSink:
 def _usage_problem(args: argparse.Namespace) -> str | None:
     if not args.source.is_dir():
         return f"--source {args.source} is not a directory"
+    repo = getattr(args, "repo", None)
+    if repo is not None and repo.resolve() != args.source.resolve():
+        return (f"--repo {repo} and --source {args.source} name different folders: the plan is for --source "
+                "alone (the tree the planner reads, whose settings are used); leave --repo out")
     if args.handbook is not None and not args.handbook.is_dir():
         return f"--handbook {args.handbook} is not a directory"
     if not args.request.strip():

@@ -41,12 +41,16 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
-def add_model_flags(parser: argparse.ArgumentParser, *, top_level: bool = False) -> None:
+REPO_HELP = "repository to work in (default: the one holding the current directory)"
+
+
+def add_model_flags(parser: argparse.ArgumentParser, *, top_level: bool = False, repo_help: str = REPO_HELP) -> None:
     """Flags that choose the model and the repository, shared by ``ljtui`` and its commands.
 
     They work before or after the command name: a command's own parser
     leaves a flag it was not given untouched, so ``ljtui --provider scripted
     plan …`` and ``ljtui plan --provider scripted …`` mean the same.
+    ``repo_help`` is what ``--repo`` means to the command, when it is not the repository it works in.
     """
     default = None if top_level else argparse.SUPPRESS
     group = parser.add_argument_group("model")
@@ -57,8 +61,7 @@ def add_model_flags(parser: argparse.ArgumentParser, *, top_level: bool = False)
                        help="provider endpoint (e.g. http://127.0.0.1:11434/v1)")
     group.add_argument("--script", default=default, help="YAML script replayed by the scripted provider")
     where = parser.add_argument_group("repository")
-    where.add_argument("--repo", type=Path, default=default,
-                       help="repository to work in (default: the one holding the current directory)")
+    where.add_argument("--repo", type=Path, default=default, help=repo_help)
 
 
 def add_resume_flags(parser: argparse.ArgumentParser, *, top_level: bool = False) -> None:
@@ -189,7 +192,8 @@ STARTUP_RECOVERY_FILES = 10
 
 
 def recover_leftover_journal(args: argparse.Namespace) -> None:
-    """Roll back an apply a crash left unfinished, and say what was restored on stderr.
+    """Roll back an apply a crash left unfinished in the repository the command works in (``plan``'s
+    ``--source``, else ``--repo`` or the one holding the current directory), and say what was restored on stderr.
 
     Costs a few ``stat`` calls when there is no journal; imports no UI.
     """
@@ -197,7 +201,7 @@ def recover_leftover_journal(args: argparse.Namespace) -> None:
         return
     from ljtui.core.edits.journal import journal_dir
 
-    start = getattr(args, "repo", None) or Path.cwd()
+    start = getattr(args, "source", None) or getattr(args, "repo", None) or Path.cwd()  # plan works in --source
     if not start.is_dir():
         return
     from ljtui.core.edits.paths import find_repo_root

@@ -141,3 +141,44 @@ def test_planned_file_is_applied_by_ljtui_apply(repo: Path, tmp_path: Path,
     compile(source, "upload.py", "exec")
     assert "def _put_with_retry(self, url: str, data: bytes, attempts: int = 3):" in source
     assert "response = self._put_with_retry(url, data)" in source
+
+
+def test_help_says_what_source_and_repo_do(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["plan", "--help"])
+    assert info.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert ("--source DIR the folder the plan is for: the planner lists, reads and greps only this tree and edits "
+            "none of it; its settings (.agent/config.yaml) are the ones used, its unfinished apply is rolled back "
+            "first, and the run is logged in its .agent/") in text
+    assert ("repository: --repo REPO not used by plan, which works where --source says; given (here or before "
+            "`plan`), it must name the same folder") in text
+
+
+def test_a_repo_other_than_the_source_is_a_usage_error_and_the_same_one_is_fine(
+        repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out, other = tmp_path / "p.md", tmp_path / "other"
+    other.mkdir()
+    model = script(tmp_path, GOOD_PLAN)
+    args = plan_args(repo, out, model)
+    for argv in ([*args, "--repo", str(other)], ["--repo", str(other), *args]):
+        assert main(argv) == 2
+        assert capsys.readouterr().err == (
+            f"ljtui plan: --repo {other} and --source {repo} name different folders: the plan is for --source alone "
+            "(the tree the planner reads, whose settings are used); leave --repo out\n")
+        assert not out.exists()
+    assert main([*plan_args(repo, out, model), "--repo", str(repo / ".")]) == 0
+    assert out.read_text(encoding="utf-8") == GOOD_PLAN
+
+
+def test_an_unfinished_apply_in_the_source_is_rolled_back_first(git_repo: Path, tmp_path: Path, monkeypatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from ljtui.core.edits.validate import FileChange
+    from tests.core.edits.helpers import interrupted_transaction
+
+    interrupted_transaction(git_repo, [FileChange("new.py", git_repo / "new.py", None, b"x\n")])
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert main(plan_args(git_repo, tmp_path / "p.md", script(tmp_path, GOOD_PLAN), "--max-turns", "0")) == 2
+    assert "recovered unfinished apply" in capsys.readouterr().err and not (git_repo / "new.py").exists()
