@@ -18,9 +18,21 @@ When a delivery gate's run is open at the end, its staged change is
 delivered if the gate passed; otherwise the delivery is refused
 (``delivery_blocked``) and ``ljtui gates deliver ID`` tries again later.
 
+A turn that made tool calls ends with a line (after the token line) that
+counts them (:class:`ToolTally`): ``Done: 3 tool calls succeeded``, how many
+failed and how (``Done: 1 of 3 tool calls failed (bash: exit 1 · 64 ms)``),
+how many the user or the policy denied (``Done: 1 of 2 tool calls denied
+(edit_file)``). When every call that was not denied failed, the turn did not
+do what it set out to, whatever the model's last words say: the line is
+``ljtui run: finished, but all 3 tool calls failed (…)`` and the run exits
+with 1. A denial is the user's answer, not the tool failing: it is counted
+apart and never makes the exit status 1. With ``--json`` only that failure line is
+printed (on stderr); the events carry every call's ``ok``.
+
 Exit status: 0 the model finished its turn; 1 the turn failed (the model
-call, after retries, or an internal error), the session could not be
-resumed, or a gated delivery was refused; 2 a usage or configuration error.
+call, after retries, or an internal error), every tool call it made that
+was not denied failed, the session could not be resumed, or a gated
+delivery was refused; 2 a usage or configuration error.
 """
 
 from __future__ import annotations
@@ -28,6 +40,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import TextIO
 
@@ -36,7 +49,7 @@ from ljtui.cli.main import add_model_flags, add_resume_flags, model_overrides
 from ljtui.cli.output import JsonLinesSink, VisibleStream, echo, json_text, silence_stdout
 from ljtui.core.config import Config, load_config
 from ljtui.core.edits.paths import find_repo_root
-from ljtui.core.agent.permissions import PermissionPolicy
+from ljtui.core.agent.permissions import DENY, PermissionPolicy
 from ljtui.core.engine import Engine
 from ljtui.core.events import (
     ContextCompressed, Notice, PermissionDecided, SandboxChecked, SessionResumed, ToolOutput,
@@ -164,6 +177,80 @@ class TextSink:
         return line + (f", cost ${self.cost:.4f}" if self.cost is not None else "")
 
 
+SHOWN_FAILURES = 5
+"""Most failed calls (alike ones counted as one) the final line names; the rest are counted."""
+SHOWN_SUMMARY_CHARS = 120
+"""Longest a failed call's ``tool: summary`` is on the final line."""
+
+
+class ToolTally:
+    """The tool calls of a run as its final line counts them: how many failed, and how many were denied.
+
+    A call the user or the policy denied is the user's answer, not a failure; every other call that ended in
+    an error (the tool failed, or the engine refused the model's arguments) is a failure.
+    """
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.failed: list[tuple[str, str]] = []
+        """``(tool, summary)`` of each call that was not denied and failed, in order."""
+        self.denied: list[str] = []
+        """The tool of each call the user or the policy denied, in order."""
+        self._denied_ids: set[str] = set()
+
+    def emit(self, event: Event) -> None:
+        if isinstance(event, PermissionDecided) and event.decision == DENY:
+            self._denied_ids.add(event.call_id)
+        elif isinstance(event, ToolCallFinished):
+            self.calls += 1
+            if event.call_id in self._denied_ids:
+                self.denied.append(event.name)
+            elif not event.ok:
+                self.failed.append((event.name, " ".join(event.summary.split())))
+
+    @property
+    def all_failed(self) -> bool:
+        """Some calls were not denied, and every one of them failed."""
+        ran = self.calls - len(self.denied)
+        return ran > 0 and len(self.failed) == ran
+
+    def line(self) -> str:
+        """The run's final line about its tool calls (empty when it made none); see :attr:`all_failed`."""
+        if not self.calls:
+            return ""
+        tools = ", ".join(dict.fromkeys(self.denied))
+        denied = f", {len(self.denied)} denied ({tools})" if self.denied else ""
+        if self.all_failed:
+            n = len(self.failed)
+            what = f"all {n} tool calls" if n > 1 else "the only tool call"
+            if self.denied:
+                what += " that were not denied" if n > 1 else " that was not denied"
+            return f"{PROG}: finished, but {what} failed ({self._failures()}){denied}"
+        if self.failed:
+            return f"Done: {len(self.failed)} of {self.calls} tool calls failed ({self._failures()}){denied}"
+        if self.denied:
+            return f"Done: {len(self.denied)} of {_calls(self.calls)} denied ({tools})"
+        return f"Done: {_calls(self.calls)} succeeded"
+
+    def _failures(self) -> str:
+        """The failed calls, each ``tool: summary`` (``×N`` when N failed alike), the first few of them."""
+        alike = Counter(self.failed)
+        shown = [_failure(tool, summary) + (f" ×{n}" if n > 1 else "")
+                 for (tool, summary), n in list(alike.items())[:SHOWN_FAILURES]]
+        more = sum(list(alike.values())[SHOWN_FAILURES:])
+        return "; ".join(shown) + (f"; {more} more" if more else "")
+
+
+def _failure(tool: str, summary: str) -> str:
+    """``tool: summary``, cut; a summary that names its tool already is not prefixed again."""
+    text = summary if summary.startswith(f"{tool}: ") else f"{tool}: {summary}"
+    return text if len(text) <= SHOWN_SUMMARY_CHARS else text[:SHOWN_SUMMARY_CHARS - 1] + "…"
+
+
+def _calls(n: int) -> str:
+    return f"{n} tool call{'s' if n != 1 else ''}"
+
+
 def task_event_line(event: Event) -> str:
     """One line for a task-plan event (empty for any other event)."""
     from ljtui.core.tasks import events as T
@@ -236,9 +323,11 @@ async def _run(config: Config, repo: Path, args: argparse.Namespace) -> int:
     sink = JsonLinesSink(sys.stdout) if text is None else text
     failures: list[TurnFailed] = []
     errors: list[str] = []
+    tally = ToolTally()
 
     class _Watch:
         def emit(self, event: Event) -> None:
+            tally.emit(event)
             if isinstance(event, TurnFailed):
                 failures.append(event)
             elif isinstance(event, Notice) and event.level == "error":
@@ -285,6 +374,11 @@ async def _run(config: Config, repo: Path, args: argparse.Namespace) -> int:
         message = failures[0].message if failures else "the turn failed"
         echo(f"{PROG}: {message}", sys.stderr)
         return EXIT_FAILED
+    if tally.all_failed:
+        echo(tally.line(), sys.stderr)
+        return EXIT_FAILED
+    if text is not None and tally.calls:
+        echo(tally.line(), sys.stderr)
     return EXIT_OK
 
 

@@ -101,9 +101,11 @@ def test_run_json_writes_every_event_with_no_raw_control_and_keeps_every_charact
 def test_run_asking_without_a_terminal_prints_the_question_visibly(git_repo: Path, tmp_path: Path,
                                                                    env: dict[str, str]) -> None:
     proc = hostile_run(git_repo, tmp_path, env)
-    assert proc.returncode == 0, proc.stderr
-    _, err = assert_no_raw_control(proc)
+    assert proc.returncode == 1, proc.stderr  # the command is denied and every file read fails
+    _, err = assert_no_raw_control(proc)  # the final line names the failed calls' hostile paths, visibly
     assert "Run this command? Not a terminal, so the answer is" in err
+    assert err.splitlines()[-1].startswith(
+        f"ljtui run: finished, but all {len(HOSTILE)} tool calls that were not denied failed (read_file: ")
 
 
 def test_the_streamed_reply_keeps_a_line_break_split_across_pieces_and_shows_a_lone_return() -> None:
