@@ -12,8 +12,11 @@ denied.
 
 ``show --json`` prints ``{id, title, level, R, factors, confirmed_by_user,
 items, history: [{run_id, outcome, at, evidence}]}``; ``list --json`` a
-list of ``{id, title, level, R, confirmed_by_user, runs}``; the other
-commands print their events as JSON lines.
+list of ``{id, title, level, R, P, confirmed_by_user, runs, passed,
+failed, reworks}`` (the level and R the gate's record gives now, P its
+pass rate); the other commands print their events as JSON lines. ``ljtui
+playbook gates [ID]`` lists and shows the gates the same way
+(:func:`show_gates`).
 
 Exit status: 0 done; 1 refused or failed (a delivery blocked, a failed
 check, a malformed gate file, nothing left to rework); 2 a usage error. A
@@ -72,26 +75,38 @@ def run(args: argparse.Namespace) -> int:
     if args.item and args.action != "check":
         echo(f"{PROG} {args.action}: unexpected argument {args.item!r}", sys.stderr)
         return EXIT_USAGE
+    return _carry_out(root, args, f"{PROG} {args.action}", LISTED_BY)
+
+
+def show_gates(root: Path, gate_id: str | None, as_json: bool, *, where: str, listed_by: str) -> int:
+    """``list`` the gates (``gate_id`` ``None``) or ``show`` one, as ``ljtui gates`` does, for another command:
+    ``where`` starts its error lines, ``listed_by`` is what an unknown id's refusal adds (how to list them)."""
+    args = argparse.Namespace(action="show" if gate_id else "list", gate=gate_id, item=None, json=as_json,
+                              yes=False)
+    return _carry_out(root, args, where, listed_by)
+
+
+def _carry_out(root: Path, args: argparse.Namespace, where: str, listed_by: str) -> int:
     try:
-        return asyncio.run(_run(root, args))
+        return asyncio.run(_run(root, args, where, listed_by))
     except Exception as exc:  # the CLI reports, it never shows a traceback
-        echo(f"{PROG}: internal error: {type(exc).__name__}: {exc}", sys.stderr)
+        echo(f"{where}: internal error: {type(exc).__name__}: {exc}", sys.stderr)
         return EXIT_FAILED
 
 
-async def _run(root: Path, args: argparse.Namespace) -> int:
+async def _run(root: Path, args: argparse.Namespace, where: str, listed_by: str) -> int:
     from ljtui.cli.approver import CliApprover
     from ljtui.cli.output import JsonLinesSink
     from ljtui.cli.session import headless_engine
     from ljtui.core.gates.service import NoSuchGate
 
     sink: Any = JsonLinesSink(sys.stdout) if args.json and args.action not in ("list", "show") else _TextSink()
-    engine = headless_engine(PROG, root, sink, CliApprover(PROG, yes=args.yes))
+    engine = headless_engine(where, root, sink, CliApprover(where, yes=args.yes))
     gates = engine.gates
     try:
         await asyncio.to_thread(gates.restore)
         if args.action == "list":
-            return _list(gates, args.json)
+            return _list(gates, args.json, where)
         if args.action == "show":
             return _show(gates, args.gate, args.json)
         if args.action == "check":
@@ -107,10 +122,10 @@ async def _run(root: Path, args: argparse.Namespace) -> int:
         await gates.rework(args.gate)
         return EXIT_OK
     except refusals() as exc:
-        message = exc.hinted(LISTED_BY) if isinstance(exc, NoSuchGate) else refusal_message(exc)
+        message = exc.hinted(listed_by) if isinstance(exc, NoSuchGate) else refusal_message(exc)
         if args.gate and args.gate not in message:
             message = f"gate {args.gate}: {message}"
-        echo(f"{PROG} {args.action}: {message}", sys.stderr)
+        echo(f"{where}: {message}", sys.stderr)
         return EXIT_FAILED
     finally:
         await engine.aclose()
@@ -129,17 +144,18 @@ async def _check(gates: Any, gate_id: str, item: str | None) -> list[Any]:
     return await gates.check(item, USER)
 
 
-def _list(gates: Any, as_json: bool) -> int:
+def _list(gates: Any, as_json: bool, where: str) -> int:
+    from ljtui.core.gates.commands import NO_GATES, gate_line
+
     rows, bad = gates.listing()
     for problem in bad:
-        echo(f"{PROG}: {problem}", sys.stderr)
+        echo(f"{where}: {problem}", sys.stderr)
     if as_json:
         print(json_text(rows))
     elif not rows:
-        print("No gates in this repository (.agent/gates/).")
+        print(NO_GATES)
     for row in [] if as_json else rows:
-        mark = "confirmed" if row["confirmed_by_user"] else "not confirmed"
-        echo(f"{row['id']}  L{row['level']}  R {row['R']:.2f}  {mark}  {row['runs']} run(s)  {row['title']}")
+        echo(gate_line(row))
     return EXIT_FAILED if bad else EXIT_OK
 
 
@@ -157,28 +173,13 @@ def show_data(view: Any, gate: Any) -> dict[str, Any]:
 
 
 def _show(gates: Any, gate_id: str, as_json: bool) -> int:
-    gate = gates.gate(gate_id)
-    view = gates.view(gate_id)
     if as_json:
-        print(json_text(show_data(view, gate)))
+        print(json_text(show_data(gates.view(gate_id), gates.gate(gate_id))))
         return EXIT_OK
-    from ljtui.core.gates.status import prompt_section
-    from ljtui.core.runlog import utc_iso
+    from ljtui.core.gates.commands import show_lines
 
-    echo(prompt_section(view).removeprefix("## "))
-    f = view.factors
-    print(f"R {view.risk.r:.2f} = 0.5·D {view.risk.d:.2f} + 0.5·(1 − P {view.risk.p:.2f}); surface "
-          f"{f.change_surface:g}, chain {f.chain_length:g}, density {f.cognitive_density:g}"
-          f"{', verifiable' if f.objectively_verifiable else ''}{', irreversible' if f.irreversible else ''}")
-    for item in view.items:
-        echo(f"  {item.id}: $ {item.command}", exact=True)
-    print(f"history: {view.stats.runs} run(s), {view.stats.passed} passed, {view.stats.failed} failed, "
-          f"{view.stats.reworks} rework(s)")
-    if gate.playbook:
-        echo(f"P also counts playbook {gate.playbook.id}: {gate.playbook.ok} ok, {gate.playbook.fail} fail")
-    for entry in gate.history:
-        codes = ", ".join(f"{e.item} {e.exit_code}" for e in entry.evidence)
-        echo(f"  {entry.run_id}  {entry.outcome}  {utc_iso(entry.at)}{f'  ({codes})' if codes else ''}")
+    for line in show_lines(gates, gate_id):
+        echo(line)
     return EXIT_OK
 
 

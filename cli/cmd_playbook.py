@@ -9,11 +9,18 @@
     ljtui playbook deprecate ID [--json]
     ljtui playbook draft ID [--json]
     ljtui playbook stats [--json]
+    ljtui playbook gates [ID] [--json]
 
 Reading works in any repository, trusted or not: it is the user reading
 files, not the model being given instructions. Promoting asks on a
 terminal; without one the answer is no unless ``--yes``. Warnings about
 files that were skipped (with the file and the field) go to stderr.
+
+``gates`` lists the repository's delivery gates (their level and R as their
+record gives them now, whether you confirmed them, their pass rate P and
+runs) and ``gates ID`` shows one gate's check items, risk and history,
+exactly as ``ljtui gates list`` and ``ljtui gates show ID`` do (with the
+same ``--json``).
 
 ``list --json`` and ``search --json`` print a list of objects with ``id``,
 ``title``, ``status``, ``stats`` (``uses, ok, fail, last_used,
@@ -38,6 +45,8 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 PROG = "ljtui playbook"
 JSON_INDENT = 1
+GATES_LISTED_BY = "`ljtui playbook gates` lists them"
+"""What an unknown gate id's refusal adds: the command that lists the gates."""
 
 
 class _StderrNotices:
@@ -53,7 +62,7 @@ class _StderrNotices:
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``playbook`` command and its actions."""
     parser = subparsers.add_parser(
-        "playbook", help="list, show, search, promote, deprecate or draft playbooks; their stats",
+        "playbook", help="list, show, search, promote, deprecate or draft playbooks; their stats; the gates",
         description="The playbook libraries: this repository's .agent/playbooks/ and your own (in your config "
                     "dir). Reading works in any repository; only a trusted repository's playbooks are offered to "
                     "the model.")
@@ -72,6 +81,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         if name == "promote":
             action.add_argument("--yes", action="store_true", help="promote without asking")
         _json_flag(action)
+    gates = actions.add_parser("gates", help="the delivery gates: level, confirmed or not, pass rate, runs; "
+                                             "with an ID one gate's check items and history (as ljtui gates)")
+    gates.add_argument("id", nargs="?", help="the gate's id (`ljtui playbook gates` lists them)")
+    _json_flag(gates)
     search = actions.add_parser("search", help="playbooks matching keywords and tags, best first")
     search.add_argument("text", help="keywords (any language)")
     search.add_argument("--tag", action="append", default=[], help="a tag to match (repeatable)")
@@ -93,6 +106,10 @@ def run(args: argparse.Namespace) -> int:
     root = repo_root_arg(args, PROG)
     if root is None:
         return EXIT_USAGE
+    if args.action == "gates":
+        from ljtui.cli.cmd_gates import show_gates
+
+        return show_gates(root, args.id, args.json, where=f"{PROG} gates", listed_by=GATES_LISTED_BY)
     try:
         return _run(args, root)
     except BrokenPipeError:

@@ -89,7 +89,7 @@ COMMANDS: dict[str, str] = {
     "doctor": "which sandbox confines commands here, and how the API key is kept",
     "gates": "delivery gates: list, show, check, deliver, discard, rework",
     "plan": "write a checked EDIT plan for a request, reading the source only",
-    "playbook": "list, show, search, promote, deprecate or draft playbooks; their stats",
+    "playbook": "list, show, search, promote, deprecate or draft playbooks; their stats; the gates",
     "recover": "restore files of an unfinished apply to their pre-apply bytes",
     "review": "open an EDIT plan in the Diff pane to accept, reject and apply its blocks",
     "run": "run one request through the engine with no UI",

@@ -315,6 +315,14 @@ class Engine:
 
         return await run_gates_command(self.session_gates, self.sink, text)
 
+    async def gates_shown(self, gate_id: str | None, *, listed_by: str) -> tuple[str, list[str]] | None:
+        """The gates listed (``gate_id`` ``None``) or one gate's items, risk and history, as ``(title, lines)``;
+        a refusal comes as an error notice instead (``None``), an unknown id's with ``listed_by`` (the words
+        naming the command that lists the gates)."""
+        from ljtui.core.gates.commands import gates_shown
+
+        return await gates_shown(self.session_gates, self.sink, gate_id, listed_by)
+
     async def _verify(self, turn: int, gate_id: str) -> tuple[str, str]:
         """Run an independent verifier agent on ``gate_id`` (the gate tools' ``gate_verify``)."""
         from ljtui.core.gates.verifier import run_verifier

@@ -77,7 +77,7 @@ def unescape_message(text: str) -> str:
 
 PLAYBOOK_SLASH = "playbook"
 PLAYBOOK_USAGE = "/playbook list | show ID | promote ID | deprecate ID | draft ID | stats | gates [ID]"
-PLAYBOOK_TITLE = "Playbooks: list, show, promote (asks first), deprecate, send back to draft; their stats"
+PLAYBOOK_TITLE = "Playbooks: list, show, promote (asks first), deprecate, send back to draft; their stats; the gates"
 
 
 def playbook_command(app: LjtuiApp, args: str) -> None:
@@ -85,10 +85,18 @@ def playbook_command(app: LjtuiApp, args: str) -> None:
     app.bridge.run(_playbook(app, args), PLAYBOOK_SLASH)
 
 
+PLAYBOOK_GATES_LISTED_BY = "/playbook gates lists them"
+"""What an unknown gate id's refusal adds after ``/playbook gates ID``."""
+
+
 async def _playbook(app: LjtuiApp, args: str) -> None:
     words = args.split()
-    if words[:1] == ["gates"] and len(words) <= 2:  # the seed's /playbook gates [ID]: the gates' own command
-        shown = await app.engine.gates_command(" ".join(words[1:]))
+    if words[:1] == ["gates"]:  # the seed's /playbook gates [ID]: the gates listed, or one gate's items and history
+        if len(words) > 2:
+            app.main_screen.conversation.add_notice(f"Usage: {PLAYBOOK_USAGE}", "error")
+            return
+        shown = await app.engine.gates_shown(words[1] if len(words) == 2 else None,
+                                             listed_by=PLAYBOOK_GATES_LISTED_BY)
         if shown is not None:
             app.show_lines(*shown)
         return

@@ -8,7 +8,7 @@ out through the session's gates; it returns what to show as a titled list of lin
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ljtui.core.events import Notice
 from ljtui.core.ports import EventSink
@@ -24,14 +24,89 @@ LISTED_BY = "/gates lists them"
 """What an unknown gate id's refusal adds in the app: the command that lists the gates."""
 
 
+NO_GATES = "No gates in this repository yet (.agent/gates/): the agent proposes one for risky work."
+
+
+def gate_line(row: dict[str, Any]) -> str:
+    """One gate of :meth:`GateService.listing` on a line: the level and R its record gives now, whether the user
+    confirmed it as it is, its pass rate P and runs, its title (``/gates``, ``ljtui gates list`` and both
+    ``playbook gates``)."""
+    runs = f"{row['runs']} run(s)"
+    if row["runs"] or row["reworks"]:
+        runs += f": {row['passed']} passed, {row['failed']} failed, {row['reworks']} rework(s)"
+    return (f"{row['id']} · L{row['level']} · R {row['R']:.2f} · "
+            f"{'confirmed' if row['confirmed_by_user'] else 'not confirmed'} · P {row['P']:.2f} ({runs}) · "
+            f"{row['title']}")
+
+
 def list_lines(service: GateService) -> list[str]:
     """One line per gate, the malformed ones with their error (disk work)."""
     rows, problems = service.listing()
-    lines = [f"{r['id']} · L{r['level']} · R {r['R']:.2f} · "
-             f"{'confirmed' if r['confirmed_by_user'] else 'not confirmed'} · {r['runs']} run(s) · {r['title']}"
-             for r in rows]
+    lines = [gate_line(r) for r in rows]
     lines += [f"! {problem}" for problem in problems]
-    return lines or ["No gates in this repository yet (.agent/gates/): the agent proposes one for risky work."]
+    return lines or [NO_GATES]
+
+
+def show_lines(service: GateService, gate_id: str) -> list[str]:
+    """The gate ``gate_id`` for the user: its state and items, R with its factors, each item's command, its
+    record and the history of its runs (``ljtui gates show`` and both ``playbook gates ID``; disk work).
+
+    Raises:
+        NoSuchGate, GateRefused: there is no such gate, or its file is malformed.
+    """
+    from ljtui.core.display import shown
+    from ljtui.core.runlog import utc_iso
+
+    gate = service.gate(gate_id)
+    view = service.view(gate_id)
+    assert view is not None
+    state = ("started, run " + view.run_id) if view.started else ("confirmed, not started" if view.confirmed
+                                                                    else "proposed, not confirmed by the user")
+    lines = [f"Delivery gate {view.id} (L{view.level}, R {view.risk.r:.2f}): {state}", f"title: {view.title}"]
+    if view.started and view.level >= 2:
+        lines.append("Its writes go to a staging copy: your files change only once the gate passes and the "
+                     "staged change is delivered.")
+    for item in view.items:
+        need = "required" if item.required else "optional"
+        code = f", exit {item.exit_code}" if item.exit_code is not None else ""
+        lines.append(f"- {item.id} ({need}): {item.status}{code} — {item.description}")
+    if view.blocked:
+        lines.append("Delivery is blocked: " + "; ".join(view.blocked) + ".")
+    elif view.started:
+        lines.append("Every required item has fresh passing evidence: the run may pass.")
+    if view.error:
+        lines.append(f"The gate guard failed: {view.error}. Delivery needs your explicit confirmation.")
+    f = view.factors
+    lines.append(f"R {view.risk.r:.2f} = 0.5·D {view.risk.d:.2f} + 0.5·(1 − P {view.risk.p:.2f}); surface "
+                 f"{f.change_surface:g}, chain {f.chain_length:g}, density {f.cognitive_density:g}"
+                 f"{', verifiable' if f.objectively_verifiable else ''}{', irreversible' if f.irreversible else ''}")
+    lines += [f"  {item.id}: $ {shown(item.command, exact=True)}" for item in view.items]
+    lines.append(f"history: {view.stats.runs} run(s), {view.stats.passed} passed, {view.stats.failed} failed, "
+                 f"{view.stats.reworks} rework(s)")
+    if gate.playbook:
+        lines.append(f"P also counts playbook {gate.playbook.id}: {gate.playbook.ok} ok, {gate.playbook.fail} fail")
+    for entry in gate.history:
+        codes = ", ".join(f"{e.item} {e.exit_code}" for e in entry.evidence)
+        lines.append(f"  {entry.run_id}  {entry.outcome}  {utc_iso(entry.at)}{f'  ({codes})' if codes else ''}")
+    return lines
+
+
+async def gates_shown(session: SessionGates, sink: EventSink, gate_id: str | None, listed_by: str
+                      ) -> tuple[str, list[str]] | None:
+    """The gates listed (``gate_id`` ``None``) or one shown, as ``(title, lines)``; a refusal (an unknown id, a
+    malformed file) goes to ``sink`` as an error notice instead, an unknown id's naming ``listed_by``, the
+    words of the command that lists the gates (``None`` is returned then)."""
+    from ljtui.core.gates.refusals import refusal_message, refusals
+    from ljtui.core.gates.service import NoSuchGate
+
+    gates = session.gates
+    try:
+        if gate_id is None:
+            return "Delivery gates", await asyncio.to_thread(list_lines, gates)
+        return f"Gate {gate_id}", await asyncio.to_thread(show_lines, gates, gate_id)
+    except refusals() as exc:
+        sink.emit(Notice(exc.hinted(listed_by) if isinstance(exc, NoSuchGate) else refusal_message(exc), "error"))
+    return None
 
 
 async def run_gates_command(session: SessionGates, sink: EventSink, text: str) -> tuple[str, list[str]] | None:

@@ -141,16 +141,23 @@ class GateService:
             self.publish()
 
     def listing(self) -> tuple[list[dict[str, object]], list[str]]:
-        """Every gate as ``{id, title, level, R, confirmed_by_user, runs}``, and the error of each malformed file
-        (disk work)."""
+        """Every gate as ``{id, title, level, R, P, confirmed_by_user, runs, passed, failed, reworks}``, and the
+        error of each malformed file (disk work).
+
+        ``level`` and ``R`` are what the gate's factors and its record give now (a file's own level is never
+        believed); ``P`` is the pass rate they rest on; ``confirmed_by_user`` is whether the user's confirmation
+        covers the gate as it is now, at that level.
+        """
         rows, problems = [], []
         for found in self.store.list():
             if isinstance(found, Exception):
                 problems.append(str(found))
                 continue
             r = gate_risk(found)
+            stats = found.stats
             rows.append({"id": found.id, "title": found.title, "level": r.level, "R": round(r.r, 4),
-                         "confirmed_by_user": self.confirmed(found), "runs": found.stats.runs})
+                         "P": round(r.p, 4), "confirmed_by_user": self.confirmed(found), "runs": stats.runs,
+                         "passed": stats.passed, "failed": stats.failed, "reworks": stats.reworks})
         return rows, problems
 
     def gate(self, gate_id: str) -> Gate:

@@ -6,10 +6,14 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import yaml
 
+from ljtui.core.gates.confirmations import ConfirmationStore
+from ljtui.core.gates.model import CheckItem, Evidence, Factors, HistoryEntry
+from ljtui.core.gates.store import GateStore
 from tests.core.playbooks.helpers import repo_playbooks, write_fixture_library, write_playbook
 
 TIMEOUT = 60
@@ -101,3 +105,61 @@ def test_a_demotion_during_a_run_is_a_json_event(git_repo: Path, tmp_path: Path,
     assert proc.returncode == 0, proc.stderr
     [demoted] = [e for e in map(json.loads, proc.stdout.splitlines()) if e["kind"] == "playbook_demoted"]
     assert (demoted["id"], demoted["to"], demoted["ok"], demoted["fail"]) == ("deploy", "deprecated", 0, 2)
+
+
+NOW = 1_800_000_000.0
+SMOKE = "python3 -c 'print(1)'"
+
+
+def gates_with_a_record(repo: Path) -> tuple[str, str]:
+    """Two gates written by the real store: one confirmed with a pass, a fail and a rework; one new."""
+    store = GateStore(repo)
+    factors = Factors(0.6, 0.5, 0.6, False, False)
+    kept = store.propose("Greeting works", [CheckItem("smoke", "the greeting prints", SMOKE)], factors, NOW)
+    ConfirmationStore.for_env(os.environ).confirm(repo, kept, NOW)
+    smoke = Evidence("smoke", SMOKE, 0, 12, "1\n", "", "user", at=NOW + 60)
+    store.record_outcome(kept.id, HistoryEntry("20270115-0801-a1b2", "pass", NOW + 60, (smoke,)))
+    store.record_outcome(kept.id, HistoryEntry("20270116-0800-c3d4", "fail", NOW + 86_400,
+                                               (replace(smoke, exit_code=1),)))
+    store.record_outcome(kept.id, HistoryEntry("20270116-0800-c3d4", "rework", NOW + 90_000))
+    new = store.propose("Docs build", [CheckItem("docs", "the docs build", "true", required=False)], factors, NOW)
+    return kept.id, new.id
+
+
+def test_playbook_gates_lists_and_shows_the_gates_as_ljtui_gates_does(git_repo: Path) -> None:
+    empty = ljtui(git_repo, "playbook", "gates")
+    assert empty.returncode == 0 and empty.stdout.startswith("No gates in this repository yet (.agent/gates/)")
+    kept, new = gates_with_a_record(git_repo)
+    listed = ljtui(git_repo, "playbook", "gates")
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.splitlines() == [
+        f"{new} · L2 · R 0.53 · not confirmed · P 0.50 (0 run(s)) · Docs build",
+        f"{kept} · L2 · R 0.66 · confirmed · P 0.25 (2 run(s): 1 passed, 1 failed, 1 rework(s)) · Greeting works"]
+    assert listed.stdout == ljtui(git_repo, "gates", "list").stdout
+    rows = json.loads(ljtui(git_repo, "playbook", "gates", "--json").stdout)
+    assert rows[1] == {"id": kept, "title": "Greeting works", "level": 2, "R": 0.6583, "P": 0.25,
+                       "confirmed_by_user": True, "runs": 2, "passed": 1, "failed": 1, "reworks": 1}
+    shown = ljtui(git_repo, "playbook", "gates", kept)
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert lines[:2] == [f"Delivery gate {kept} (L2, R 0.66): confirmed, not started", "title: Greeting works"]
+    assert "- smoke (required): pending — the greeting prints" in lines and f"  smoke: $ {SMOKE}" in lines
+    assert lines[-4:] == ["history: 2 run(s), 1 passed, 1 failed, 1 rework(s)",
+                          "  20270115-0801-a1b2  pass  2027-01-15T08:01:00.000Z  (smoke 0)",
+                          "  20270116-0800-c3d4  fail  2027-01-16T08:00:00.000Z  (smoke 1)",
+                          "  20270115-0801-a1b2  rework  2027-01-16T09:00:00.000Z"]
+    assert shown.stdout == ljtui(git_repo, "gates", "show", kept).stdout
+    as_json = ljtui(git_repo, "playbook", "gates", kept, "--json")
+    assert json.loads(as_json.stdout) == json.loads(ljtui(git_repo, "gates", "show", kept, "--json").stdout)
+
+
+def test_playbook_gates_of_an_unknown_id_names_the_command_that_lists_them(git_repo: Path) -> None:
+    kept, new = gates_with_a_record(git_repo)
+    for extra in ((), ("--json",)):
+        proc = ljtui(git_repo, "playbook", "gates", "nosuch", *extra)
+        assert proc.returncode == 1 and proc.stdout == ""
+        assert proc.stderr == (f"ljtui playbook gates: there is no gate 'nosuch' (the gates here: {new}, {kept}); "
+                               "`ljtui playbook gates` lists them\n")
+    hostile = ljtui(git_repo, "playbook", "gates", "../../etc/passwd")
+    assert hostile.returncode == 1 and "not a gate id" in hostile.stderr and "internal error" not in hostile.stderr
+    assert ljtui(git_repo, "playbook", "gates", kept, "smoke").returncode == 2

@@ -37,7 +37,7 @@ async def test_slash_gates_lists_then_shows_and_c_runs_the_check(git_repo: Path,
         for text in ("/gates", f"/gates {gate_id}"):
             await pilot.press(*text, "enter")
             await settle(pilot)
-        assert f"{gate_id} · L2 · R 0.53 · confirmed · 0 run(s) · Greeting" in screen_text(app)
+        assert f"{gate_id} · L2 · R 0.53 · confirmed · P 0.50" in screen_text(app)
         await until(pilot, lambda: pane(app).view is not None and pane(app).view.id == gate_id, "the gate shown")
         await pilot.press("f5")
         await until(pilot, lambda: app.focused is pane(app), "the Gates pane to have the focus")
@@ -86,18 +86,6 @@ async def test_a_gate_edited_by_hand_reloads_through_the_watcher(git_repo: Path,
         path.write_text("---\nid: broken\n", encoding="utf-8")
         await until(pilot, lambda: pane(app).view is None, "the malformed gate to leave the pane")
         await until(pilot, lambda: f".agent/gates/{gate_id}.md" in screen_text(app), "the error naming the file")
-
-
-async def test_playbook_gates_lists_and_shows_the_gates(git_repo: Path, make_app: AppFactory) -> None:
-    gate_id = write_gate(git_repo, "true", confirmed=False)
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press(*"/playbook gates", "enter")
-        await settle(pilot)
-        assert f"{gate_id} · L2 · R 0.53 · not confirmed" in screen_text(app)
-        await pilot.press(*f"/playbook gates {gate_id}", "enter")
-        await until(pilot, lambda: pane(app).view is not None and pane(app).view.id == gate_id, "the gate shown")
 
 
 async def test_an_unknown_gate_is_a_notice_naming_the_gates_and_slash_gates(git_repo: Path,

@@ -10,8 +10,11 @@ import pytest
 from ljtui.core.playbooks.service import USAGE
 from ljtui.tui.screens.dialog import ApprovalDialog
 from ljtui.tui.slash import PLAYBOOK_USAGE, playbook_action
+from ljtui.core.gates.model import Evidence, HistoryEntry
+from ljtui.core.gates.store import GateStore
 from tests.core.playbooks.helpers import repo_playbooks, write_fixture_library, write_playbook
 from tests.tui.conftest import AppFactory, notices, settle, until
+from tests.tui.test_gates_in_app import write_gate
 
 SIZE = (100, 30)
 SMALL = (80, 24)
@@ -130,3 +133,35 @@ def test_playbook_list_snapshot(snap_compare, make_app: AppFactory, git_repo: Pa
 def test_playbook_show_snapshot(snap_compare, make_app: AppFactory, git_repo: Path, size: tuple[int, int]) -> None:
     assert snap_compare(_library_app(make_app, git_repo), terminal_size=size,
                         run_before=_typed("/playbook show dsh-host"))
+
+
+async def test_playbook_gates_lists_the_gates_and_shows_one_with_its_items_and_history(make_app: AppFactory,
+                                                                                     git_repo: Path) -> None:
+    gate_id = write_gate(git_repo, "touch ran.txt", confirmed=True)
+    passed = Evidence("smoke", "touch ran.txt", 0, 12, "", "", "user", at=1_800_000_060.0)
+    GateStore(git_repo).record_outcome(gate_id, HistoryEntry("20270115-0801-a1b2", "pass", 1_800_000_060.0,
+                                                             (passed,)))
+    app = make_app()
+    async with app.run_test(size=LARGE) as pilot:
+        await settle(pilot)
+        await send(pilot, "/playbook gates")
+        await until(pilot, lambda: bool(details(app)), "the gates listed")
+        title, body = details(app)[-1]
+        assert title == "Delivery gates"  # a pass made P 1, R fall to L1: the L2 confirmation no longer holds
+        assert body.splitlines()[1:] == [f"{gate_id} · L1 · R 0.28 · not confirmed · P 1.00 (1 run(s): 1 passed, "
+                                         "0 failed, 0 rework(s)) · Greeting works"]
+        await send(pilot, f"/playbook gates {gate_id}")
+        await until(pilot, lambda: len(details(app)) == 2, "the gate shown")
+        title, body = details(app)[-1]
+        assert title == f"Gate {gate_id}"
+        assert body.splitlines()[1] == f"Delivery gate {gate_id} (L1, R 0.28): proposed, not confirmed by the user"
+        for line in ("- smoke (required): pending — the greeting prints", "  smoke: $ touch ran.txt",
+                     "history: 1 run(s), 1 passed, 0 failed, 0 rework(s)",
+                     "  20270115-0801-a1b2  pass  2027-01-15T08:01:00.000Z  (smoke 0)"):
+            assert line in body.splitlines(), body
+        await send(pilot, "/playbook gates check")  # an id, never the /gates verb: nothing runs
+        said = f"there is no gate 'check' (the gates here: {gate_id}); /playbook gates lists them"
+        await until(pilot, lambda: any(said in n for n in notices(app)), "the unknown id's error")
+        await send(pilot, "/playbook gates one two")
+        await until(pilot, lambda: notices(app)[-1] == f"Usage: {USAGE}", "the usage")
+        assert len(details(app)) == 2 and not (git_repo / "ran.txt").exists()
