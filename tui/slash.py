@@ -77,7 +77,7 @@ def unescape_message(text: str) -> str:
 
 PLAYBOOK_SLASH = "playbook"
 PLAYBOOK_USAGE = "/playbook list | show ID | promote ID | deprecate ID | draft ID | stats | gates [ID]"
-PLAYBOOK_TITLE = "Playbooks: list, show, promote (asks first), deprecate, send back to draft; their stats; the gates"
+PLAYBOOK_TITLE = "Playbooks: list, show, promote (asks first), deprecate, send back to draft; stats; gates"
 
 
 def playbook_command(app: LjtuiApp, args: str) -> None:
