@@ -15,12 +15,12 @@ from textual.geometry import Region
 from textual.widgets import Static
 
 from ljtui.tui.commands import ACTIONS
-from ljtui.tui.screens.help import HelpScreen, key_label, slash_lines
+from ljtui.tui.screens.help import BUILT_IN_KEYS, HelpScreen, key_label, slash_lines
 from tests.tui.conftest import AppFactory, until
 
 SMALL = (80, 24)
 LARGE = (120, 40)
-PAGES = {SMALL: 8, LARGE: 4}
+PAGES = {SMALL: 9, LARGE: 4}
 """PageDown presses from the help's top to its end, plus one: the pages the snapshots show."""
 SNAPSHOTS = Path(__file__).parent / "__snapshots__" / Path(__file__).stem
 
@@ -91,6 +91,9 @@ async def test_every_command_and_key_is_drawn_whole_at_80x24(make_app: AppFactor
             if action.keys:
                 title = re.sub(r"^(Diff|Plan|Gates) pane[:,] ", "", action.title)  # said by the keys' heading
                 assert _words(f"{key_label(action.keys)} {title[:1].upper()}{title[1:]}") in text, action.id
+        for _scope, keys, what in BUILT_IN_KEYS:  # Textual's own keys and the input box's
+            assert _words(f"{key_label(keys)} {what}") in text, keys
+        assert "In the input box (F6) Enter Send the message Ctrl+J Break the line (so do Shift+Enter and Alt+Enter" in text
 
 
 ROW = re.compile(r'<text[^>]*clip-path="url\(#terminal-line-(\d+)\)"[^>]*>([^<]*)</text>')

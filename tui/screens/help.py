@@ -16,12 +16,13 @@ from textual.widgets import Static
 
 from ljtui.core.display import shown_line
 from ljtui.tui.screens.dialog import Dialog
+from ljtui.tui.widgets.prompt_input import NEWLINE_KEYS
 
 if TYPE_CHECKING:
     from ljtui.tui.actions import Registry
 
 KEY_WORDS = {"question_mark": "?", "space": "Space", "down": "↓", "up": "↑", "pagedown": "PageDown",
-             "pageup": "PageUp", "escape": "Escape", "enter": "Enter", "tab": "Tab"}
+             "pageup": "PageUp", "escape": "Escape", "enter": "Enter", "tab": "Tab", "backspace": "Backspace"}
 """How a key is written where its name alone would read wrong ("Pagedown")."""
 
 
@@ -46,7 +47,8 @@ def _cell(text: str) -> Text:
 SCOPE_WORDS = {"app": "anywhere", "main": "main screen", "diff": "Diff pane", "plan": "Plan pane",
                "gates": "Gates pane"}
 """Where an action's keys work, as the help names the scope."""
-SCOPE_HEADINGS = {"app": "Anywhere", "main": "On the main screen", "conversation": "In the Conversation pane",
+SCOPE_HEADINGS = {"app": "Anywhere", "main": "On the main screen", "prompt": "In the input box",
+                  "conversation": "In the Conversation pane",
                   "diff": "In the Diff pane", "plan": "In the Plan pane", "gates": "In the Gates pane",
                   "help": "In this help"}
 """The heading of each scope's keys, in the order the help lists them."""
@@ -54,6 +56,13 @@ KEY_CELLS = 28
 """Widest the key column grows (to its longest keys, a user's keymap's too); longer keys wrap within it."""
 BUILT_IN_KEYS = (
     ("app", "ctrl+p", "Open the command palette: the actions by name, with their keys and commands"),
+    ("prompt", "enter", "Send the message"),
+    ("prompt", "ctrl+j", "Break the line (so do "
+     + " and ".join(key_label(k) for k in sorted(NEWLINE_KEYS - {"ctrl+j"}, reverse=True))
+     + ", in terminals that tell them from Enter)"),
+    ("prompt", "up,down", "On the first (last) line: the messages sent this session, newest first"),
+    ("prompt", "tab", "After / and the start of a name: complete the command's or skill's name"),
+    ("prompt", "backspace", "Just after a [pasted N lines] label: drop that paste"),
     ("conversation", "up,down", "Scroll the conversation a line"),
     ("conversation", "pageup,pagedown", "Scroll the conversation a page"),
     ("conversation", "home", "Jump to the start of the conversation"),
