@@ -82,11 +82,27 @@ def _quiet(app: LjtuiApp) -> bool:
 
     if isinstance(app.screen, Dialog):
         return True
-    return not any(w.is_running and w.group != WATCH_GROUP for w in app.workers) and not app._message_queue.qsize()
+    if any(w.is_running and w.group != WATCH_GROUP for w in app.workers) or app._message_queue.qsize():
+        return False
+    return _followed(app)
+
+
+def _followed(app: LjtuiApp) -> bool:
+    """A Conversation that follows its output has scrolled to its end (its scroll waits for a refresh)."""
+    from textual.css.query import NoMatches
+
+    from ljtui.tui.widgets.conversation import Conversation
+
+    try:
+        conv = app.main_screen.query_one(Conversation)
+    except (NoMatches, AssertionError, IndexError):  # no main screen (yet, or any more)
+        return True
+    return not conv.following or conv.max_scroll_y <= 0 or conv.scroll_y >= conv.max_scroll_y
 
 
 async def settle(pilot) -> None:
-    """Let engine work finish, or stop at the dialog it opened (the file watcher runs on)."""
+    """Let engine work finish, or stop at the dialog it opened (the file watcher runs on); a Conversation
+    that follows its output is at its end."""
     await until(pilot, lambda: _quiet(pilot.app), "engine work to finish or a dialog to open")
     await pilot.pause()
 
