@@ -43,7 +43,7 @@ def apply_lines(result: dict[str, Any], blocks: int) -> list[Line]:
     lines: list[Line] = []
     if result.get("status") == "done":
         files = ", ".join(result.get("files", []))
-        lines.append((f"Applied {blocks} block(s); wrote {files}. Press u in the Diff pane (or /undo) to revert.",
+        lines.append((f"Applied {blocks} block(s); wrote {files}. F4 then u (or /undo) reverts it.",
                       "info"))
     else:
         lines.append((f"Apply {result.get('status')}: {result.get('message') or 'some entries failed'}", "error"))
