@@ -84,7 +84,12 @@ def _quiet(app: LjtuiApp) -> bool:
         return True
     if any(w.is_running and w.group != WATCH_GROUP for w in app.workers) or app._message_queue.qsize():
         return False
-    return _followed(app)
+    return not _messages_waiting(app) and _followed(app)
+
+
+def _messages_waiting(app: LjtuiApp) -> bool:
+    """A widget of the screen shown has messages it has not handled yet (a diff page posted to its pane)."""
+    return any(node._message_queue.qsize() for node in app.screen.walk_children(with_self=True))
 
 
 def _followed(app: LjtuiApp) -> bool:
