@@ -337,7 +337,8 @@ def resume_session(root: Path, session_id: str, *, env: Mapping[str, str] | None
         limit: A log longer than this many bytes is not resumed.
     """
     if not SESSION_ID.fullmatch(session_id):
-        return SessionRefused(f"{session_id!r} is not a session id (`ljtui sessions` lists them)")
+        return SessionRefused(f"{session_id!r} is not a session id "
+                              "(/resume in the app and `ljtui sessions` list them)")
     session = read_session(root, session_id, limit=limit)
     if isinstance(session, SessionUnreadable):
         return SessionRefused(session.message)

@@ -76,4 +76,4 @@ async def test_resume_problems_are_notices_and_the_conversation_stays(make_app: 
         assert any("20990101-000000-ffff" in n for n in notices(app))
         await send(pilot, "/resume ../../x")
         await settle(pilot)
-        assert any("is not a session id" in n for n in notices(app))
+        assert any("is not a session id (/resume in the app" in n for n in notices(app))
