@@ -93,7 +93,8 @@ def _messages_waiting(app: LjtuiApp) -> bool:
 
 
 def _followed(app: LjtuiApp) -> bool:
-    """A Conversation that follows its output has scrolled to its end (its scroll waits for a refresh)."""
+    """A Conversation that follows its output has scrolled to its end (its scroll waits for a refresh), and its
+    scrollbar shows the view as it is."""
     from textual.css.query import NoMatches
 
     from ljtui.tui.widgets.conversation import Conversation
@@ -102,7 +103,12 @@ def _followed(app: LjtuiApp) -> bool:
         conv = app.main_screen.query_one(Conversation)
     except (NoMatches, AssertionError, IndexError):  # no main screen (yet, or any more)
         return True
-    return not conv.following or conv.max_scroll_y <= 0 or conv.scroll_y >= conv.max_scroll_y
+    if conv.following and conv.max_scroll_y > 0 and conv.scroll_y < conv.max_scroll_y:
+        return False
+    if not conv.show_vertical_scrollbar:
+        return True
+    bar = conv.vertical_scrollbar  # drawn from what it was last told: the size and place it shows must be current
+    return bar.window_virtual_size == conv.virtual_size.height and round(bar.position) == round(conv.scroll_y)
 
 
 async def settle(pilot) -> None:
