@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ljtui.core.events import Notice
 from ljtui.core.ports import EventSink
+from ljtui.core.gates.status import gate_state, item_line
 
 if TYPE_CHECKING:
     from ljtui.core.gates.facade import SessionGates
@@ -60,16 +61,12 @@ def show_lines(service: GateService, gate_id: str) -> list[str]:
     gate = service.gate(gate_id)
     view = service.view(gate_id)
     assert view is not None
-    state = ("started, run " + view.run_id) if view.started else ("confirmed, not started" if view.confirmed
-                                                                    else "proposed, not confirmed by the user")
+    state = gate_state(view)
     lines = [f"Delivery gate {view.id} (L{view.level}, R {view.risk.r:.2f}): {state}", f"title: {view.title}"]
     if view.started and view.level >= 2:
         lines.append("Its writes go to a staging copy: your files change only once the gate passes and the "
                      "staged change is delivered.")
-    for item in view.items:
-        need = "required" if item.required else "optional"
-        code = f", exit {item.exit_code}" if item.exit_code is not None else ""
-        lines.append(f"- {item.id} ({need}): {item.status}{code} — {item.description}")
+    lines.extend(item_line(item) for item in view.items)
     if view.blocked:
         lines.append("Delivery is blocked: " + "; ".join(view.blocked) + ".")
     elif view.started:

@@ -130,16 +130,12 @@ def prompt_section(view: GateView | None) -> str:
     """The gate status for the system prompt's tail: exactly what is missing, failed or stale."""
     if view is None:
         return ""
-    state = ("started, run " + view.run_id) if view.started else ("confirmed, not started" if view.confirmed
-                                                                    else "proposed, not confirmed by the user")
+    state = gate_state(view)
     lines = [f"## Delivery gate {view.id} (L{view.level}, R {view.risk.r:.2f}): {state}"]
     if view.started and view.level >= 2:
         lines.append("Your writes and commands run in a staging copy of the repository; the user's files "
                      "change only when the gate passes and the staged change is delivered.")
-    for item in view.items:
-        need = "required" if item.required else "optional"
-        code = f", exit {item.exit_code}" if item.exit_code is not None else ""
-        lines.append(f"- {item.id} ({need}): {item.status}{code} — {item.description}")
+    lines.extend(item_line(item) for item in view.items)
     if view.blocked:
         lines.append("Delivery is blocked: " + "; ".join(view.blocked) + ". Run gate_check on these items.")
     elif view.started:
@@ -147,3 +143,17 @@ def prompt_section(view: GateView | None) -> str:
     if view.error:
         lines.append(f"The gate guard failed: {view.error}. Delivery needs the user's explicit confirmation.")
     return "\n".join(lines)
+
+
+def gate_state(view) -> str:  # type: ignore[no-untyped-def]
+    """Where a gate stands: started (with its run), confirmed, or only proposed."""
+    if view.started:
+        return "started, run " + view.run_id
+    return "confirmed, not started" if view.confirmed else "proposed, not confirmed by the user"
+
+
+def item_line(item) -> str:  # type: ignore[no-untyped-def]
+    """One check item as a line: id, whether required, status, exit code, description."""
+    need = "required" if item.required else "optional"
+    code = f", exit {item.exit_code}" if item.exit_code is not None else ""
+    return f"- {item.id} ({need}): {item.status}{code} — {item.description}"
