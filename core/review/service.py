@@ -294,11 +294,12 @@ class ReviewService:
             if isinstance(outcome, ApplyRefused):
                 self._refuse(outcome)
                 return
-            self._sink.emit(R.ApplyFinished(outcome.result.to_dict(), len(outcome.preview.plan.blocks)))
             if outcome.result.files:
                 self._review = None
+            self._publish(())  # the closed review first: a view moves on from it before the result shows
+            self._sink.emit(R.ApplyFinished(outcome.result.to_dict(), len(outcome.preview.plan.blocks)))
+            if outcome.result.files:
                 self._resync(outcome.preview.plan.declarations, outcome.result.files)
-            self._publish(())
 
     def _resync(self, declarations: Declarations, written: Sequence[str]) -> None:
         """Refresh the outline of the files a plan declared and wrote (PLN-13); say which declarations

@@ -68,6 +68,8 @@ async def test_apply_asks_with_core_written_lines_then_writes_and_closes(repo: P
     assert finished.status == "done" and finished.blocks == 2
     assert (repo / "app.py").read_text() == "def greet(name):\n    return 'hi ' + name\n"
     assert of(sink, R.ReviewChanged)[-1].blocks is None and not svc.active
+    closed = sink.events.index(of(sink, R.ReviewChanged)[-1])
+    assert closed < sink.events.index(finished)  # a view leaves the review before the result shows
 
 
 async def test_declined_apply_writes_nothing_and_says_so(repo: Path) -> None:
