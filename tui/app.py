@@ -192,7 +192,7 @@ class LjtuiApp(App[int]):
         self.engines.started()
 
         def build() -> None:
-            self.engines.build()
+            self.engines.build(self._recover_journal if self._recover else None)
             try:
                 self.call_from_thread(self._start_engine_work)
             except RuntimeError:  # the app closed meanwhile
@@ -204,8 +204,6 @@ class LjtuiApp(App[int]):
         """After the first frame: build the engine, ask about trust, open a plan given at start, watch."""
         self.main_screen.focus_diff_when_opened = self._review_path is not None
         engine = self.engine  # built by then: workers started together share it
-        if self._recover:
-            self.bridge.thread(lambda: engine.edits.recover(max_files=TUI_RECOVERY_FILES), "recover")
         if self.startup.untrusted or self._resume is not None:
             self.bridge.run(self._trust_then_resume(), "start")
         if self._review_path is not None:
@@ -219,6 +217,17 @@ class LjtuiApp(App[int]):
         self.run_worker(engine.check_sandbox, name="sandbox", group="skills", thread=True, exit_on_error=False)
         self._collector.resume(freeze=not self.is_headless)
         self.started = True
+
+    def _recover_journal(self, engine: Engine) -> None:
+        """In the thread building the engine: roll back what a crash left in the journal, before the engine
+        takes a message (so the first one is never refused as "still working"). Recovery reports its own
+        outcome; a fault in it is reported too, and the session starts."""
+        from ljtui.core.events import Notice
+
+        try:
+            engine.edits.recover(max_files=TUI_RECOVERY_FILES)
+        except Exception as exc:
+            self.bridge.emit(Notice(f"Recovering the journal failed: {type(exc).__name__}: {exc}", "error"))
 
     def _load_skill_names(self, engine: Engine) -> None:
         """In a worker: the skills ``/NAME`` can start (a repository's own only when it is trusted)."""

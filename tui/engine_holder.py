@@ -40,12 +40,17 @@ class EngineHolder:
         """A thread is about to :meth:`build` (call on the event loop, before starting it)."""
         self.building = threading.Event()
 
-    def build(self) -> None:
-        """Build the engine (in a worker thread); a failure is left for :meth:`get` to raise again."""
+    def build(self, prepare: Callable[[Engine], object] | None = None) -> None:
+        """Build the engine (in a worker thread), then ``prepare`` it before anyone is given it (the start-up
+        recovery: a message sent meanwhile waits for it rather than running beside it). A failure to build is
+        left for :meth:`get` to raise again; a failure to prepare is raised here, once the engine is given."""
         try:
             self._built = self._make()
         except Exception:  # built again where it is asked for, and reported there
             pass
+        else:
+            if prepare is not None:
+                prepare(self._built)
         finally:
             if self.building is not None:
                 self.building.set()

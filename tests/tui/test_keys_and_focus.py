@@ -9,7 +9,7 @@ import pytest
 
 from ljtui.tui.screens.dialog import ApprovalDialog
 from ljtui.tui.widgets.prompt_input import PromptInput
-from tests.tui.conftest import AppFactory, notices, settle, states, toasts
+from tests.tui.conftest import AppFactory, notices, settle, states, toasts, until
 from tests.tui.test_review_loop import ORIGINAL, plan_request
 
 SIZE = (100, 30)
@@ -136,6 +136,42 @@ async def test_recovery_at_start_is_one_notice_inside_the_app(git_repo: Path) ->
         assert len(recovered) == 1
         assert recovered[0].count("removed: gen/") == 5 and "… and 25 more" in recovered[0]
         assert not any((git_repo / "gen").iterdir())
+
+
+async def test_a_message_sent_as_the_app_starts_is_answered_after_the_recovery_not_refused(git_repo: Path,
+                                                                                           monkeypatch) -> None:
+    import threading
+
+    from ljtui.core.clock import FixedClock
+    from ljtui.core.edits.service import EditService
+    from ljtui.core.edits.validate import FileChange
+    from ljtui.tui.app import LjtuiApp
+    from tests.core.edits.helpers import interrupted_transaction
+    from tests.fixtures import SCRIPTS
+
+    created = [FileChange(f"gen/f{n}.txt", git_repo / "gen" / f"f{n}.txt", None, b"x\n") for n in range(3)]
+    (git_repo / "gen").mkdir()
+    interrupted_transaction(git_repo, created)
+    release = threading.Event()
+    recover = EditService.recover
+
+    def slow_recover(self, max_files=None):  # type: ignore[no-untyped-def]
+        release.wait(10)  # a journal that takes a while to roll back
+        return recover(self, max_files)
+
+    monkeypatch.setattr(EditService, "recover", slow_recover)
+    app = LjtuiApp(git_repo, overrides={"provider.name": "scripted", "provider.script": str(SCRIPTS / "hello.yaml")},
+                   clock=FixedClock(), cursor_blink=False, watch=False, recover=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.engines.building is not None, "the engine's thread")
+        threading.Timer(1.0, release.set).start()
+        await until(pilot, lambda: app.started, "the start-up work")
+        app.main_screen.query_one(PromptInput).value = "hello"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not any("Still working" in n for n in notices(app)), notices(app)
+        assert [m.role for m in app.engine.history][:1] == ["user"], "the message was sent"
+        assert not any((git_repo / "gen").iterdir()), "the crash's files were rolled back first"
 
 
 async def test_a_word_typed_in_a_pane_sends_nothing_and_says_once_where_typing_goes(make_app: AppFactory) -> None:
