@@ -23,7 +23,7 @@ from typing import Any
 from ljtui.core.agent.permissions import Permissions
 from ljtui.core.agent.tools.base import failed, text_arg
 from ljtui.core.agent.writer import AgentWriter, PlannedWrite, Redo, WriteRefused
-from ljtui.core.edits.errors import AnchorAmbiguous, AnchorNotFound, SecretTarget
+from ljtui.core.edits.errors import AnchorAmbiguous, AnchorNotFound, EditError, SecretTarget
 from ljtui.core.edits.plan_format import DEFAULT_ENTRY_ID, EditBlock, EditPlan
 from ljtui.core.edits.validate import validate_plan
 from ljtui.core.planner.tools import first_bad_line
@@ -31,6 +31,9 @@ from ljtui.core.tools import Tool, ToolContext, ToolError, ToolResult, require
 from ljtui.core.agent.tools.specs.edits import CREATE_DIRECTORY, EDIT_FILE, WRITE_FILE
 
 MAX_CANDIDATES_TOLD = 4
+PREPARE_TRIES = 3
+"""How often ``edit_file`` matches ``old`` again when another writer changed the file between its match and its
+plan, before it asks the model to read the file again."""
 NO_CHANGE_LINE = "(no change: the file already holds exactly this content)"
 """What the permission dialog shows for a write that leaves a secret file as it is."""
 SECRET_WRITTEN = ("{path} now holds the given content (a secret file: nothing of what it held is shown to you); "
@@ -106,26 +109,21 @@ async def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     new = text_arg(args, "new")
     writer = _writer(ctx)
     block = EditBlock(number=1, file=path, where=None, entry=DEFAULT_ENTRY_ID, old=old, new=new)
-    report = await asyncio.to_thread(validate_plan, EditPlan((block,)), writer.root, secrets=writer.secrets)
-    if report.errors:
-        error = report.errors[0]
-        if isinstance(error, SecretTarget):
-            return failed(f"{error.kind}: {error.message}")
-        near = "".join(f"\n  nearest: {c.file}:{c.line} ({c.score:.2f}) {c.excerpt}"
-                       for c in error.candidates[:MAX_CANDIDATES_TOLD])
-        advice = COPY_OLD if isinstance(error, (AnchorNotFound, AnchorAmbiguous)) else ""
-        if isinstance(error, AnchorNotFound) and "\ufffd" in old:
-            advice = REPLACEMENT_IN_OLD.format(path=path) + advice
-        return failed(f"{error.kind}: {error.message}{near}{advice}")
-    [change] = report.changes.values() or [None]
-    if change is None:
-        return ToolResult(True, f"`new` equals `old`; {path} is unchanged", f"{path} unchanged")
-    try:
-        planned = await asyncio.to_thread(writer.plan, path, change.after)
-    except WriteRefused as exc:
-        return failed(str(exc))
-    if planned.before != change.before:
-        return failed(f"{path} changed while the edit was prepared; read it again")
+    for _ in range(PREPARE_TRIES):  # another writer may change the file between the match and the plan
+        report = await asyncio.to_thread(validate_plan, EditPlan((block,)), writer.root, secrets=writer.secrets)
+        if report.errors:
+            return failed(_edit_error(report.errors[0], old, path))
+        [change] = report.changes.values() or [None]
+        if change is None:
+            return ToolResult(True, f"`new` equals `old`; {path} is unchanged", f"{path} unchanged")
+        try:
+            planned = await asyncio.to_thread(writer.plan, path, change.after)
+        except WriteRefused as exc:
+            return failed(str(exc))
+        if planned.before == change.before:
+            break
+    else:
+        return failed(f"{path} kept changing while the edit was prepared; read it again")
     note = "".join(f"\nnote: {n}" for n in report.notes)
 
     def redo(current: bytes | None) -> bytes | None:
@@ -140,6 +138,19 @@ async def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     result = await _ask_and_write(ctx, "edit_file", planned, "Edit" if change.before is not None else "Create",
                                   redo)
     return ToolResult(result.ok, result.content + note, result.summary) if result.ok else result
+
+
+def _edit_error(error: EditError, old: str, path: str) -> str:
+    """What the model is told of an ``old`` that does not apply: the error, its nearest candidates, and how to
+    choose ``old`` again (a secret file tells nothing but that it is one)."""
+    if isinstance(error, SecretTarget):
+        return f"{error.kind}: {error.message}"
+    near = "".join(f"\n  nearest: {c.file}:{c.line} ({c.score:.2f}) {c.excerpt}"
+                   for c in error.candidates[:MAX_CANDIDATES_TOLD])
+    advice = COPY_OLD if isinstance(error, (AnchorNotFound, AnchorAmbiguous)) else ""
+    if isinstance(error, AnchorNotFound) and "\ufffd" in old:
+        advice = REPLACEMENT_IN_OLD.format(path=path) + advice
+    return f"{error.kind}: {error.message}{near}{advice}"
 
 
 def _undecodable(planned: PlannedWrite, tool: str) -> str | None:

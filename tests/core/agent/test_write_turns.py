@@ -46,6 +46,40 @@ async def test_an_edit_that_no_longer_applies_after_a_change_is_refused_and_writ
     assert (git_repo / "app.py").read_text() == "def greet(name):\n    return 'hey ' + name\n"
 
 
+def changing_before_plan(monkeypatch, repo: Path, texts: list[str]) -> None:
+    """Another writer lands between the edit's match and its plan, once per text."""
+    plan = AgentWriter.plan
+
+    def landed_then_plan(self, path, content):  # type: ignore[no-untyped-def]
+        if texts:
+            (repo / "app.py").write_text(texts.pop(0))
+        return plan(self, path, content)
+
+    monkeypatch.setattr(AgentWriter, "plan", landed_then_plan)
+
+
+async def test_an_edit_matched_before_another_write_landed_is_matched_again_and_made(git_repo: Path,
+                                                                                   monkeypatch) -> None:
+    changing_before_plan(monkeypatch, git_repo, ["# added meanwhile\ndef greet(name):\n    return 'hello ' + name\n"])
+    engine, _ = make_engine(git_repo, ScriptedApprover({"permission": ["once"]}))
+    result = await call(engine, "edit_file", path="app.py", old="'hello '", new="'hi '")
+    assert result.ok, result.content
+    assert (git_repo / "app.py").read_text() == "# added meanwhile\ndef greet(name):\n    return 'hi ' + name\n"
+
+
+async def test_an_edit_whose_file_keeps_changing_as_it_is_prepared_is_refused_and_writes_nothing(
+        git_repo: Path, monkeypatch) -> None:
+    versions = [f"# change {n}\ndef greet(name):\n    return 'hello ' + name\n" for n in range(10)]
+    changing_before_plan(monkeypatch, git_repo, list(versions))
+    approver = ScriptedApprover({"permission": ["once"]})
+    engine, _ = make_engine(git_repo, approver)
+    result = await call(engine, "edit_file", path="app.py", old="'hello '", new="'hi '")
+    assert not result.ok
+    assert result.content == "error: app.py kept changing while the edit was prepared; read it again"
+    assert approver.asked == [], "nothing was asked"
+    assert "'hello '" in (git_repo / "app.py").read_text()
+
+
 class HeldClock(FixedClock):
     """A clock whose reading, taken inside the transaction, waits until the test lets it go."""
 
