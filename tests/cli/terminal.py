@@ -54,7 +54,9 @@ class Terminal:
         deadline = time.monotonic() + WAIT_SECONDS
         while not condition():
             if time.monotonic() > deadline or self.proc.poll() is not None:
-                raise AssertionError(f"no {what}; the screen so far ends with {self.output[-2000:]!r}")
+                screen = "\n".join(row.rstrip() for row in self.screen.display)
+                raise AssertionError(f"no {what}; the screen shows:\n{screen}\nand the output ends with "
+                                     f"{self.output[-2000:]!r}")
             self.read()
 
     def shows(self, text: str) -> Callable[[], bool]:
