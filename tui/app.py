@@ -274,7 +274,18 @@ class LjtuiApp(App[int]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and self._key_taken(event):
             return
+        if isinstance(event, events.Paste) and not event.is_forwarded and self._paste_held(event):
+            return
         await super().on_event(event)
+
+    def _paste_held(self, event: events.Paste) -> bool:
+        """Hold a paste that came before the main screen was ready, in order with the keys held beside it (an
+        Enter typed after it sends it)."""
+        top = self.screen_stack[-1] if self.screen_stack else None
+        if isinstance(top, MainScreen) and not top.takes_keys:
+            top.hold_key(event)
+            return True
+        return False
 
     def _key_taken(self, event: events.Key) -> bool:
         """Drop a key typed before the dialog on top opened; hold one typed before the main screen was

@@ -272,6 +272,26 @@ async def test_keys_typed_while_the_main_screen_is_still_composing_reach_the_inp
     assert ready_at_first_key == [False]
 
 
+async def test_a_paste_and_enter_while_the_main_screen_is_still_composing_send_the_pasted_message(
+        make_app: AppFactory) -> None:
+    from textual import events
+
+    app = make_app()
+    ready_at_paste: list[bool] = []
+
+    async def paste_and_send(pilot) -> None:
+        ready_at_paste.append(app.main_screen.takes_keys)
+        app.post_message(events.Paste("/chat first pasted line\nsecond pasted line"))
+        await pilot.press("enter")
+        sent = lambda: [str(u.render()) for u in app.main_screen.query(UserMessage)]  # noqa: E731
+        await until(pilot, lambda: sent() == ["› first pasted line\nsecond pasted line"]
+                    and app.main_screen.prompt.value == "", "the pasted message sent")
+        app.exit()
+
+    await app.run_async(headless=True, auto_pilot=paste_and_send, size=SIZE)
+    assert ready_at_paste == [False]
+
+
 async def test_a_plan_sent_for_approval_while_the_main_screen_is_still_composing_waits_for_the_plan_pane(
         make_app: AppFactory) -> None:
     from tests.tui.plan_helpers import pane, plan_request

@@ -87,12 +87,14 @@ class MainScreen(Screen):
         self._shown_at: dict[str, float] = {}
         self.takes_keys = False
         """Whether the panes are composed and the input focused (keys typed before are held)."""
-        self._held_keys: list[events.Key] = []
+        self._held_keys: list[events.Key | events.Paste] = []
         self._last_hint: tuple[str, float] = ("", 0.0)
 
-    def hold_key(self, event: events.Key) -> None:
-        """Keep a key typed before the screen was ready; it is sent again once the input has the focus."""
-        self._held_keys.append(events.Key(event.key, event.character))
+    def hold_key(self, event: events.Key | events.Paste) -> None:
+        """Keep a key typed (or text pasted) before the screen was ready; it is sent again, in the order it came,
+        once the input has the focus."""
+        held = events.Key(event.key, event.character) if isinstance(event, events.Key) else events.Paste(event.text)
+        self._held_keys.append(held)
 
     def on_screen_resume(self) -> None:
         if not self.takes_keys:
