@@ -227,7 +227,7 @@ class LjtuiApp(App[int]):
         try:
             engine.edits.recover(max_files=TUI_RECOVERY_FILES)
         except Exception as exc:
-            self.bridge.emit(Notice(f"Recovering the journal failed: {type(exc).__name__}: {exc}", "error"))
+            engine.sink.emit(Notice(f"Recovering the journal failed: {type(exc).__name__}: {exc}", "error"))
 
     def _load_skill_names(self, engine: Engine) -> None:
         """In a worker: the skills ``/NAME`` can start (a repository's own only when it is trusted)."""

@@ -174,6 +174,24 @@ async def test_a_message_sent_as_the_app_starts_is_answered_after_the_recovery_n
         assert not any((git_repo / "gen").iterdir()), "the crash's files were rolled back first"
 
 
+async def test_a_fault_in_the_start_up_recovery_is_one_error_notice_and_the_session_starts(git_repo: Path,
+                                                                                            monkeypatch) -> None:
+    from ljtui.core.clock import FixedClock
+    from ljtui.core.edits.service import EditService
+    from ljtui.tui.app import LjtuiApp
+
+    def broken(self, max_files=None):  # type: ignore[no-untyped-def]
+        raise RuntimeError("the journal folder vanished")
+
+    monkeypatch.setattr(EditService, "recover", broken)
+    app = LjtuiApp(git_repo, clock=FixedClock(), cursor_blink=False, watch=False, recover=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.started, "the start-up work")
+        await settle(pilot)
+        assert "Recovering the journal failed: RuntimeError: the journal folder vanished" in notices(app)
+        assert app.main_screen.takes_keys
+
+
 async def test_a_word_typed_in_a_pane_sends_nothing_and_says_once_where_typing_goes(make_app: AppFactory) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
