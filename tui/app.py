@@ -93,6 +93,8 @@ class LjtuiApp(App[int]):
         self._screen_ready = asyncio.Event()
         self.started = False
         """Whether the start-up work began: the engine is built and its first workers run."""
+        self.prompt_held = False
+        """Enter was pressed before the engine was built: the input's text is sent once it is."""
         self.approver = DialogApprover(self, self._screen_ready)
         self._collector = StartupCollector()
         self._css_refreshed: tuple[int, str] | None = None
@@ -217,6 +219,10 @@ class LjtuiApp(App[int]):
         self.run_worker(engine.check_sandbox, name="sandbox", group="skills", thread=True, exit_on_error=False)
         self._collector.resume(freeze=not self.is_headless)
         self.started = True
+        if self.prompt_held:
+            self.prompt_held = False
+            prompt = self.main_screen.query_one(PromptInput)
+            send_prompt(self, prompt, prompt.value)
 
     def _recover_journal(self, engine: Engine) -> None:
         """In the thread building the engine: roll back what a crash left in the journal, before the engine

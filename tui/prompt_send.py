@@ -21,6 +21,9 @@ def send_prompt(app: LjtuiApp, prompt: PromptInput, text: str) -> None:
     """Act on ``text`` sent from ``prompt``: blank text does nothing; an unknown command stays selected."""
     if not text.strip():
         return
+    if not app.started:  # the engine is still being built: sent once it is, never waited for here
+        app.prompt_held = True
+        return
     conv = app.main_screen.conversation
     try:
         command = parse_slash(text, app.slash_names())

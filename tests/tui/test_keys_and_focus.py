@@ -174,6 +174,42 @@ async def test_a_message_sent_as_the_app_starts_is_answered_after_the_recovery_n
         assert not any((git_repo / "gen").iterdir()), "the crash's files were rolled back first"
 
 
+async def test_enter_pressed_while_the_engine_is_built_never_blocks_the_screen_and_sends_once_it_is(
+        git_repo: Path, monkeypatch) -> None:
+    import threading
+
+    from ljtui.core.clock import FixedClock
+    from ljtui.core.edits.service import EditService
+    from ljtui.tui.app import LjtuiApp
+    from tests.fixtures import SCRIPTS
+
+    release, recovered = threading.Event(), threading.Event()
+    recover = EditService.recover
+
+    def slow_recover(self, max_files=None):  # type: ignore[no-untyped-def]
+        release.wait(10)  # the engine's thread is still busy when Enter is pressed
+        recovered.set()
+        return recover(self, max_files)
+
+    monkeypatch.setattr(EditService, "recover", slow_recover)
+    app = LjtuiApp(git_repo, overrides={"provider.name": "scripted", "provider.script": str(SCRIPTS / "hello.yaml")},
+                   clock=FixedClock(), cursor_blink=False, watch=False, recover=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.engines.building is not None, "the engine's thread")
+        prompt = app.main_screen.query_one(PromptInput)
+        prompt.value = "hello"
+        await pilot.press("enter")
+        await pilot.press("!")
+        assert not recovered.is_set(), "the screen waited for the engine"
+        assert prompt.value == "hello!" and app.prompt_held and not app.started
+        release.set()
+        await until(pilot, lambda: app.started, "the start-up work")
+        await settle(pilot)
+        assert [(m.role, m.content[0].text) for m in app.engine.history][:1] == [("user", "hello!")]
+        assert prompt.value == "" and not app.prompt_held
+        assert not any("Still working" in n for n in notices(app)), notices(app)
+
+
 async def test_a_fault_in_the_start_up_recovery_is_one_error_notice_and_the_session_starts(git_repo: Path,
                                                                                             monkeypatch) -> None:
     from ljtui.core.clock import FixedClock
