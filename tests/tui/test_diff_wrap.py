@@ -153,6 +153,21 @@ async def test_a_10000_line_diff_renders_only_the_rows_in_view() -> None:
         assert len(view._strips) <= 2 * view.size.height
 
 
+async def test_the_scrollbar_follows_the_rows_as_soon_as_they_are_counted() -> None:
+    """A layout that finds the view's size unchanged does not look at its scrollbars again, so the count of rows
+    itself shows or hides them: a long diff has the scrollbar, a short one shown after it has none (a view first
+    counted at no width, before its first layout, kept the long count's scrollbar at 60x15)."""
+    app = _OneView()
+    async with app.run_test(size=(60, 8)) as pilot:
+        view = app.query_one(DiffView)
+        view.show([Text(f"+ {n}") for n in range(20)], "long.txt")
+        assert view.show_vertical_scrollbar
+        view.show([Text(f"+ {n} fits on one row") for n in range(4)], "short.txt")
+        assert not view.show_vertical_scrollbar, "a scrollbar kept from the long count"
+        await pilot.pause()
+        assert not view.show_vertical_scrollbar and view.max_scroll_y == 0
+
+
 @pytest.mark.parametrize(("plain", "width", "starts"), [
     ("abcdef", 6, [0]),
     ("abcdefghij", 6, [0, 6]),

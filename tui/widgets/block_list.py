@@ -13,11 +13,11 @@ from rich.text import Text
 from textual import events
 from textual.geometry import Size
 from textual.message import Message
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ljtui.core.display import shown, shown_line
 from ljtui.tui import glyphs
+from ljtui.tui.widgets.sized_scroll import SizedScrollView
 
 if TYPE_CHECKING:
     from ljtui.core.review.views import BlockView
@@ -35,7 +35,7 @@ def row_text(view: BlockView, selected: bool = False) -> Text:
                 f"{where}", no_wrap=True, overflow="ellipsis")
 
 
-class BlockList(ScrollView, can_focus=False):
+class BlockList(SizedScrollView, can_focus=False):
     """The blocks of the plan under review; the pane that owns it moves the selection."""
 
     COMPONENT_CLASSES = {
@@ -75,7 +75,7 @@ class BlockList(ScrollView, can_focus=False):
         resized = len(rows) != len(self.rows)
         self.rows = rows
         self.selected = selected
-        self.virtual_size = Size(self.scrollable_content_region.width, len(rows))
+        self.set_virtual_size(Size(self.scrollable_content_region.width, len(rows)))
         self.refresh(layout=resized)
         self.scroll_to_row(selected)
 
@@ -113,7 +113,7 @@ class BlockList(ScrollView, can_focus=False):
         return Strip(text.render(self.app.console), width).apply_style(style).apply_offsets(scroll_x, index)
 
     def _on_resize(self, event: events.Resize) -> None:
-        self.virtual_size = Size(self.scrollable_content_region.width, len(self.rows))
+        self.set_virtual_size(Size(self.scrollable_content_region.width, len(self.rows)))
         self.scroll_to_row(self.selected)
 
     def on_click(self, event: events.Click) -> None:

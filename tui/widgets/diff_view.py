@@ -23,10 +23,10 @@ from rich.segment import Segment
 from rich.text import Text
 from textual import events
 from textual.geometry import Size
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ljtui.tui import glyphs
+from ljtui.tui.widgets.sized_scroll import SizedScrollView
 
 Place = Literal["top", "bottom", "keep"]
 """Where the view scrolls to when it shows new lines."""
@@ -81,7 +81,7 @@ def row_count(plain: str, cells: int, width: int) -> int:
     return 1 if cells <= width else len(row_starts(plain, cells, width))
 
 
-class DiffView(ScrollView, can_focus=False):
+class DiffView(SizedScrollView, can_focus=False):
     """Lines of a diff (with notes), wrapped or scrollable sideways by keys the pane binds, or the mouse."""
 
     COMPONENT_CLASSES = {"diff-view--cut"}
@@ -174,12 +174,12 @@ class DiffView(ScrollView, can_focus=False):
         self._strips.clear()
         if not self.wrap:
             self._starts = [0]
-            self.virtual_size = Size(max(self._cells, default=0), len(self.lines))
+            self.set_virtual_size(Size(max(self._cells, default=0), len(self.lines)))
             return
         width = self._wrap_width = self._width_to_wrap()
         rows = (row_count(line.plain, cells, width) for line, cells in zip(self.lines, self._cells))
         self._starts = list(accumulate(rows, initial=0))
-        self.virtual_size = Size(width, self._starts[-1])
+        self.set_virtual_size(Size(width, self._starts[-1]))
 
     def _width_to_wrap(self) -> int:
         """The view's width less its vertical scrollbar's (kept free whether it shows or not)."""
