@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, get_type_hints
 
 from ljtui.core.config_values import PRICE_KEYS, coerce, prices_problem, range_problem, read_yaml
+from ljtui.core.mcp.config import McpConfig, servers_problem
 from ljtui.core.userdirs import APP_NAME, CONFIG_ENV, user_config_dir, user_config_path
 
 __all__ = [
@@ -201,6 +202,7 @@ class Config:
     agent: AgentConfig = field(default_factory=AgentConfig)
     planner: PlannerConfig = field(default_factory=PlannerConfig)
     security: SecurityConfig = field(default_factory=SecurityConfig)
+    mcp: McpConfig = field(default_factory=McpConfig)
 
 
 ENV_KEYS: dict[str, str] = {
@@ -374,7 +376,7 @@ def sandbox_problem(sandbox: SandboxConfig) -> str | None:
 
 
 CHECKS: dict[str, Callable[[Any], str | None]] = {"provider.prices": prices_problem,
-                                                  "agent.sandbox": sandbox_problem}
+                                                  "agent.sandbox": sandbox_problem, "mcp.servers": servers_problem}
 """Keys with a further check after type coercion; each returns a problem or None."""
 
 
