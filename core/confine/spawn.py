@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import os
 import subprocess
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from ljtui.core.confine import landlock
 from ljtui.core.confine.bwrap import bwrap_argv
@@ -64,17 +65,29 @@ class Confinement:
             OSError: the program (or the sandbox's own program) could not start.
             LandlockUnavailable: the Landlock ruleset could not be built; nothing was started.
         """
+        with self.command(argv, cwd=cwd, env=env) as (wrapped, environment, fds):
+            return subprocess.Popen(wrapped, cwd=cwd, env=environment, pass_fds=fds, **kwargs)
+
+    @contextmanager
+    def command(self, argv: list[str], *, cwd: Path,
+                env: Mapping[str, str]) -> Iterator[tuple[list[str], dict[str, str], tuple[int, ...]]]:
+        """The command line, environment and descriptors that start ``argv`` in ``cwd`` inside the sandbox, for
+        a caller that starts the process itself (an asynchronous one); start it inside the ``with``: the
+        descriptors close when it ends.
+
+        Raises:
+            LandlockUnavailable: the Landlock ruleset could not be built.
+        """
         env = {**env, **{var: str(self.tmp_dir) for var in TEMP_VARS}}
         backend = self.status.backend
         if backend == LANDLOCK:
             fd = landlock.ruleset_fd(self.rules)
             try:
-                return subprocess.Popen(landlock.launcher_argv(fd, argv), cwd=cwd, env=env, pass_fds=(fd,),
-                                        **kwargs)
+                yield landlock.launcher_argv(fd, argv), env, (fd,)
             finally:
                 os.close(fd)
-        if backend == BUBBLEWRAP:
+        elif backend == BUBBLEWRAP:
             assert self.status.bwrap is not None
-            return subprocess.Popen(bwrap_argv(self.status.bwrap, self.rules, cwd, argv), cwd=cwd, env=env,
-                                    **kwargs)
-        return subprocess.Popen(argv, cwd=cwd, env=env, **kwargs)
+            yield bwrap_argv(self.status.bwrap, self.rules, cwd, argv), env, ()
+        else:
+            yield list(argv), env, ()
