@@ -1,0 +1,72 @@
+"""An MCP server for the failure cases, run as ``python bad_server.py MODE [MARKER_DIR]``.
+
+Modes: ``ok`` (a well-behaved server with ``echo`` and ``big``), ``crash`` (exits before answering), ``hang``
+(never answers), ``garbage`` (answers with a line that is not JSON-RPC), ``huge`` (sends a line with no end),
+``stubborn`` (ignores SIGTERM and starts a child that ignores it too; both write their pids to MARKER_DIR),
+``slow_call`` (its tool never returns), ``die_on_call`` (exits during a call).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+MODE = sys.argv[1]
+MARKERS = sys.argv[2] if len(sys.argv) > 2 else None
+
+
+def main() -> None:
+    if MODE == "crash":
+        print("cannot start: missing config", file=sys.stderr, flush=True)
+        sys.exit(3)
+    if MODE == "hang":
+        time.sleep(3600)
+    if MODE == "garbage":
+        sys.stdin.readline()
+        print("this is not json-rpc", flush=True)
+        time.sleep(3600)
+    if MODE == "huge":
+        sys.stdin.readline()
+        chunk = "x" * 65536
+        while True:
+            sys.stdout.write(chunk)
+            sys.stdout.flush()
+    if MODE == "stubborn":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        ignore = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(3600)"
+        child = subprocess.Popen([sys.executable, "-c", ignore])
+        assert MARKERS is not None
+        with open(os.path.join(MARKERS, "pids"), "w") as out:
+            out.write(f"{os.getpid()} {child.pid}\n")
+    serve()
+
+
+def serve() -> None:
+    from mcp.server.fastmcp import FastMCP
+
+    server = FastMCP("bad")
+
+    @server.tool(description="Echo the text back.")
+    def echo(text: str) -> str:
+        return text
+
+    @server.tool(description="A result of n characters.")
+    def big(n: int) -> str:
+        return "y" * n
+
+    @server.tool(description="Never returns.")
+    def slow() -> str:
+        time.sleep(3600)
+        return "late"
+
+    @server.tool(description="Exits the server.")
+    def die() -> str:
+        os._exit(7)
+
+    server.run("stdio")
+
+
+main()
