@@ -266,12 +266,13 @@ def load_config(
     if repo_root is not None:
         repo_file = repo_root / REPO_CONFIG
         data = read_yaml(repo_file, loaded.warnings, inside=repo_root)
-        if data is not None:
+        if data is not None or os.path.lexists(repo_root / ".mcp.json"):  # the files trust lets act
             if trusted is None:
                 from ljtui.core.trust import TrustStore
 
                 trusted = TrustStore.for_env(env).is_trusted(repo_root)
             loaded.trusted = trusted
+        if data is not None:
             loaded.sources.append(repo_file)
             _apply_tree(loaded, data, str(repo_file), FROM_REPO_FILE)
     for var, key in ENV_KEYS.items():
@@ -389,7 +390,9 @@ def trust_would_enable(root: Path, env: Mapping[str, str] | None = None) -> list
 
     Settings only the user's own config may hold are left out: trust never enables them.
     """
-    return enabled_by_trust(load_config(root, env, trusted=False).ignored)
+    from ljtui.core.mcp.config import trust_lines
+
+    return enabled_by_trust(load_config(root, env, trusted=False).ignored) + trust_lines(root)
 
 
 def enabled_by_trust(ignored: list[tuple[str, Any]]) -> list[str]:

@@ -175,3 +175,15 @@ def _repo_server(name: str, entry: Any) -> tuple[McpServerConfig | None, str | N
     if (kind == "http") != (server.url is not None):
         return None, f"server {name!r} of type {kind!r} needs {'a url' if kind == 'http' else 'a command'}"
     return server, server_problem(name, server)
+
+
+def trust_lines(root: Path) -> list[str]:
+    """What trusting the repository would start from its ``.mcp.json``, one line each (shown safely)."""
+    from ljtui.core.display import shown_line
+
+    lines = []
+    for name, server in read_repo_servers(root).servers.items():
+        what = " ".join([server.command, *server.args]) if server.command is not None else f"at {server.url}"
+        lines.append(f"start the MCP server {name} ({MCP_JSON}): {shown_line(what[:200])}")
+    return lines
+

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ljtui.core.config import load_config
+from ljtui.core.config import load_config, trust_would_enable
 from ljtui.core.mcp.config import MAX_MCP_JSON_BYTES, McpServerConfig, parse_mcp_json, read_repo_servers
 
 
@@ -126,3 +126,24 @@ def test_an_mcp_json_that_is_a_link_a_fifo_or_too_big_is_not_read(tmp_path: Path
     (repo / ".mcp.json").unlink()
     (repo / ".mcp.json").write_bytes(b" " * (MAX_MCP_JSON_BYTES + 1))
     assert read_repo_servers(repo).problems == (f".mcp.json is over {MAX_MCP_JSON_BYTES:,} bytes; not read",)
+
+
+def test_trust_lists_the_servers_a_repository_would_start_and_a_trusted_one_holds_none_back(tmp_path: Path) -> None:
+    from ljtui.core.startup import prepare
+    from ljtui.core.trust import TrustStore
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / ".mcp.json").write_bytes(mcp_json({"mcpServers": {
+        "git": {"command": "mcp-server-git", "args": ["--repository", "."]},
+        "remote": {"type": "http", "url": "https://example.com/mcp"}}}))
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "cfg"), "LJTUI_CONFIG": str(tmp_path / "none.yaml")}
+    expected = ["start the MCP server git (.mcp.json): mcp-server-git --repository .",
+                "start the MCP server remote (.mcp.json): at https://example.com/mcp"]
+    assert trust_would_enable(repo, env) == expected
+    assert prepare(repo, env).untrusted == expected, "a repository with only .mcp.json is asked about at start"
+    TrustStore.for_env(env).trust(repo, now=1.0)
+    assert load_config(repo, env).trusted and prepare(repo, env).untrusted == []
+    (repo / ".mcp.json").write_bytes(mcp_json({"mcpServers": {"git": {"command": "other-marker-server"}}}))
+    assert not load_config(repo, env).trusted, "trust is bound to the file's bytes"
+    assert prepare(repo, env).untrusted == ["start the MCP server git (.mcp.json): other-marker-server"]
