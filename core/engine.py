@@ -29,6 +29,7 @@ from ljtui.core.asking import ask_through
 from ljtui.core.config import Config
 from ljtui.core.events import AGENT_CHAT, ConfigChanged, Notice, SessionResumed, Usage
 from ljtui.core.gates.facade import SessionGates
+from ljtui.core.mcp.session import SessionMcp
 from ljtui.core.playbooks.service import PlaybookService
 from ljtui.core.ports import Clock, EventSink, SystemClock
 from ljtui.core.providers.base import Message
@@ -89,6 +90,9 @@ class Engine:
             gates=self.session_gates, session_id=session_id)
         """What tools reach through their context (permissions, writer, reader …)."""
         self.tools = tools if tools is not None else _agent_tools()
+        self.mcp = SessionMcp(self.settings, repo_root, sandbox, self.sink.emit,
+                              trusted=lambda: _trusted(repo_root))
+        """The session's MCP servers; :meth:`start_mcp` starts them and adds their tools."""
         self.model = ModelCalls(self.settings, self.sink, client_factory=client_factory or make_client,
                                 sleep=sleep or asyncio.sleep, log=lambda: self.session_log,
                                 permissions=self.services.permissions)
@@ -396,11 +400,22 @@ class Engine:
             user.cancel()
             await asyncio.gather(user, return_exceptions=True)
 
+    async def start_mcp(self) -> None:
+        """Start the session's MCP servers and add their tools (once; a front end calls it as the session starts)."""
+        await self.mcp.start(self.tools)
+
     async def aclose(self) -> None:
-        """Close the session log, the sandbox's temp dir and the provider's connections."""
+        """Stop the MCP servers; close the session log, the sandbox's temp dir and the provider's connections."""
+        await self.mcp.stop()
         await asyncio.to_thread(self.session_log.close)
         await asyncio.to_thread(self.sandbox.close)
         await self.model.aclose()
+
+
+def _trusted(root: Path) -> bool:
+    from ljtui.core.trust import TrustStore
+
+    return TrustStore.for_env().is_trusted(root)
 
 
 def _agent_tools() -> ToolRegistry:

@@ -1,0 +1,83 @@
+"""The engine's MCP part: the session's servers started once, their tools in the session's registry.
+
+:meth:`SessionMcp.start` is called by a front end when the session starts
+(the app in a worker after its first frame, ``ljtui run`` before its turn):
+it reads which servers may start (the user's, a trusted repository's), starts
+them side by side, adds their tools to the registry every agent of the
+session uses, and reports each problem as a notice. :meth:`SessionMcp.stop`
+ends every server with the session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from ljtui.core.event_types import Notice
+
+if TYPE_CHECKING:
+    from ljtui.core.confine.session import CommandSandbox
+    from ljtui.core.events import Event
+    from ljtui.core.mcp.hub import McpHub, ServerRow
+    from ljtui.core.session_state import SessionSettings
+    from ljtui.core.tools import ToolRegistry
+
+
+class SessionMcp:
+    """The session's MCP servers (see the module's docstring).
+
+    Args:
+        settings: the settings in force (``mcp``, the secrets servers never get).
+        root: the repository.
+        sandbox: where stdio servers run (``None``: this session has none).
+        emit: reports the notices.
+        trusted: whether the repository is trusted now (read in a thread, when the servers start).
+    """
+
+    def __init__(self, settings: SessionSettings, root: Path, sandbox: CommandSandbox | None,
+                 emit: Callable[[Event], None], trusted: Callable[[], bool]) -> None:
+        self._settings = settings
+        self._root = root
+        self._sandbox = sandbox
+        self._emit = emit
+        self._trusted = trusted
+        self.hub: McpHub | None = None
+        """The servers, once :meth:`start` has read them."""
+
+    async def start(self, registry: ToolRegistry) -> None:
+        """Start the session's servers and add their tools to ``registry`` (once; later calls do nothing)."""
+        if self.hub is not None:
+            return
+        hub = self.hub = await asyncio.to_thread(self._hub)
+        for line in hub.notices:
+            self._emit(Notice(line, "warning"))
+        if not hub.servers:
+            return
+        for line in await hub.start(registry):
+            self._emit(Notice(line, "warning"))
+        ready = [row for row in hub.rows() if row.tools]
+        if ready:
+            tools = sum(len(row.tools) for row in ready)
+            names = ", ".join(row.name for row in ready)
+            self._emit(Notice(f"MCP: {tools} tool{'s' if tools != 1 else ''} from {names} (/mcp lists them)"))
+
+    def rows(self) -> list[ServerRow]:
+        """Every server and its state (none before :meth:`start`)."""
+        return self.hub.rows() if self.hub is not None else []
+
+    async def stop(self) -> None:
+        """Stop every server the session started."""
+        if self.hub is not None:
+            await self.hub.stop()
+
+    def _hub(self) -> McpHub:
+        from ljtui.core.childenv import child_env
+        from ljtui.core.mcp.client import ServerEnvironment
+        from ljtui.core.mcp.hub import McpHub
+
+        config = self._settings.config
+        sandbox = self._sandbox if self._sandbox is not None and self._sandbox.confined else None
+        base = child_env(secrets=self._settings.secrets)  # no credential but what a server's own `env` gives
+        where = ServerEnvironment(self._root, sandbox, base)
+        return McpHub(config.mcp, self._root, where, trusted=self._trusted())
