@@ -79,7 +79,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON event per line on stdout")
     parser.add_argument("--allow", metavar="WHAT", default="",
                         help="let the agent act without asking: write (write_file, edit_file, create_directory), "
-                             "bash (in the sandbox, network off), memory (save_memory), or several (write,bash); "
+                             "bash (in the sandbox, network off), memory (save_memory), mcp (every MCP server's tools; "
+                             "mcp__SERVER__TOOL: one), or several (write,bash); "
                              "a dangerous command "
                              "still needs --yes, and without a sandbox (`ljtui doctor`) every command does")
     parser.add_argument("--yes", action="store_true",
@@ -291,7 +292,7 @@ def run(args: argparse.Namespace) -> int:
         args.provider = "scripted"
     unknown = [n for n in args.allow.split(",") if n.strip() and not PermissionPolicy.from_names([n])]
     if unknown:
-        echo(f"{PROG}: --allow {','.join(unknown)}: expected write, bash, memory or a tool that asks", sys.stderr)
+        echo(f"{PROG}: --allow {','.join(unknown)}: expected write, bash, memory, mcp or a tool that asks", sys.stderr)
         return EXIT_USAGE
     repo = (args.repo or Path.cwd()).resolve()
     if not repo.is_dir():
@@ -342,6 +343,7 @@ async def _run(config: Config, repo: Path, args: argparse.Namespace) -> int:
     try:
         if not (await asyncio.to_thread(engine.check_sandbox)).confined:
             approver.hint = UNSANDBOXED_HINT
+        await engine.start_mcp()
         resume = getattr(args, "resume", None)
         if resume is not None and not await asyncio.to_thread(engine.resume, resume):
             if text is None:  # the notice is already on stderr otherwise

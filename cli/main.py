@@ -88,6 +88,7 @@ COMMANDS: dict[str, str] = {
     "apply": "apply an EDIT plan atomically",
     "doctor": "which sandbox confines commands here, and how the API key is kept",
     "gates": "delivery gates: list, show, check, deliver, discard, rework",
+    "mcp": "the MCP servers sessions here would use: their state and tools",
     "plan": "write a checked EDIT plan for a request, reading the source only",
     "playbook": "list, show, search, promote, deprecate or draft playbooks; their stats; the gates",
     "recover": "restore files of an unfinished apply to their pre-apply bytes",

@@ -184,6 +184,12 @@ class LjtuiApp(App[int]):
         finally:
             self._collector.resume()
 
+    async def on_unmount(self) -> None:
+        """The app is closing: stop the session's MCP servers, close its log, remove the sandbox's temp dir."""
+        engine = self.engines.made
+        if engine is not None:
+            await engine.aclose()
+
     def main_screen_ready(self) -> None:
         """The main screen is composed and its input has the focus: start the work that shows on it."""
         self._screen_ready.set()
@@ -217,6 +223,7 @@ class LjtuiApp(App[int]):
                         exit_on_error=False)
         self.run_worker(engine.gates.restore, name="gates", group="skills", thread=True, exit_on_error=False)
         self.run_worker(engine.check_sandbox, name="sandbox", group="skills", thread=True, exit_on_error=False)
+        self.run_worker(engine.start_mcp(), name="mcp", group="skills", exit_on_error=False)
         self._collector.resume(freeze=not self.is_headless)
         self.started = True
         if self.prompt_held:

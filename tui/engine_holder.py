@@ -36,6 +36,11 @@ class EngineHolder:
             self._engine = self._built or self._make()
         return self._engine
 
+    @property
+    def made(self) -> Engine | None:
+        """The engine if one was built (by the thread or where it was asked for), without building one."""
+        return self._engine or self._built
+
     def started(self) -> None:
         """A thread is about to :meth:`build` (call on the event loop, before starting it)."""
         self.building = threading.Event()

@@ -53,6 +53,9 @@ ASKING_TOOLS = WRITE_TOOLS | COMMAND_TOOLS | MEMORY_TOOLS
 """Tools that ask before they act."""
 POLICY_NAMES = {"write": WRITE_TOOLS, "bash": COMMAND_TOOLS, "memory": MEMORY_TOOLS}
 """``--allow`` names and the tools each one lets through."""
+MCP_POLICY = "mcp"
+"""``--allow mcp``: every MCP server's tools (``--allow mcp__SERVER__TOOL``: that one)."""
+MCP_TOOL_PREFIX = "mcp__"
 
 ONCE, SESSION, POLICY, RUN, REPLY = "once", "session", "policy", "run", "reply"
 """Scopes of a decision; ``reply``: denied with an earlier call of the same reply, unasked."""
@@ -130,12 +133,17 @@ class PermissionPolicy:
         """The tools ``--allow`` names let through (``write``, ``bash``, or tool names)."""
         tools: set[str] = set()
         for name in names:
-            tools |= POLICY_NAMES.get(name.strip(), {name.strip()} & ASKING_TOOLS)
+            name = name.strip()
+            if name == MCP_POLICY or name.startswith(MCP_TOOL_PREFIX):
+                tools.add(name)
+            else:
+                tools |= POLICY_NAMES.get(name, {name} & ASKING_TOOLS)
         return frozenset(tools)
 
     def allows(self, tool: str) -> bool:
         """Whether the policy lets ``tool`` (a write tool) act without asking."""
-        return tool in self.headless or tool in self.allow_tools
+        mcp = tool.startswith(MCP_TOOL_PREFIX) and MCP_POLICY in self.headless
+        return mcp or tool in self.headless or tool in self.allow_tools
 
 
 @dataclass

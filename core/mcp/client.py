@@ -161,7 +161,8 @@ class McpServer:
             raise
         except BaseException as exc:  # the SDK's task groups raise groups; each is a reason to give
             if not ready.done():
-                ready.set_exception(McpUnavailable(f"{self.name} could not start: {_reason(exc)}"))
+                why = "it closed the connection" if _closed(exc) else _reason(exc)
+                ready.set_exception(McpUnavailable(f"{self.name} could not start: {why}"))
             elif self.state == READY:
                 self.state, self.problem = FAILED, f"{self.name} stopped: {_reason(exc)}"
                 self._failures += 1
@@ -222,6 +223,15 @@ def _timed_out(exc: BaseException) -> bool:
     from mcp.shared.exceptions import McpError
 
     return isinstance(exc, McpError) and exc.error.code == REQUEST_TIMEOUT
+
+
+def _closed(exc: BaseException) -> bool:
+    """The server's streams closed under a request (it exited)."""
+    from mcp.shared.exceptions import McpError
+
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return isinstance(exc, McpError) and exc.error.code == CONNECTION_CLOSED
 
 
 def _is_tool_error(exc: BaseException) -> bool:

@@ -95,3 +95,22 @@ class McpHub:
     async def stop(self) -> None:
         """Stop every server and all they started."""
         await asyncio.gather(*(server.stop() for server in self.servers.values()))
+
+
+NO_SERVERS = ("No MCP servers: name them under mcp.servers in your own config file, or trust a repository whose "
+              ".mcp.json names them.")
+
+
+def row_lines(rows: list[ServerRow]) -> list[str]:
+    """``/mcp`` and ``ljtui mcp list``: one line per server, then its tools or why it is down."""
+    if not rows:
+        return [NO_SERVERS]
+    lines = []
+    for row in rows:
+        lines.append(f"{row.name} · {row.transport} · {row.state} · from {row.origin}")
+        if row.tools:
+            lines.append(f"  {len(row.tools)} tool{'s' if len(row.tools) != 1 else ''}: {', '.join(row.tools)}")
+        elif row.problem:
+            lines.append(f"  {row.problem}")
+    return lines
+
