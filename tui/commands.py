@@ -162,6 +162,14 @@ def _memory(app: LjtuiApp, _: str) -> None:
                       "memory")
 
 
+def _mcp(app: LjtuiApp, _: str) -> None:
+    from ljtui.core.mcp.hub import row_lines
+
+    mcp = app.engine.mcp
+    lines = row_lines(mcp.rows()) if mcp.hub is not None else ["The MCP servers are still starting; ask again."]
+    app.show_lines("MCP servers", lines)
+
+
 def _theme(app: LjtuiApp, args: str) -> None:
     app.choose_theme(args)
 
@@ -274,6 +282,8 @@ ACTIONS = Registry((
            slash="memory", usage="/memory"),
     Action("resume", "Continue a saved session, or list them", _resume, slash="resume", usage="/resume [ID]",
            args=OPTIONAL),
+    Action("mcp", "List the MCP servers: their state and tools, or why one is down", _mcp, slash="mcp",
+           usage="/mcp"),
 ))
 """Every action of the app."""
 
