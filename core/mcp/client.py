@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -34,6 +36,8 @@ MAX_TOOLS = 128
 """More tools than this from one server are not listed (each is part of every request's prompt)."""
 MAX_LIST_PAGES = 16
 """A tool list longer than this many pages is cut there."""
+CONNECT_SECONDS = 30.0
+"""Longest wait to connect to (and send to) a streamable-HTTP server."""
 RESTARTS = 1
 """How often a failed server is started again, on a later call, before it stays down for the session."""
 STOPPED, STARTING, READY, FAILED = "stopped", "starting", "ready", "failed"
@@ -174,10 +178,7 @@ class McpServer:
     def _transport(self):  # type: ignore[no-untyped-def]
         config, where = self.config, self._where
         if config.command is None:
-            from mcp.client.streamable_http import streamablehttp_client
-
-            return _http(streamablehttp_client(config.url or "", headers=config.headers or None,
-                                               timeout=self._call_timeout))
+            return _http(config.url or "", config.headers, self._call_timeout)
         cwd = Path(os.path.expanduser(config.cwd)) if config.cwd else where.root
         env = {**where.base_env, **config.env}
         confinement = None
@@ -187,18 +188,17 @@ class McpServer:
                               stderr=self._stderr)
 
 
-class _http:
-    """The SDK's streamable-HTTP client as a pair of streams (it also yields a session-id getter)."""
+@asynccontextmanager
+async def _http(url: str, headers: dict[str, str], timeout: float) -> AsyncIterator[tuple[Any, Any]]:
+    """The SDK's streamable-HTTP transport as a pair of streams, over a client of ours that sends ``headers``
+    and follows no redirect (the transport keeps to the endpoint's origin itself)."""
+    import httpx
+    from mcp.client.streamable_http import streamable_http_client
 
-    def __init__(self, client: Any) -> None:
-        self._client = client
-
-    async def __aenter__(self) -> tuple[Any, Any]:
-        incoming, outgoing, _session_id = await self._client.__aenter__()
-        return incoming, outgoing
-
-    async def __aexit__(self, *exc: object) -> bool | None:
-        return await self._client.__aexit__(*exc)
+    limits = httpx.Timeout(CONNECT_SECONDS, read=timeout)
+    async with httpx.AsyncClient(headers=headers, timeout=limits, follow_redirects=False) as client, \
+            streamable_http_client(url, http_client=client) as (incoming, outgoing, _session_id):
+        yield incoming, outgoing
 
 
 async def _list_tools(session: ClientSession) -> list[types.Tool]:

@@ -154,3 +154,44 @@ async def test_a_server_runs_in_the_sessions_sandbox_and_cannot_write_outside_th
         sandbox.close()
     assert text_of(inside) == "written" and (repo / "in.txt").read_text() == "marker"
     assert text_of(refused).startswith("refused: PermissionError") and not (outside / "out.txt").exists()
+
+
+HTTP_SERVER = str(Path(__file__).with_name("http_server.py"))
+
+
+@pytest.fixture
+def http_url(tmp_path: Path):  # type: ignore[no-untyped-def]
+    import subprocess
+
+    port_file = tmp_path / "port"
+    proc = subprocess.Popen([sys.executable, HTTP_SERVER, str(port_file), "t0k"])
+    try:
+        deadline = time.monotonic() + 30
+        while not port_file.exists() and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        assert port_file.exists(), "the HTTP server started"
+        yield f"http://127.0.0.1:{port_file.read_text()}/mcp"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+async def test_a_streamable_http_server_is_reached_with_its_headers(tmp_path: Path, http_url: str) -> None:
+    where = ServerEnvironment(tmp_path, None, {})
+    web = McpServer("web", McpServerConfig(url=http_url, headers={"Authorization": "Bearer t0k"}), where,
+                    start_timeout=20, call_timeout=20)
+    try:
+        assert [t.name for t in await web.ensure_started()] == ["echo"]
+        assert text_of(await web.call("echo", {"text": "over http"})) == "over http"
+    finally:
+        await web.stop()
+
+
+async def test_a_streamable_http_server_that_refuses_the_token_is_unavailable_naming_why(
+        tmp_path: Path, http_url: str) -> None:
+    where = ServerEnvironment(tmp_path, None, {})
+    web = McpServer("web", McpServerConfig(url=http_url, headers={"Authorization": "Bearer wrong"}), where,
+                    start_timeout=10, call_timeout=10)
+    with pytest.raises(McpUnavailable) as caught:
+        await web.ensure_started()
+    assert "web could not start" in str(caught.value) and "401" in str(caught.value), str(caught.value)
