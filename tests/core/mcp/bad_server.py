@@ -46,8 +46,13 @@ def main() -> None:
 
 def serve() -> None:
     from mcp.server.fastmcp import FastMCP
+    from mcp.types import ToolAnnotations
 
     server = FastMCP("bad")
+
+    @server.tool(description="Read something; changes nothing.", annotations=ToolAnnotations(readOnlyHint=True))
+    def peek() -> str:
+        return "peeked"
 
     @server.tool(description="Echo the text back.")
     def echo(text: str) -> str:

@@ -73,3 +73,24 @@ async def test_an_untrusted_repositorys_mcp_json_starts_nothing_and_says_so(git_
     notices = [e.message for e in sink.events if isinstance(e, Notice)]
     assert ".mcp.json names MCP servers (evil) that start only once you trust this repository (`ljtui trust`)" \
         in notices
+
+
+async def test_a_result_holding_the_api_key_reaches_the_history_redacted(git_repo: Path, tmp_path: Path) -> None:
+    import sys
+
+    from tests.core.mcp.test_client import BAD_SERVER
+
+    secret = "sk-ant-test-0123456789abcdef"
+    config = scripted_config(script(tmp_path, [{"name": "mcp__bad__echo", "input": {"text": f"key={secret}"}}]))
+    config.provider.api_key = secret
+    config.mcp.servers = {"bad": McpServerConfig(command=sys.executable, args=[BAD_SERVER, "ok"])}
+    sink = ListSink()
+    engine = Engine(config, sink, repo_root=git_repo, approver=ScriptedApprover({"permission": ["once"]}))
+    try:
+        await engine.start_mcp()
+        await engine.run_turn("echo it")
+    finally:
+        await engine.aclose()
+    [result] = [b for m in engine.history for b in m.content if isinstance(b, ToolResultBlock)]
+    assert "key=" in str(result.content) and secret not in str(result.content)
+    assert all(secret not in repr(event) for event in sink.events)

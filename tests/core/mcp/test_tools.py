@@ -108,3 +108,22 @@ def test_result_parts_other_than_text_are_named_not_shown() -> None:
         types.ImageContent(type="image", data="AAAA", mimeType="image/png"),
     ])
     assert result_text(result) == "[bold]not markup[/bold]\n[image image/png, 3 bytes: not shown]"
+
+
+async def test_a_read_only_tool_runs_unasked_only_when_the_users_config_allows_it(tmp_path: Path) -> None:
+    asked: dict[bool, list[str]] = {}
+    for allow in (False, True):
+        server = start(tmp_path, sys.executable, BAD_SERVER, "ok")
+        approver = ScriptedApprover({"permission": ["once", "once"]})
+        try:
+            registry = ToolRegistry(list(server_tools(server, await server.ensure_started(),
+                                                      allow_read_only=allow).tools))
+            ctx = context(tmp_path, approver, [])
+            peeked = await registry.call("mcp__bad__peek", {}, ctx)
+            echoed = await registry.call("mcp__bad__echo", {"text": "x"}, ctx)
+        finally:
+            await server.stop()
+        assert peeked.ok and peeked.content == "peeked" and echoed.ok
+        asked[allow] = [request.title for request in approver.asked]
+    assert asked == {False: ["Call peek on the MCP server bad?", "Call echo on the MCP server bad?"],
+                     True: ["Call echo on the MCP server bad?"]}
