@@ -7,12 +7,14 @@ import shutil
 import sys
 from pathlib import Path
 
+from ljtui.core.approval import ScriptedApprover
 from ljtui.core.childenv import child_env
 from ljtui.core.mcp.client import READY, STOPPED, ServerEnvironment
 from ljtui.core.mcp.config import McpConfig, McpServerConfig
 from ljtui.core.mcp.hub import HELD, REPOSITORY, USER, McpHub
 from ljtui.core.tools import ToolRegistry
 from tests.core.mcp.test_client import BAD_SERVER
+from tests.core.mcp.test_tools import context
 
 
 def hub(root: Path, *, trusted: bool, **servers: McpServerConfig) -> McpHub:
@@ -63,3 +65,23 @@ async def test_starting_adds_every_working_servers_tools_and_names_the_server_th
     assert rows["time"].state == READY and "get_current_time" in rows["time"].tools
     assert rows["broken"].state == "failed" and rows["broken"].tools == ()
     assert {server.state for server in servers.servers.values()} <= {STOPPED, "failed"}
+
+
+async def test_a_real_servers_tools_with_a_bad_schema_or_name_are_left_out_and_named_the_rest_still_work(
+        tmp_path: Path) -> None:
+    servers = hub(tmp_path, trusted=False, odd=McpServerConfig(command=sys.executable, args=[BAD_SERVER, "bad_schema"]))
+    registry = ToolRegistry()
+    try:
+        said = await servers.start(registry)
+        result = await registry.call("mcp__odd__fine", {"text": "still here"},
+                                     context(tmp_path, ScriptedApprover({"permission": ["once"]}), []))
+        rows = {row.name: row for row in servers.rows()}
+    finally:
+        await servers.stop()
+    assert [name for name in registry.names if name.startswith("mcp__")] == ["mcp__odd__fine"]
+    assert sorted(said) == [
+        "MCP odd: tool 'has space' is left out: its name 'mcp__odd__has space' is not 1-64 letters, digits, '_' or '-'",
+        "MCP odd: tool 'listy' is left out: its input schema is not a JSON schema of type 'object'",
+    ]
+    assert result.ok and result.content == "still here"
+    assert rows["odd"].state == READY
