@@ -85,6 +85,7 @@ def model_overrides(args: argparse.Namespace) -> dict[str, object]:
 
 
 COMMANDS: dict[str, str] = {
+    "acp": "speak the Agent Client Protocol on stdin/stdout, for an editor to drive",
     "apply": "apply an EDIT plan atomically",
     "doctor": "which sandbox confines commands here, and how the API key is kept",
     "gates": "delivery gates: list, show, check, deliver, discard, rework",
