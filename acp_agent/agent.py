@@ -183,7 +183,8 @@ class LjtuiAgent:
         """Stop every session's work and servers (the connection ended)."""
         for session in list(self.sessions.values()):
             if session.running is not None:
-                session.running.cancel()
+                session.running.cancel()  # its commands are killed as it unwinds
+                await asyncio.gather(session.running, return_exceptions=True)
             await session.updates.aclose()
             await session.engine.aclose()
         self.sessions.clear()

@@ -138,6 +138,21 @@ async def test_a_cancel_during_a_command_kills_it_and_the_prompt_answers_cancell
     assert "never said" not in editor.said()
 
 
+async def test_an_editor_that_goes_away_during_a_command_leaves_no_process_behind(git_repo: Path,
+                                                                                 tmp_path: Path) -> None:
+    marker = "42.75"
+    script = tmp_path / "slow.yaml"
+    script.write_text(yaml.safe_dump({"turns": [
+        {"tool_calls": [{"name": "bash", "input": {"command": f"echo ready; sleep {marker}"}}]}]}), encoding="utf-8")
+    editor = Editor()
+    async with ljtui_acp(git_repo, script, editor) as (conn, _):
+        running = asyncio.ensure_future(prompt(conn, await new_session(conn, git_repo), "run it"))
+        await editor.until(lambda: _sleeping(marker), "the command to run")
+    running.cancel()
+    await asyncio.gather(running, return_exceptions=True)
+    await editor.until(lambda: not _sleeping(marker), "the command to be gone with ljtui")
+
+
 async def test_a_saved_session_is_loaded_replayed_and_goes_on(git_repo: Path, tmp_path: Path) -> None:
     first = Editor()
     async with ljtui_acp(git_repo, SCRIPTS / "hello.yaml", first) as (conn, _):
