@@ -7,6 +7,7 @@ prompt's answer wait until everything before it is sent.
 
 What a client is shown:
 
+* every piece of text with its control characters shown, never acted on (a client may be a terminal);
 * the model's words as ``agent_message_chunk``; notices, retries, task and gate lines as
   ``agent_thought_chunk`` (warnings and errors as message text, so they are read);
 * each tool call as ``tool_call`` with its kind, its title, the file it touches as a location and, for
@@ -74,6 +75,17 @@ def call_title(name: str, arguments: dict[str, Any]) -> str:
     return title if len(title) <= TITLE_CHARS else title[:TITLE_CHARS - 1] + "…"
 
 
+def shown_values(value: Any) -> Any:
+    """A call's arguments with the controls of every string in them shown."""
+    if isinstance(value, str):
+        return shown(value)
+    if isinstance(value, dict):
+        return {shown(str(k)): shown_values(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [shown_values(v) for v in value]
+    return value
+
+
 def inside(root: Path, relative: object) -> Path | None:
     """``root / relative`` when that names a place inside ``root`` (no ``..`` out of it), else ``None``."""
     if not isinstance(relative, str) or not relative or "\x00" in relative:
@@ -121,11 +133,11 @@ class Translator:
                 return []
             case TokenDelta(text=text):
                 self._streamed = True
-                return [update_agent_message_text(text)] if text else []
+                return [update_agent_message_text(shown(text))] if text else []
             case TurnFinished(text=text):
-                return [] if self._streamed or not text else [update_agent_message_text(text)]
+                return [] if self._streamed or not text else [update_agent_message_text(shown(text))]
             case TurnFailed(message=message):
-                return [update_agent_message_text(f"\n\n{message}\n")]
+                return [update_agent_message_text(f"\n\n{shown(message)}\n")]
             case ToolCallStarted():
                 return [self._started(event)]
             case ToolOutput(call_id=call_id, text=text):
@@ -136,10 +148,10 @@ class Translator:
                 return [self._finished(event)]
             case Notice(message=message, level=level):
                 if level in ("warning", "error"):
-                    return [update_agent_message_text(f"\n\n{level.capitalize()}: {message}\n")]
-                return [update_agent_thought_text(message + "\n")]
+                    return [update_agent_message_text(f"\n\n{level.capitalize()}: {shown(message)}\n")]
+                return [update_agent_thought_text(shown(message) + "\n")]
             case ModelCallRetried(message=message, attempt=attempt, max_retries=most, delay=delay):
-                return [update_agent_thought_text(f"{message}; retry {attempt}/{most} in {delay:g}s\n")]
+                return [update_agent_thought_text(f"{shown(message)}; retry {attempt}/{most} in {delay:g}s\n")]
             case SessionResumed():
                 return self._replayed(event)
         return self._plan_updates(event) + self._lines(event)
@@ -154,7 +166,7 @@ class Translator:
             if after is not None:
                 content = [tool_diff_content(str(path), after, before)]
         return start_tool_call(event.call_id, call_title(event.name, event.input), kind=tool_kind(event.name),
-                               status="pending", content=content, raw_input=event.input,
+                               status="pending", content=content, raw_input=shown_values(event.input),
                                locations=[ToolCallLocation(path=str(path))] if path is not None else None)
 
     def _finished(self, event: ToolCallFinished) -> Any:
@@ -168,20 +180,20 @@ class Translator:
             after = read_text(path) if event.ok else None
             if after is not None and after != before:  # what was written, which a rebase may have moved
                 parts.insert(0, tool_diff_content(str(path), after, before))
-        return update_tool_call(event.call_id, status=status, content=parts, raw_output=event.summary)
+        return update_tool_call(event.call_id, status=status, content=parts, raw_output=shown(event.summary))
 
     def _replayed(self, event: SessionResumed) -> list[Any]:
         """The saved conversation, as the client shows it again (``session/load``)."""
         updates: list[Any] = []
         for number, entry in enumerate(event.transcript):
             if entry.role == "user":
-                updates.append(update_user_message_text(entry.text))
+                updates.append(update_user_message_text(shown(entry.text)))
             elif entry.role == "assistant":
-                updates.append(update_agent_message_text(entry.text))
+                updates.append(update_agent_message_text(shown(entry.text)))
             else:
                 updates.append(start_tool_call(f"replayed-{number}", call_title(entry.text, entry.arguments),
                                                kind=tool_kind(entry.text), status="completed",
-                                               raw_input=entry.arguments))
+                                               raw_input=shown_values(entry.arguments)))
         return updates
 
     def _plan_updates(self, event: Event) -> list[Any]:
@@ -211,7 +223,7 @@ class Translator:
         from ljtui.cli.cmd_run import task_event_line
 
         line = task_event_line(event) or gate_event_line(event)
-        return [update_agent_thought_text(line + "\n")] if line else []
+        return [update_agent_thought_text(shown(line) + "\n")] if line else []
 
 
 def _entry(description: str, status: str) -> Any:

@@ -15,7 +15,7 @@ from ljtui.acp_agent.agent import prompt_text
 from ljtui.acp_agent.approver import options
 from ljtui.acp_agent.updates import Translator, call_title, inside, read_text
 from ljtui.core.agent.permissions import permission_request
-from ljtui.core.events import ToolCallStarted
+from ljtui.core.events import Notice, TokenDelta, ToolCallFinished, ToolCallStarted, ToolOutput, TurnFailed
 from tests.acp.client import WAIT_SECONDS, Editor, ljtui_acp
 from tests.fixtures import SCRIPTS
 
@@ -102,3 +102,31 @@ def test_a_path_out_of_the_repository_or_through_a_link_gives_no_location_and_no
 def test_a_calls_title_shows_controls_and_is_one_bounded_line() -> None:
     title = call_title("bash", {"command": "echo hi\x1b]0;owned\x07\n" + "x" * 400})
     assert "\x1b" not in title and "\n" not in title and len(title) <= 160 and title.startswith("bash: echo hi")
+
+
+def test_hostile_text_from_the_model_a_command_or_a_notice_reaches_the_client_with_its_controls_shown(
+        tmp_path: Path) -> None:
+    from tests.fixtures.hostile import RAW_BYTES, one_of_each
+
+    hostile = one_of_each()
+    translator = Translator(tmp_path)
+    events = [ToolCallStarted(1, "c1", "bash", {"command": hostile}), TokenDelta(1, hostile), ToolOutput(1, "c1", hostile), Notice(hostile, "error"), Notice(hostile),
+              ToolCallFinished(1, "c1", "bash", False, hostile, output=hostile), TurnFailed(1, "x", hostile)]
+    sent = [u.model_dump() for e in events for u in translator.updates(e)]
+    assert len(sent) == len(events)
+    for update in sent:
+        texts = list(_strings(update))
+        assert any("\\x1b" in t for t in texts), "the controls are there, shown"
+        for text in texts:
+            assert not RAW_BYTES.search(text.encode()), text
+
+
+def _strings(value: object):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
