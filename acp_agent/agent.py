@@ -71,8 +71,11 @@ class Session:
 class LjtuiAgent:
     """ljtui behind ACP; one instance per connection."""
 
-    def __init__(self, env: dict[str, str], overrides: dict[str, Any] | None = None) -> None:
+    def __init__(self, env: dict[str, str], overrides: dict[str, Any] | None = None, *,
+                 only: Path | None = None) -> None:
         self.env = env
+        self.only = only
+        """The one repository sessions may open in (``--repo``), or ``None``: any."""
         self.overrides = dict(overrides or {})
         self.client: Client | None = None
         self.sessions: dict[str, Session] = {}
@@ -105,6 +108,9 @@ class LjtuiAgent:
 
     async def _open(self, cwd: str, servers: list[Any], resume: str | None = None) -> Session:
         root = _repository(cwd)
+        if self.only is not None and root != self.only:
+            raise RequestError.invalid_params({"cwd": f"{cwd!r} is not in {str(self.only)!r}, the only repository "
+                                                      "this agent opens sessions in (--repo)"})
         startup = await asyncio.to_thread(prepare, root, self.env, self.overrides)
         config = startup.config
         extra, problems = _client_servers(servers)

@@ -17,6 +17,7 @@ import os
 import stat
 import sys
 import threading
+from pathlib import Path
 
 from ljtui.cli.main import add_model_flags, model_overrides
 
@@ -33,20 +34,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "acp", help="speak the Agent Client Protocol on stdin/stdout, for an editor to drive",
         description="Run as an ACP agent: an editor starts this command and drives sessions in the repository "
                     "holding each session's directory, with every question asked through the editor.")
-    add_model_flags(parser)
+    add_model_flags(parser, repo_help="open sessions only in this repository (a session elsewhere is refused); "
+                                      "by default each session works in the repository holding its directory")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ljtui.core.edits.paths import find_repo_root
     from ljtui.core.provider_keys import environment
 
     if args.script and not args.provider:
         args.provider = "scripted"
     env = dict(environment())
     overrides = {k: v for k, v in model_overrides(args).items() if v is not None}
+    only = getattr(args, "repo", None)
+    only = find_repo_root(only.resolve()) if only is not None else None
     reading, writing = _protocol_streams()
     try:
-        asyncio.run(_serve(reading, writing, env, overrides))
+        asyncio.run(_serve(reading, writing, env, overrides, only))
     except KeyboardInterrupt:
         pass
     return EXIT_OK
@@ -66,13 +71,14 @@ def _protocol_streams() -> tuple[int, int]:
     return reading, writing
 
 
-async def _serve(reading: int, writing: int, env: dict[str, str], overrides: dict[str, object]) -> None:
+async def _serve(reading: int, writing: int, env: dict[str, str], overrides: dict[str, object],
+                 only: Path | None) -> None:
     from acp.agent.connection import AgentSideConnection
 
     from ljtui.acp_agent.agent import LjtuiAgent
 
     reader, writer = await _streams(reading, writing)
-    agent = LjtuiAgent(env, overrides)
+    agent = LjtuiAgent(env, overrides, only=only)
     conn = AgentSideConnection(agent, writer, reader, listening=False)
     try:
         await conn.listen()

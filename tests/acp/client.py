@@ -80,12 +80,13 @@ class Editor:
 
 
 @asynccontextmanager
-async def ljtui_acp(repo: Path, script: Path, editor: Editor) -> AsyncIterator[tuple[ClientSideConnection, Any]]:
+async def ljtui_acp(repo: Path, script: Path, editor: Editor,
+                    *flags: str) -> AsyncIterator[tuple[ClientSideConnection, Any]]:
     """``ljtui acp`` started in ``repo`` with the scripted model, initialized as an editor offering its files and
     terminals; yields the connection and the initialize response."""
     env = {k: v for k, v in os.environ.items() if k not in KEYS}
     async with spawn_agent_process(editor, sys.executable, "-m", "ljtui.cli.main", "acp", "--provider", "scripted",
-                                   "--script", str(script), env=env, cwd=str(repo)) as (conn, _process):
+                                   "--script", str(script), *flags, env=env, cwd=str(repo)) as (conn, _process):
         capabilities = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=True),
                                           terminal=True)
         hello = await asyncio.wait_for(conn.initialize(protocol_version=PROTOCOL_VERSION,

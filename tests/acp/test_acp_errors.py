@@ -45,6 +45,17 @@ async def test_bad_requests_are_errors_naming_the_problem_and_the_connection_goe
     assert any("MCP server from the client left out: server name 'has space'" in w for w in warnings), warnings
 
 
+async def test_with_repo_a_session_opens_only_in_that_repository(git_repo: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    async with ljtui_acp(git_repo, SCRIPTS / "hello.yaml", Editor(), "--repo", str(git_repo)) as (conn, _):
+        with pytest.raises(RequestError) as refused:
+            await conn.new_session(cwd=str(elsewhere), mcp_servers=[])
+        assert "the only repository this agent opens sessions in" in json.dumps(refused.value.data)
+        session = await conn.new_session(cwd=str(git_repo), mcp_servers=[])
+    assert session.session_id
+
+
 async def test_an_untrusted_repositorys_servers_wait_for_the_trust_question_asked_through_the_client(
         git_repo: Path, tmp_path: Path) -> None:
     marker = tmp_path / "started"
