@@ -103,7 +103,7 @@ class LjtuiAgent:
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
                            **kwargs: Any) -> LoadSessionResponse:
-        session = await self._open(cwd, mcp_servers or [], resume=session_id)
+        await self._open(cwd, mcp_servers or [], resume=session_id)
         return LoadSessionResponse()
 
     async def _open(self, cwd: str, servers: list[Any], resume: str | None = None) -> Session:

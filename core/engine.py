@@ -90,8 +90,7 @@ class Engine:
             gates=self.session_gates, session_id=session_id)
         """What tools reach through their context (permissions, writer, reader …)."""
         self.tools = tools if tools is not None else _agent_tools()
-        self.mcp = SessionMcp(self.settings, repo_root, sandbox, self.sink.emit,
-                              trusted=lambda: _trusted(repo_root))
+        self.mcp = SessionMcp(self.settings, repo_root, sandbox, self.sink.emit)
         """The session's MCP servers; :meth:`start_mcp` starts them and adds their tools."""
         self.model = ModelCalls(self.settings, self.sink, client_factory=client_factory or make_client,
                                 sleep=sleep or asyncio.sleep, log=lambda: self.session_log,
@@ -379,26 +378,11 @@ class Engine:
 
     async def watch(self, stop: asyncio.Event) -> None:
         """Re-check the plan under review, redraw a gate and read the skills again when edited by hand, whenever
-        files change on disk, until ``stop`` is set."""
-        from ljtui.core.skill_watch import REPOSITORY_FILES, SkillReload, touches, watch_user_files
-        from ljtui.core.watch import WatchStopped, watch_repo
+        files change on disk, until ``stop`` is set (:mod:`ljtui.core.session_watch`)."""
+        from ljtui.core.session_watch import watch_session
 
-        skills = SkillReload(self.repo_root, self.sink.emit)
-        await asyncio.to_thread(skills.baseline)
-        user = asyncio.ensure_future(watch_user_files(skills, stop))
-        try:
-            async for keys in watch_repo(self.repo_root, stop):
-                await asyncio.to_thread(self.review.refresh, keys)
-                if any(k.startswith(GATE_FILES) for k in keys):
-                    await asyncio.to_thread(self.session_gates.publish)  # a gate edited by hand shows as it reads
-                if touches(keys, REPOSITORY_FILES):
-                    await asyncio.to_thread(skills.reload, keys)
-        except WatchStopped as exc:
-            self.sink.emit(Notice(f"Changes on disk are not noticed ({exc}); a plan under review is "
-                                  "checked again when it is applied.", "warning"))
-        finally:
-            user.cancel()
-            await asyncio.gather(user, return_exceptions=True)
+        await watch_session(self.repo_root, self.sink.emit, refresh_review=lambda keys: self.review.refresh(keys),
+                            publish_gates=self.session_gates.publish, gate_files=GATE_FILES, stop=stop)
 
     async def start_mcp(self) -> None:
         """Start the session's MCP servers and add their tools (once; a front end calls it as the session starts)."""
@@ -410,12 +394,6 @@ class Engine:
         await asyncio.to_thread(self.session_log.close)
         await asyncio.to_thread(self.sandbox.close)
         await self.model.aclose()
-
-
-def _trusted(root: Path) -> bool:
-    from ljtui.core.trust import TrustStore
-
-    return TrustStore.for_env().is_trusted(root)
 
 
 def _agent_tools() -> ToolRegistry:

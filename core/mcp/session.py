@@ -36,12 +36,13 @@ class SessionMcp:
     """
 
     def __init__(self, settings: SessionSettings, root: Path, sandbox: CommandSandbox | None,
-                 emit: Callable[[Event], None], trusted: Callable[[], bool]) -> None:
+                 emit: Callable[[Event], None], trusted: Callable[[], bool] | None = None) -> None:
         self._settings = settings
         self._root = root
         self._sandbox = sandbox
         self._emit = emit
-        self._trusted = trusted
+        self._trusted = trusted or (lambda: _trusted(root))
+        """Whether the repository is trusted now (its ``.mcp.json`` servers start only then)."""
         self.hub: McpHub | None = None
         """The servers, once :meth:`start` has read them."""
 
@@ -81,3 +82,9 @@ class SessionMcp:
         base = child_env(secrets=self._settings.secrets)  # no credential but what a server's own `env` gives
         where = ServerEnvironment(self._root, sandbox, base)
         return McpHub(config.mcp, self._root, where, trusted=self._trusted())
+
+
+def _trusted(root: Path) -> bool:
+    from ljtui.core.trust import TrustStore
+
+    return TrustStore.for_env().is_trusted(root)

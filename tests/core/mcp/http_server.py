@@ -36,6 +36,7 @@ async def guarded(scope, receive, send):  # type: ignore[no-untyped-def]
 
 listener = socket.socket()
 listener.bind(("127.0.0.1", 0))
+listener.listen(128)  # before the port is told: a client connecting at once waits in the backlog, never refused
 with open(PORT_FILE + ".tmp", "w") as out:
     out.write(str(listener.getsockname()[1]))
 os.replace(PORT_FILE + ".tmp", PORT_FILE)
