@@ -160,6 +160,10 @@ class LjtuiAgent:
                 if task is not None and task.cancelling():  # this request itself ends (the connection closes)
                     work.cancel()
                     raise
+            except Exception as exc:  # a fault in ljtui: said through the session's sink, which redacts it
+                session.engine.sink.emit(Notice(f"Internal error: {type(exc).__name__}: {exc}", "error"))
+                await session.updates.flush()
+                raise RequestError.internal_error({"reason": "ljtui failed; the session's last update says why"})
             finally:
                 session.running = None
             await session.updates.flush()

@@ -141,3 +141,26 @@ def _strings(value: object):
     elif isinstance(value, list):
         for item in value:
             yield from _strings(item)
+
+
+async def test_a_fault_inside_a_prompt_is_an_error_notice_then_an_internal_error(git_repo: Path) -> None:
+    from ljtui.acp_agent.agent import LjtuiAgent
+
+    editor = Editor()
+    agent = LjtuiAgent({"PATH": "/usr/bin:/bin"}, {"provider.name": "scripted",
+                                                    "provider.script": str(SCRIPTS / "hello.yaml")})
+    agent.on_connect(editor)  # type: ignore[arg-type]
+    try:
+        session_id = (await agent.new_session(cwd=str(git_repo))).session_id
+
+        async def broken(text: str) -> None:
+            raise RuntimeError("the planner's index is corrupt")
+
+        agent.sessions[session_id].engine.handle_message = broken  # type: ignore[method-assign]
+        agent.sessions[session_id].prepared = True
+        with pytest.raises(RequestError) as failed:
+            await agent.prompt(prompt=[text_block("hello")], session_id=session_id)
+    finally:
+        await agent.close()
+    assert failed.value.code == -32603
+    assert "Error: Internal error: RuntimeError: the planner's index is corrupt" in editor.said()
