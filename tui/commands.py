@@ -163,11 +163,7 @@ def _memory(app: LjtuiApp, _: str) -> None:
 
 
 def _mcp(app: LjtuiApp, _: str) -> None:
-    from ljtui.core.mcp.hub import row_lines
-
-    mcp = app.engine.mcp
-    lines = row_lines(mcp.rows()) if mcp.hub is not None else ["The MCP servers are still starting; ask again."]
-    app.show_lines("MCP servers", lines)
+    app.show_lines("MCP servers", app.engine.mcp.listing())
 
 
 def _theme(app: LjtuiApp, args: str) -> None:

@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from ljtui.core.tools import ToolRegistry
 
 
+STARTING = "The MCP servers are still starting; ask again."
+"""What ``/mcp`` says before the session's servers have started."""
+
+
 class SessionMcp:
     """The session's MCP servers (see the module's docstring).
 
@@ -66,6 +70,12 @@ class SessionMcp:
     def rows(self) -> list[ServerRow]:
         """Every server and its state (none before :meth:`start`)."""
         return self.hub.rows() if self.hub is not None else []
+
+    def listing(self) -> list[str]:
+        """What ``/mcp`` shows: each server, its state and its tools (or that they are still starting)."""
+        from ljtui.core.mcp.hub import row_lines
+
+        return row_lines(self.hub.rows()) if self.hub is not None else [STARTING]
 
     async def stop(self) -> None:
         """Stop every server the session started."""
