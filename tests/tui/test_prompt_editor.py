@@ -254,3 +254,33 @@ def test_a_bracketed_paste_in_a_real_terminal_arrives_whole(tmp_path: Path) -> N
         if term.proc.poll() is None:
             term.proc.kill()
     assert subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True).stdout == ""
+
+
+def test_a_message_typed_with_enter_while_ljtui_starts_is_sent(tmp_path: Path) -> None:
+    """Typed before the app puts the terminal in raw mode, the Enter reaches it as a line feed (the terminal's
+    own translation, as for Ctrl+J); it still sends the message."""
+    from tests.cli.terminal import Terminal
+    from tests.conftest import git
+    from tests.fixtures import SCRIPTS
+
+    repo, home = tmp_path / "repo", tmp_path / "home"
+    repo.mkdir()
+    home.mkdir()
+    (repo / "README.md").write_text("# sample\n", encoding="utf-8")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "initial")
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+           "XDG_STATE_HOME": str(home / ".state"), "TERM": "xterm-256color", "LANG": "C.UTF-8"}
+    argv = [sys.executable, "-m", "ljtui.cli.main", "--provider", "scripted", "--script",
+            str(SCRIPTS / "hello.yaml")]
+    term = Terminal(argv, repo, env)
+    try:
+        term.press(b"/chat typed early\r")  # at once: the app is still importing, the terminal still cooked
+        replied = ("› typed early", "Add a retry helper", PLACEHOLDER)
+        term.wait_for(lambda: all(term.on_screen(text) for text in replied), "the early message sent and answered")
+        term.press(b"\x11")
+        assert term.finish() == 0
+    finally:
+        if term.proc.poll() is None:
+            term.proc.kill()

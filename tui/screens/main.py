@@ -92,8 +92,17 @@ class MainScreen(Screen):
 
     def hold_key(self, event: events.Key | events.Paste) -> None:
         """Keep a key typed (or text pasted) before the screen was ready; it is sent again, in the order it came,
-        once the input has the focus."""
-        held = events.Key(event.key, event.character) if isinstance(event, events.Key) else events.Paste(event.text)
+        once the input has the focus.
+
+        A held Ctrl+J is sent as Enter: keys typed while ljtui starts reach the terminal before it is in raw
+        mode, and the terminal turns their Enter into a line feed (what Ctrl+J sends), so the message typed
+        with it would become a line break in the box instead of being sent."""
+        if isinstance(event, events.Paste):
+            held: events.Key | events.Paste = events.Paste(event.text)
+        elif event.key == "ctrl+j":
+            held = events.Key("enter", "\r")
+        else:
+            held = events.Key(event.key, event.character)
         self._held_keys.append(held)
 
     def on_screen_resume(self) -> None:
