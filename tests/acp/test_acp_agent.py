@@ -153,6 +153,34 @@ async def test_an_editor_that_goes_away_during_a_command_leaves_no_process_behin
     await editor.until(lambda: not _sleeping(marker), "the command to be gone with ljtui")
 
 
+async def test_an_mcp_server_the_editor_passes_is_called_after_the_editor_allows_it(git_repo: Path,
+                                                                                   tmp_path: Path) -> None:
+    import sys
+
+    from acp.schema import McpServerStdio
+
+    from tests.core.mcp.test_client import BAD_SERVER
+
+    script = tmp_path / "mcp.yaml"
+    script.write_text(yaml.safe_dump({"turns": [
+        {"tool_calls": [{"name": "mcp__ed__echo", "input": {"text": "from the editor's server"}}]},
+        {"text": "It echoed."}]}), encoding="utf-8")
+    editor = Editor()
+    server = McpServerStdio(name="ed", command=sys.executable, args=[BAD_SERVER, "ok"], env=[])
+    async with ljtui_acp(git_repo, script, editor) as (conn, _):
+        session_id = (await asyncio.wait_for(conn.new_session(cwd=str(git_repo), mcp_servers=[server]),
+                                             WAIT_SECONDS)).session_id
+        response = await prompt(conn, session_id, "echo something")
+    assert response.stop_reason == "end_turn"
+    [start] = [u for u in editor.of("tool_call") if u.title.startswith("mcp__ed__echo")]
+    [(question, options)] = editor.asked
+    assert question.tool_call_id == start.tool_call_id and "Call echo on the MCP server ed?" in question.title
+    assert "from the editor's server" in question.content[0].content.text
+    end = editor.call(start.tool_call_id)[-1]
+    assert end.status == "completed" and any("from the editor's server" in getattr(c.content, "text", "")
+                                             for c in end.content)
+
+
 async def test_a_saved_session_is_loaded_replayed_and_goes_on(git_repo: Path, tmp_path: Path) -> None:
     first = Editor()
     async with ljtui_acp(git_repo, SCRIPTS / "hello.yaml", first) as (conn, _):
