@@ -183,7 +183,7 @@ class McpServer:
         env = {**where.base_env, **config.env}
         confinement = None
         if where.sandbox is not None and where.sandbox.confined:
-            confinement = where.sandbox.confinement(where.sandbox.rules(cwd))
+            confinement = where.sandbox.confinement(where.sandbox.rules(cwd, network=config.network or None))
         return confined_stdio([config.command, *config.args], cwd=cwd, env=env, confinement=confinement,
                               stderr=self._stderr)
 

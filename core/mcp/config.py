@@ -55,6 +55,7 @@ class McpServerConfig:
         cwd: where it starts (default: the repository).
         url: the endpoint of a streamable-HTTP server.
         headers: HTTP headers sent to it (say, a token).
+        network: the sandbox lets a command server reach the network.
     """
 
     command: str | None = None
@@ -63,6 +64,9 @@ class McpServerConfig:
     cwd: str | None = None
     url: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    network: bool = False
+    """A command server gets the network in its sandbox (off otherwise, as for ``bash``); only the user's own
+    config may turn it on, never a repository's ``.mcp.json``."""
 
     @property
     def transport(self) -> str:
@@ -98,8 +102,8 @@ def server_problem(name: str, server: McpServerConfig) -> str | None:
         if server.cwd is not None and not os.path.isabs(os.path.expanduser(server.cwd)):
             return f"server {name!r}: 'cwd' must be absolute or start with ~/ (got {server.cwd!r})"
         return None
-    if server.args or server.env or server.cwd is not None:
-        return f"server {name!r} has a 'url': 'args', 'env' and 'cwd' are for a 'command' server"
+    if server.args or server.env or server.cwd is not None or server.network:
+        return f"server {name!r} has a 'url': 'args', 'env', 'cwd' and 'network' are for a 'command' server"
     if not re.match(r"https?://[^/\s]+", server.url or ""):
         return f"server {name!r}: 'url' must start with http:// or https:// (got {server.url!r})"
     return None
@@ -168,6 +172,8 @@ def _repo_server(name: str, entry: Any) -> tuple[McpServerConfig | None, str | N
     fields = {k: v for k, v in entry.items() if k != "type"}
     if "cwd" in fields:
         return None, f"server {name!r} sets 'cwd': a repository's server starts in the repository"
+    if "network" in fields:
+        return None, f"server {name!r} sets 'network': only your own config may give a server the network"
     try:
         server = coerce(fields, McpServerConfig)
     except ValueError as exc:

@@ -156,6 +156,31 @@ async def test_a_server_runs_in_the_sessions_sandbox_and_cannot_write_outside_th
     assert text_of(refused).startswith("refused: PermissionError") and not (outside / "out.txt").exists()
 
 
+async def test_a_server_reaches_the_network_only_when_the_users_config_gives_it_the_network(tmp_path: Path) -> None:
+    import socket
+
+    from ljtui.core.confine.session import CommandSandbox
+
+    sandbox = CommandSandbox(tmp_path, temp_parent=tmp_path)
+    if not sandbox.confined or not sandbox.status.network_enforced:
+        pytest.skip(f"no sandbox that keeps the network off on this machine: {sandbox.status.why}")
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    answers = {}
+    try:
+        for network in (False, True):
+            server = McpServer("n", McpServerConfig(command=sys.executable, args=[WRITER_SERVER], network=network),
+                               ServerEnvironment(tmp_path, sandbox, child_env()), start_timeout=20, call_timeout=20)
+            try:
+                answers[network] = text_of(await server.call("connect", {"port": port}))
+            finally:
+                await server.stop()
+    finally:
+        listener.close()
+        sandbox.close()
+    assert answers[False].startswith("refused") and answers[True] == "connected", answers
+
+
 HTTP_SERVER = str(Path(__file__).with_name("http_server.py"))
 
 

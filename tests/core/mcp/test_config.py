@@ -23,6 +23,7 @@ def test_the_users_servers_load_as_typed_records(tmp_path: Path) -> None:
     env = user_config(tmp_path, "mcp:\n  servers:\n"
                                 "    time: {command: mcp-server-time, args: ['--local-timezone', 'UTC']}\n"
                                 "    docs: {url: 'http://127.0.0.1:9/mcp', headers: {Authorization: Bearer x}}\n"
+                                "    search: {command: mcp-search, network: true}\n"
                                 "  call_timeout: 5\n")
     loaded = load_config(None, env=env)
     assert loaded.warnings == []
@@ -30,6 +31,7 @@ def test_the_users_servers_load_as_typed_records(tmp_path: Path) -> None:
     assert servers["time"] == McpServerConfig(command="mcp-server-time", args=["--local-timezone", "UTC"])
     assert servers["time"].transport == "stdio" and servers["docs"].transport == "http"
     assert servers["docs"].headers == {"Authorization": "Bearer x"}
+    assert servers["search"].network is True and servers["time"].network is False
     assert loaded.config.mcp.call_timeout == 5.0 and loaded.config.mcp.allow_read_only is False
 
 
@@ -38,7 +40,7 @@ def test_the_users_servers_load_as_typed_records(tmp_path: Path) -> None:
     ("{a: {}}", "needs exactly one of 'command' (stdio) or 'url'"),
     ("{'bad name': {command: x}}", "server name 'bad name' must be 1 to 24 letters"),
     ("{a: {url: 'file:///etc/passwd'}}", "'url' must start with http:// or https://"),
-    ("{a: {url: 'http://h/', args: [x]}}", "'args', 'env' and 'cwd' are for a 'command' server"),
+    ("{a: {url: 'http://h/', args: [x]}}", "'args', 'env', 'cwd' and 'network' are for a 'command' server"),
     ("{a: {command: x, headers: {k: v}}}", "'headers' are for a 'url' server"),
     ("{a: {command: x, cwd: relative/dir}}", "'cwd' must be absolute or start with ~/"),
     ("{a: {command: x, shell: true}}", "has unknown key 'shell'"),
@@ -98,6 +100,7 @@ def test_a_broken_mcp_json_gives_no_server_and_says_why(document: bytes, problem
 @pytest.mark.parametrize(("entry", "problem"), [
     ({"type": "sse", "url": "http://h/sse"}, "has type 'sse'; ljtui speaks stdio and streamable HTTP"),
     ({"command": "x", "cwd": "/"}, "sets 'cwd': a repository's server starts in the repository"),
+    ({"command": "x", "network": True}, "sets 'network': only your own config may give a server the network"),
     ({"type": "http", "command": "x"}, "of type 'http' needs a url"),
     ({"command": "x", "args": [["nested"]]}, "must be text"),
     ("just a string", "must be an object"),

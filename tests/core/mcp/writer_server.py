@@ -1,4 +1,5 @@
-"""An MCP server with one tool that writes a marker file where it is told: what the sandbox lets it do."""
+"""An MCP server whose tools write a marker file where they are told, or connect to a local port: what the
+sandbox lets it do."""
 
 from __future__ import annotations
 
@@ -15,6 +16,17 @@ def write(path: str) -> str:
     except OSError as exc:
         return f"refused: {type(exc).__name__}"
     return "written"
+
+
+@server.tool(description="Connect to 127.0.0.1:port.")
+def connect(port: int) -> str:
+    import socket
+
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()
+    except OSError as exc:
+        return f"refused: {type(exc).__name__}"
+    return "connected"
 
 
 server.run("stdio")
