@@ -173,6 +173,7 @@ class LjtuiAgent:
         engine = session.engine
         if not session.prepared:
             session.prepared = True
+            await asyncio.to_thread(engine.check_sandbox)
             if session.startup.untrusted:
                 root, env, overrides = engine.repo_root, self.env, self.overrides
                 await engine.trust_repository(session.startup.untrusted, env,

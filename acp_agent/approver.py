@@ -39,7 +39,8 @@ def options(request: ApprovalRequest) -> list[PermissionOption]:
             return "reject_once"
         return "allow_always" if choice_id in ALWAYS else "allow_once"
 
-    return [PermissionOption(option_id=c.id, name=shown(c.label, one_line=True), kind=kind(c.id))  # type: ignore[arg-type]
+    return [PermissionOption(option_id=c.id, name=shown(c.label, one_line=True),
+                             kind=kind(c.id))  # type: ignore[arg-type]
             for c in request.choices]
 
 

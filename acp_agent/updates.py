@@ -33,8 +33,8 @@ from acp.schema import ToolCallLocation
 
 from ljtui.core.display import shown
 from ljtui.core.events import (
-    Event, ModelCallRetried, Notice, SessionResumed, TokenDelta, ToolCallFinished, ToolCallStarted, ToolOutput,
-    TurnFailed, TurnFinished, TurnStarted,
+    Event, ModelCallRetried, Notice, SandboxChecked, SessionResumed, TokenDelta, ToolCallFinished, ToolCallStarted,
+    ToolOutput, TurnFailed, TurnFinished, TurnStarted,
 )
 from ljtui.core.tasks import events as T
 
@@ -154,6 +154,11 @@ class Translator:
                 return [update_agent_thought_text(f"{shown(message)}; retry {attempt}/{most} in {delay:g}s\n")]
             case SessionResumed():
                 return self._replayed(event)
+            case SandboxChecked(confined=False, why=why):
+                return [update_agent_message_text(f"\n\nWarning: unsandboxed: {shown(why)}. Every command asks "
+                                                  "first and runs with your full rights (`ljtui doctor` says why).\n")]
+            case SandboxChecked(backend=backend, allows=allows):
+                return [update_agent_thought_text(f"Commands run in the {backend} sandbox: {shown(allows)}\n")]
         return self._plan_updates(event) + self._lines(event)
 
     def _started(self, event: ToolCallStarted) -> Any:

@@ -121,7 +121,8 @@ def test_hostile_text_from_the_model_a_command_or_a_notice_reaches_the_client_wi
 
     hostile = one_of_each()
     translator = Translator(tmp_path)
-    events = [ToolCallStarted(1, "c1", "bash", {"command": hostile}), TokenDelta(1, hostile), ToolOutput(1, "c1", hostile), Notice(hostile, "error"), Notice(hostile),
+    events = [ToolCallStarted(1, "c1", "bash", {"command": hostile}), TokenDelta(1, hostile),
+              ToolOutput(1, "c1", hostile), Notice(hostile, "error"), Notice(hostile),
               ToolCallFinished(1, "c1", "bash", False, hostile, output=hostile), TurnFailed(1, "x", hostile)]
     sent = [u.model_dump() for e in events for u in translator.updates(e)]
     assert len(sent) == len(events)
@@ -164,3 +165,15 @@ async def test_a_fault_inside_a_prompt_is_an_error_notice_then_an_internal_error
         await agent.close()
     assert failed.value.code == -32603
     assert "Error: Internal error: RuntimeError: the planner's index is corrupt" in editor.said()
+
+
+def test_the_sandbox_is_said_once_and_an_unsandboxed_session_is_a_warning(tmp_path: Path) -> None:
+    from ljtui.core.events import SandboxChecked
+
+    translator = Translator(tmp_path)
+    [confined] = translator.updates(SandboxChecked("landlock", True, "the kernel has it", "network: off"))
+    [unconfined] = translator.updates(SandboxChecked("none", False, "no Landlock and no bubblewrap", ""))
+    assert confined.session_update == "agent_thought_chunk"
+    assert "landlock sandbox: network: off" in confined.content.text
+    assert unconfined.session_update == "agent_message_chunk"
+    assert "Warning: unsandboxed: no Landlock and no bubblewrap. Every command asks first" in unconfined.content.text
