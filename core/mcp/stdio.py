@@ -66,10 +66,13 @@ class MessageTooLong(ValueError):
     """A server sent a line over :data:`MAX_MESSAGE_BYTES`."""
 
 
+Streams = tuple["MemoryObjectReceiveStream[SessionMessage | Exception]", "MemoryObjectSendStream[SessionMessage]"]
+"""What the SDK's session reads from and writes to."""
+
+
 @asynccontextmanager
 async def confined_stdio(argv: list[str], *, cwd: Path, env: Mapping[str, str], confinement: Confinement | None,
-                         stderr: StderrTail) -> AsyncIterator[tuple[MemoryObjectReceiveStream[SessionMessage | Exception],
-                                                                    MemoryObjectSendStream[SessionMessage]]]:
+                         stderr: StderrTail) -> AsyncIterator[Streams]:
     """Start ``argv`` and yield the SDK's pair of streams to it; stop it, and everything it started, on exit.
 
     Raises:

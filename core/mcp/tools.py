@@ -66,7 +66,8 @@ def tool_problem(server: str, tool: types.Tool) -> str | None:
     except (TypeError, ValueError):
         return f"{server}: tool {tool.name!r} is left out: its input schema is not plain JSON"
     if size > MAX_SCHEMA_CHARS:
-        return f"{server}: tool {tool.name!r} is left out: its input schema is {size:,} characters (over {MAX_SCHEMA_CHARS:,})"
+        return (f"{server}: tool {tool.name!r} is left out: its input schema is {size:,} characters "
+                f"(over {MAX_SCHEMA_CHARS:,})")
     return None
 
 
