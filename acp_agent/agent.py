@@ -103,6 +103,8 @@ class LjtuiAgent:
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
                            **kwargs: Any) -> LoadSessionResponse:
+        if session_id in self.sessions:  # two engines would append to one session file
+            raise RequestError.invalid_params({"sessionId": f"session {session_id!r} is open in this connection"})
         await self._open(cwd, mcp_servers or [], resume=session_id)
         return LoadSessionResponse()
 

@@ -198,6 +198,9 @@ async def test_a_saved_session_is_loaded_replayed_and_goes_on(git_repo: Path, tm
                     if u.session_update in ("user_message_chunk", "agent_message_chunk")]
         assert replayed == [("user_message_chunk", "hello there"), ("agent_message_chunk", HELLO_TEXT)]
         response = await prompt(conn, session_id, "and now?")
+        with pytest.raises(RequestError) as twice:
+            await conn.load_session(cwd=str(git_repo), session_id=session_id, mcp_servers=[])
+    assert "is open in this connection" in str(twice.value.data)
     assert response.stop_reason == "end_turn" and editor.said().endswith("Welcome back.")
 
 
