@@ -8,6 +8,7 @@ import pty
 import select
 import struct
 import subprocess
+import sys
 import termios
 import time
 from pathlib import Path
@@ -80,3 +81,21 @@ class Terminal:
             self.read()
         os.close(self.master)
         return code
+
+
+def scripted_ljtui(tmp_path: Path, script: Path) -> tuple[Terminal, Path]:
+    """``ljtui`` with the scripted model on a pseudo-terminal, in a fresh one-commit repository under ``tmp_path``
+    and with a home of its own; returns the terminal and the repository."""
+    from tests.conftest import git
+
+    repo, home = tmp_path / "repo", tmp_path / "home"
+    repo.mkdir()
+    home.mkdir()
+    (repo / "README.md").write_text("# sample\n", encoding="utf-8")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "initial")
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+           "XDG_STATE_HOME": str(home / ".state"), "TERM": "xterm-256color", "LANG": "C.UTF-8"}
+    argv = [sys.executable, "-m", "ljtui.cli.main", "--provider", "scripted", "--script", str(script)]
+    return Terminal(argv, repo, env), repo

@@ -4,14 +4,11 @@ from it); every piece is drawn as its visible form, and a command hidden behind 
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
-from tests.cli.terminal import Terminal
-from tests.conftest import git
+from tests.cli.terminal import scripted_ljtui
 from tests.fixtures import SCRIPTS
 from tests.fixtures.hostile import HOSTILE_ESCAPES, OSC_SEQUENCES
 
@@ -32,18 +29,7 @@ HIDDEN = b"echo HIDDEN-RAN > hidden.txt \\x1b[2K\\x1b[1G$ pytest -q"
 
 
 def test_hostile_text_from_a_model_and_a_command_never_reaches_the_terminal_as_control(tmp_path: Path) -> None:
-    repo, home = tmp_path / "repo", tmp_path / "home"
-    repo.mkdir()
-    home.mkdir()
-    (repo / "README.md").write_text("# sample\n", encoding="utf-8")
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", ".")
-    git(repo, "commit", "-q", "-m", "initial")
-    env = {"PATH": os.environ["PATH"], "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
-           "XDG_STATE_HOME": str(home / ".state"), "TERM": "xterm-256color", "LANG": "C.UTF-8"}
-    argv = [sys.executable, "-m", "ljtui.cli.main", "--provider", "scripted", "--script",
-            str(SCRIPTS / "hostile.yaml")]
-    term = Terminal(argv, repo, env)
+    term, repo = scripted_ljtui(tmp_path, SCRIPTS / "hostile.yaml")
     try:
         term.wait_for(term.shows("Ask for a change"), "the input box")
         asked = term.shows(ASKED)

@@ -3,9 +3,7 @@ messages sent, Tab completes a command, and the box grows to a few rows."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 from textual import events
@@ -224,22 +222,10 @@ def test_a_paste_that_holds_a_label_is_expanded_once() -> None:
 
 
 def test_a_bracketed_paste_in_a_real_terminal_arrives_whole(tmp_path: Path) -> None:
-    from tests.cli.terminal import Terminal
-    from tests.conftest import git
+    from tests.cli.terminal import scripted_ljtui
     from tests.fixtures import SCRIPTS
 
-    repo, home = tmp_path / "repo", tmp_path / "home"
-    repo.mkdir()
-    home.mkdir()
-    (repo / "README.md").write_text("# sample\n", encoding="utf-8")
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", ".")
-    git(repo, "commit", "-q", "-m", "initial")
-    env = {"PATH": os.environ["PATH"], "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
-           "XDG_STATE_HOME": str(home / ".state"), "TERM": "xterm-256color", "LANG": "C.UTF-8"}
-    argv = [sys.executable, "-m", "ljtui.cli.main", "--provider", "scripted", "--script",
-            str(SCRIPTS / "hello.yaml")]
-    term = Terminal(argv, repo, env)
+    term, repo = scripted_ljtui(tmp_path, SCRIPTS / "hello.yaml")
     try:
         term.wait_for(term.shows(PLACEHOLDER), "the input box")
         term.press(b"\x1b[200~/chat alpha line\r\nbeta line\r\ngamma line\x1b[201~")
@@ -259,22 +245,10 @@ def test_a_bracketed_paste_in_a_real_terminal_arrives_whole(tmp_path: Path) -> N
 def test_a_message_typed_with_enter_while_ljtui_starts_is_sent(tmp_path: Path) -> None:
     """Typed before the app puts the terminal in raw mode, the Enter reaches it as a line feed (the terminal's
     own translation, as for Ctrl+J); it still sends the message."""
-    from tests.cli.terminal import Terminal
-    from tests.conftest import git
+    from tests.cli.terminal import scripted_ljtui
     from tests.fixtures import SCRIPTS
 
-    repo, home = tmp_path / "repo", tmp_path / "home"
-    repo.mkdir()
-    home.mkdir()
-    (repo / "README.md").write_text("# sample\n", encoding="utf-8")
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", ".")
-    git(repo, "commit", "-q", "-m", "initial")
-    env = {"PATH": os.environ["PATH"], "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
-           "XDG_STATE_HOME": str(home / ".state"), "TERM": "xterm-256color", "LANG": "C.UTF-8"}
-    argv = [sys.executable, "-m", "ljtui.cli.main", "--provider", "scripted", "--script",
-            str(SCRIPTS / "hello.yaml")]
-    term = Terminal(argv, repo, env)
+    term, repo = scripted_ljtui(tmp_path, SCRIPTS / "hello.yaml")
     try:
         term.press(b"/chat typed early\r")  # at once: the app is still importing, the terminal still cooked
         replied = ("› typed early", "Add a retry helper", PLACEHOLDER)
