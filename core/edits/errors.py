@@ -196,6 +196,28 @@ class EntryNotApplied(EditError):
     """An entry that validated but was dropped because another one failed."""
 
 
+# --- other tools' formats (diffs, Aider, Codex) -------------------------------
+
+class UnknownFormat(EditError):
+    """The text is none of the formats ljtui reads (or not the one named)."""
+
+
+class MalformedPatch(EditError):
+    """A diff, SEARCH/REPLACE block or patch envelope breaks its format's grammar."""
+
+
+class BinaryPatch(EditError):
+    """A diff changes a binary file; ljtui reads text hunks only."""
+
+
+class UnsupportedPatch(EditError):
+    """A diff asks for what ljtui does not write: a symbolic link, a submodule, a copy."""
+
+
+class UnanchoredHunk(EditError):
+    """A hunk has no old lines to place it by (a ``-U0`` insertion): it would apply by line number alone."""
+
+
 # --- transaction ---------------------------------------------------------------
 
 class StalePlan(EditError):

@@ -15,6 +15,66 @@ MAX_NUMBER_DIGITS = 9
 
 _HINT = re.compile(r"~[ \t]*([0-9]{1,%d})" % MAX_NUMBER_DIGITS)
 
+EDIT, CREATE, DELETE, MOVE, MODE = "edit", "create", "delete", "move", "mode"
+"""What a block does to its file: replace ``old`` once (an EDIT block with an empty ``old`` creates the file),
+create it, delete it, rename ``moved_from`` to it, or set its mode."""
+ACTIONS = (EDIT, CREATE, DELETE, MOVE, MODE)
+EXECUTABLE, REGULAR = 0o755, 0o644
+"""The two file modes a patch can ask for (git's ``100755`` and ``100644``)."""
+
+
+@dataclass(frozen=True)
+class HunkAnchor:
+    """Where a diff hunk's ``old`` may match, besides exactly once at the start of a line.
+
+    A hunk is placed by its text alone; these narrow the places it may match,
+    never widen them, and its line number is only shown.
+
+    Attributes:
+        at_start: ``old`` must begin at the first byte of the file (the hunk starts on line 1).
+        at_end: ``old`` must end at the last byte of the file (no context follows the change,
+            or its last line has no line break).
+        after: A line that must come first: the match is counted only after the first line
+            equal to it, leading and trailing whitespace aside (Codex's ``@@ def name``).
+        line: The hunk's first line in the file it was made from, for messages.
+    """
+
+    at_start: bool = False
+    at_end: bool = False
+    after: str | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class BlockSource:
+    """Which part of which change a block was read from, so a reviewer sees it as it was written.
+
+    Attributes:
+        format: ``edit``, ``git``, ``unified``, ``mbox`` (``git format-patch``), ``aider`` or ``codex``.
+        file: The file as the change names it (``old → new`` for a rename).
+        hunk: The block's 1-based hunk within that file (``0``: the file itself: create, delete, rename, mode).
+        hunks: How many hunks that file has.
+        header: The hunk's header as written (``@@ -12,7 +12,8 @@ def main():``) or the file's line.
+        commit: The commit's subject line, for a patch series.
+        line: The 1-based line of the source text where the hunk starts.
+    """
+
+    format: str
+    file: str
+    hunk: int = 0
+    hunks: int = 0
+    header: str = ""
+    commit: str | None = None
+    line: int = 0
+
+    @property
+    def label(self) -> str:
+        """One line for the Diff pane: ``hunk 2/5 of src/app.py (git) @@ -12,7 +12,8 @@``."""
+        part = f"hunk {self.hunk}/{self.hunks} of {self.file}" if self.hunk else self.file
+        head = f" {self.header}" if self.header else ""
+        commit = f" in {self.commit}" if self.commit else ""
+        return f"{part} ({self.format}){commit}{head}"
+
 
 @dataclass(frozen=True)
 class Declarations:
@@ -44,6 +104,11 @@ class EditBlock:
         new: Exact replacement text.
         prose: The block's explanation, paragraphs joined by blank lines.
         line: 1-based line of the heading in the plan text.
+        action: What the block does (:data:`ACTIONS`); an EDIT plan's blocks are all ``edit``.
+        moved_from: For ``move``: the file renamed to ``file``.
+        mode: The mode ``file`` gets (:data:`EXECUTABLE` or :data:`REGULAR`), for ``create`` and ``mode``.
+        anchor: Where a diff hunk may match (``None``: the EDIT rules alone).
+        source: Where a block read from a diff or another tool's format came from.
     """
 
     number: int
@@ -54,11 +119,21 @@ class EditBlock:
     new: str
     prose: str = ""
     line: int = 0
+    action: str = EDIT
+    moved_from: str | None = None
+    mode: int | None = None
+    anchor: HunkAnchor | None = None
+    source: BlockSource | None = None
 
     @property
     def creates(self) -> bool:
-        """True when the block creates a new file (empty ``old``)."""
-        return self.old == ""
+        """True when the block creates a new file (``create``, or an EDIT block with an empty ``old``)."""
+        return self.action == CREATE or (self.action == EDIT and self.old == "" and self.anchor is None)
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        """Every file the block touches, as written: ``file``, and the file a rename moves."""
+        return (self.file,) if self.moved_from is None else (self.moved_from, self.file)
 
     @property
     def hint_line(self) -> int | None:

@@ -12,7 +12,10 @@ Order of operations, each step durable before the next:
    directory (``.ljtui-<id>-<n>.tmp``, short whatever the target's name)
    carrying the old file's mode, owner, group and extended attributes,
    fsync, ``os.replace``; then fsync every touched directory;
-4. verify every target reads back as intended;
+   a change that sets the executable bit (a diff's mode change) gives the
+   temp file that mode instead;
+4. verify every target reads back as intended (bytes, and the executable
+   bit a change sets);
 5. commit: rename ``tx-<id>`` to ``last-<id>`` (kept for undo) or remove it.
 
 Any error before the commit restores every file from the journal.
@@ -229,6 +232,8 @@ class Transaction:
             current = self._link_snapshot(real, self.dir / blob_name(n), st)
             if change.after is not None:
                 keep = keep_of(real, st)
+                if change.mode is not None:
+                    keep = dataclasses.replace(keep, mode=with_executable(keep.mode, change.mode))
                 if st.st_nlink > 1:
                     self.notes.append(f"{change.path} had {st.st_nlink} hard links: the other links keep the old "
                                       "content (the new content was written to a new file in its place)")
@@ -275,7 +280,8 @@ class Transaction:
                 item.real.unlink(missing_ok=True)
             else:
                 temp = self.root / record.temp
-                self.notes.extend(J.write_durable(temp, change.after, new_mode, keep=item.keep, shown=record.path))
+                mode = new_mode if change.mode is None else with_executable(new_mode, change.mode)
+                self.notes.extend(J.write_durable(temp, change.after, mode, keep=item.keep, shown=record.path))
                 os.replace(temp, item.real)
             dirs.add(item.real.parent)
         for directory in dirs:
@@ -291,6 +297,9 @@ class Transaction:
                 data = None
             if data != item.change.after:
                 raise _VerifyError(item.change.path)
+            if item.change.mode is not None and data is not None:
+                if bool(os.stat(item.real).st_mode & 0o111) != bool(item.change.mode & 0o111):
+                    raise _VerifyError(item.change.path)
 
     def _commit(self) -> None:
         journal = self.dir.parent
@@ -302,6 +311,16 @@ class Transaction:
                 J.discard(old)
         else:
             J.discard(self.dir)
+
+
+def with_executable(mode: int, wanted: int) -> int:
+    """``mode`` with its executable bits set where it can be read (``wanted`` executable) or cleared.
+
+    As git checks a file out: an executable file may be run by whoever may read it.
+    """
+    if wanted & 0o111:
+        return mode | ((mode & 0o444) >> 2)
+    return mode & ~0o111
 
 
 class _Refused(Exception):

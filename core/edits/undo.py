@@ -114,7 +114,7 @@ def undo_preview(root: Path) -> UndoPreview:
         if not snapshots:
             return UndoPreview()
         group = [(p, m) for p, m in snapshots if m.group == snapshots[0][1].group]
-        _, state = _reverted_state(root, group)
+        _, state, _ = _reverted_state(root, group)
     except _Refusal as refusal:
         error = refusal.outcome.error
         return UndoPreview(problem=error.message if error is not None else "undo is not possible")
@@ -134,9 +134,12 @@ def _undo_locked(root: Path, clock: Clock | None, new_id: IdFactory) -> UndoOutc
     if not snapshots:
         return UndoOutcome(error=E.UndoRefused(None, NOTHING_TO_UNDO))
     group = [(p, m) for p, m in snapshots if m.group == snapshots[0][1].group]
-    current, state = _reverted_state(root, group)
-    changes = [FileChange(path, root / path, current[path], after)
-               for path, after in state.items() if after != current[path]]
+    current, state, modes = _reverted_state(root, group)
+    changes = []
+    for path, after in state.items():
+        mode = _mode_back(root / path, modes.get(path)) if after is not None else None
+        if after != current[path] or mode is not None:
+            changes.append(FileChange(path, root / path, current[path], after, mode))
     outcome = apply_changes(root, changes, clock=clock, new_id=new_id, kind="undo", keep_snapshot=False,
                             lock_held=True)
     if not outcome.ok:
@@ -149,11 +152,24 @@ def _undo_locked(root: Path, clock: Clock | None, new_id: IdFactory) -> UndoOutc
     return UndoOutcome(outcome.files, entries=entries, notes=outcome.notes)
 
 
+def _mode_back(real: Path, mode: int | None) -> int | None:
+    """The executable bit to give back to ``real`` (as its snapshot's ``mode`` has it), when it differs now."""
+    if mode is None:
+        return None
+    try:
+        now = os.stat(real, follow_symlinks=False).st_mode
+    except OSError:
+        return None
+    return mode if bool(now & 0o111) != bool(mode & 0o111) else None
+
+
 def _reverted_state(root: Path, group: list[tuple[Path, J.Manifest]]
-                    ) -> tuple[dict[str, bytes | None], dict[str, bytes | None]]:
-    """Current bytes and bytes after undoing every snapshot of ``group``, newest first."""
+                    ) -> tuple[dict[str, bytes | None], dict[str, bytes | None], dict[str, int | None]]:
+    """Current bytes, bytes after undoing every snapshot of ``group`` (newest first), and the modes the files
+    had before the oldest of them."""
     current: dict[str, bytes | None] = {}
     state: dict[str, bytes | None] = {}
+    modes: dict[str, int | None] = {}
     changed: list[str] = []
     for snap, manifest in group:
         for record in manifest.files:
@@ -163,10 +179,11 @@ def _reverted_state(root: Path, group: list[tuple[Path, J.Manifest]]
                 changed.append(record.path)
                 continue
             state[record.path] = _snapshot_bytes(snap, record) if record.existed else None
+            modes[record.path] = record.mode
     if changed:
         raise _refused("refusing to undo: changed since the apply: "
                        f"{', '.join(dict.fromkeys(changed))}; nothing was written")
-    return current, state
+    return current, state, modes
 
 
 def _read_current(root: Path, path: str) -> bytes | None:

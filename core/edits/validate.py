@@ -18,6 +18,8 @@ from ljtui.core.edits import errors as E
 from ljtui.core.edits.anchors import BOM, Replacement, create_bytes, explain_miss, replace_once
 from ljtui.core.edits.evidence import EXCERPT_CHARS, STRONG_LIMIT, find_candidates, merge_candidates
 from ljtui.core.edits.paths import Target, resolve_target
+from ljtui.core.edits.hunk_anchor import hunk_error, place_hunk
+from ljtui.core.edits.plan import CREATE, DELETE, EDIT, EXECUTABLE, MODE, MOVE, REGULAR
 from ljtui.core.edits.plan_format import EditBlock, EditPlan, Entry
 from ljtui.core.edits.secret_targets import secret_rule, secret_target
 from ljtui.core.secret_files import SecretFiles
@@ -46,13 +48,17 @@ class FileChange:
         path: Repo-relative key (POSIX).
         real: Absolute path written.
         before: Bytes read at validation (``None``: the file is created).
-        after: Bytes to write (``None``: the file is removed; used by undo).
+        after: Bytes to write (``None``: the file is removed).
+        mode: :data:`~ljtui.core.edits.plan.EXECUTABLE` or :data:`~ljtui.core.edits.plan.REGULAR` when the
+            change sets the file's executable bits (``None``: an existing file keeps its mode, a new one
+            gets the default).
     """
 
     path: str
     real: Path
     before: bytes | None
     after: bytes | None
+    mode: int | None = None
 
 
 @dataclass(frozen=True)
@@ -127,6 +133,9 @@ class Validator:
         self._real: dict[str, Path] = {}
         self._mark: dict[str, bytes | None] = {}
         self._targets: dict[str, Target | E.EditError] = {}
+        self._modes: dict[str, int] = {}
+        """Modes the committed entries set, by file."""
+        self._entry_modes: dict[str, int] = {}
 
     def check(self, entries: Iterable[Entry]) -> list[EntryOutcome]:
         """Validate ``entries`` in order; commit each one that fully applies."""
@@ -135,12 +144,14 @@ class Validator:
             overlay: dict[str, bytes | None] = {}
             errs: list[E.EditError] = []
             notes: list[str] = []
+            self._entry_modes = {}
             for block in entry.blocks:
                 error = self._block(block, overlay, notes)
                 if error is not None:
                     errs.append(error)
             if not errs:
                 self._state.update(overlay)
+                self._modes.update(self._entry_modes)
             outcomes.append(EntryOutcome(entry.id, tuple(b.number for b in entry.blocks), tuple(errs),
                                          tuple(dict.fromkeys(overlay)), () if errs else tuple(notes)))
         return outcomes
@@ -150,15 +161,29 @@ class Validator:
         out = {}
         for key, after in self._state.items():
             base = self._mark[key] if key in self._mark else self._original[key]
-            if after != base:
-                out[key] = FileChange(key, self._real[key], base, after)
+            mode = self._mode_change(key, after)
+            if after != base or (mode is not None and key not in self._mark):
+                out[key] = FileChange(key, self._real[key], base, after, mode)
         self._mark = dict(self._state)
         return out
 
     def changes(self) -> dict[str, FileChange]:
-        """Files whose committed state differs from what was read."""
-        return {key: FileChange(key, self._real[key], self._original[key], after)
-                for key, after in self._state.items() if after != self._original[key]}
+        """Files whose committed state (bytes or mode) differs from what was read."""
+        out = {}
+        for key, after in self._state.items():
+            mode = self._mode_change(key, after)
+            if after != self._original[key] or mode is not None:
+                out[key] = FileChange(key, self._real[key], self._original[key], after, mode)
+        return out
+
+    def _mode_change(self, key: str, after: bytes | None) -> int | None:
+        """The mode a committed block sets on ``key``, when the file will exist and not have it already."""
+        wanted = self._modes.get(key)
+        if wanted is None or after is None:
+            return None
+        if self._original[key] is None:
+            return wanted if wanted == EXECUTABLE else None
+        return wanted if _executable(self._real[key]) != (wanted == EXECUTABLE) else None
 
     def _load(self, target: Target, block: EditBlock) -> bytes | None | E.EditError:
         if target.key not in self._original:
@@ -186,16 +211,23 @@ class Validator:
             return original
         key = target.key
         current = overlay[key] if key in overlay else self._state.get(key, original)
+        if block.action not in (EDIT, CREATE):
+            return self._file_action(block, key, current, overlay)
         if block.creates:
             if current is not None:
                 return E.FileExists(block.number, f"{block.file} already exists; an empty `old` creates a new file",
                                     file=block.file)
             overlay[key] = create_bytes(block.new)
+            if block.mode is not None:
+                self._entry_modes[key] = block.mode
             return None
         if current is None:
-            return E.FileMissing(block.number, f"{block.file} does not exist (use an empty `old` to create it)",
-                                 file=block.file)
-        outcome = replace_once(current, block.old, block.new)
+            hint = "" if block.anchor is not None else " (use an empty `old` to create it)"
+            return E.FileMissing(block.number, f"{block.file} does not exist{hint}", file=block.file)
+        if block.anchor is not None:
+            outcome = place_hunk(current, block.old, block.new, block.anchor)
+        else:
+            outcome = replace_once(current, block.old, block.new)
         if outcome.result is None:
             return self._anchor_error(block, current, outcome)
         overlay[key] = outcome.result
@@ -205,6 +237,56 @@ class Validator:
         if outcome.at_end:
             notes.append(f"EDIT {block.number}: `old` matched the last line of {block.file}, which has no final "
                          "line break; the file still ends without one")
+        return None
+
+    def _file_action(self, block: EditBlock, key: str, current: bytes | None,
+                     overlay: dict[str, bytes | None]) -> E.EditError | None:
+        """Delete, rename or set the mode of ``block.file`` in ``overlay``; the error, or ``None``."""
+        if block.action == MOVE:
+            return self._move(block, key, current, overlay)
+        if current is None:
+            return E.FileMissing(block.number, f"{block.file} does not exist", file=block.file)
+        if block.action == DELETE:
+            if block.anchor is not None and current != block.old.encode("utf-8", "surrogateescape"):
+                return E.AnchorNotFound(block.number, f"{block.file} holds other text than the deletion removes; "
+                                                      "it changed since the change was made", file=block.file)
+            overlay[key] = None
+            self._entry_modes.pop(key, None)
+            return None
+        if block.action == MODE and block.mode in (EXECUTABLE, REGULAR):
+            overlay[key] = current
+            self._entry_modes[key] = block.mode
+            return None
+        return E.MalformedPatch(block.number, f"block action {block.action!r} with mode {block.mode!r} is not "
+                                              "one ljtui applies", file=block.file)
+
+    def _move(self, block: EditBlock, key: str, current: bytes | None,
+              overlay: dict[str, bytes | None]) -> E.EditError | None:
+        """Rename ``block.moved_from`` to ``block.file``: the target must not exist, the source must."""
+        if current is not None:
+            return E.FileExists(block.number, f"cannot rename {block.moved_from} to {block.file}: {block.file} "
+                                              "already exists", file=block.file)
+        source = dataclasses.replace(block, file=block.moved_from or "", action=EDIT)
+        target = self._targets.get(source.file)
+        if target is None:
+            target = self._targets[source.file] = resolve_target(self.root, source.file, root_resolved=True)
+        if isinstance(target, E.EditError):
+            return dataclasses.replace(target, block=block.number)
+        refused = self._secret(source, target)
+        if refused is not None:
+            return refused
+        original = self._load(target, source)
+        if isinstance(original, E.EditError):
+            return original
+        moved = overlay[target.key] if target.key in overlay else self._state.get(target.key, original)
+        if moved is None:
+            return E.FileMissing(block.number, f"cannot rename {source.file}: it does not exist", file=source.file)
+        if target.key == key:
+            return E.MalformedPatch(block.number, f"{source.file} is renamed to itself", file=block.file)
+        overlay[key], overlay[target.key] = moved, None
+        mode = self._modes.get(target.key, EXECUTABLE if _executable(target.real) else None)
+        if mode == EXECUTABLE:
+            self._entry_modes[key] = mode
         return None
 
     def _secret(self, block: EditBlock, target: Target) -> E.SecretTarget | None:
@@ -231,6 +313,9 @@ class Validator:
 
     def _anchor_error(self, block: EditBlock, current: bytes, outcome: Replacement) -> E.EditError:
         lines, count = outcome.lines, outcome.count
+        if block.anchor is not None:
+            found = self._evidence(block, current) if count == 0 else ()
+            return hunk_error(block, current, outcome, found, where_lines(lines, count))
         if count == 0:
             candidates = self._evidence(block, current)
             explained = explain_miss(current, block.old, block.file)
@@ -249,6 +334,14 @@ class Validator:
                            for n in distinct[:STRONG_LIMIT])
         message = f"`old` occurs {count} times in {block.file}{converted}, {where_lines(lines, count)}"
         return E.AnchorAmbiguous(block.number, message, file=block.file, candidates=candidates, lines=lines)
+
+
+def _executable(real: Path) -> bool:
+    """True when the file at ``real`` has an executable bit (``False`` when it cannot be read)."""
+    try:
+        return bool(real.stat().st_mode & 0o111)
+    except OSError:
+        return False
 
 
 def where_lines(lines: tuple[int, ...], count: int, listed: int = LINES_LISTED) -> str:
