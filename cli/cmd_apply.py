@@ -1,4 +1,8 @@
-"""``ljtui apply PLAN.md``: apply an EDIT plan atomically (SPEC EDIT-13).
+"""``ljtui apply CHANGE``: apply a change atomically (SPEC EDIT-13).
+
+The change is what ``ljtui review`` reads: an EDIT plan, a unified diff,
+Aider SEARCH/REPLACE blocks or a Codex patch, from a file, standard input
+(``-``) or ``--git A..B``.
 
 Exit status: 0 done, 1 partial, 2 error (the plan is malformed, does not
 apply, was declined, or nothing could be written). With ``--json`` stdout
@@ -13,6 +17,7 @@ import sys
 from pathlib import Path
 
 from ljtui.cli.approver import CliApprover
+from ljtui.cli.change_args import STDIN, add_change_arguments, change_request, terminal_input
 from ljtui.cli.output import echo, json_text, visible
 from ljtui.core.edits.apply import DEFAULT_CHUNK_SIZE
 from ljtui.core.edits.result import ERROR, ApplyResult, ContractViolation, emit
@@ -25,14 +30,16 @@ PROG = "ljtui apply"
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``apply`` command."""
-    parser = subparsers.add_parser("apply", help="apply an EDIT plan atomically",
-                                   description="Apply an EDIT plan: all or nothing, journaled, crash-safe. "
+    parser = subparsers.add_parser("apply", help="apply a change (an EDIT plan, a diff, Aider or Codex edits) "
+                                                 "atomically",
+                                   description="Apply a change: all or nothing, journaled, crash-safe. "
                                                "Exit 0: done; 1: partial; 2: error (nothing written).")
-    parser.add_argument("plan", type=Path, help="the plan (Markdown with ### EDIT blocks)")
+    add_change_arguments(parser)
     parser.add_argument("--dry-run", action="store_true", help="print unified diffs and change nothing")
     parser.add_argument("--json", action="store_true", help="print the result contract as JSON on stdout")
     parser.add_argument("--partial", action="store_true",
-                        help="apply each entry (- entry: lines) on its own; failed entries are skipped")
+                        help="apply each entry (an EDIT plan's - entry: lines; a diff's files) on its own; "
+                             "failed entries are skipped")
     parser.add_argument("--yes", action="store_true",
                         help="apply without asking (needed when no terminal can be asked)")
     parser.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK_SIZE, metavar="N",
@@ -62,9 +69,17 @@ def run(args: argparse.Namespace) -> int:
                        args.json)
     from ljtui.cli.session import headless_edits  # only the edits path loads, when the command runs
 
-    edits = headless_edits(PROG, root, _Progress(), CliApprover(PROG, yes=args.yes))
+    request = change_request(args, PROG, root, check_file=False)
+    answers = terminal_input() if args.change == STDIN and not args.yes else None
+    edits = headless_edits(PROG, root, _Progress(), CliApprover(PROG, yes=args.yes, inp=answers))
+    if request is None:
+        return _finish(FileApply(ApplyResult(ERROR, message="no change could be read; nothing was written")),
+                       args.json)
     options = ApplyOptions(partial=args.partial, chunk_size=args.chunk_size, dry_run=args.dry_run, checks=args.checks)
-    outcome = asyncio.run(edits.apply_file(args.plan, options))
+    if request.path is not None:
+        outcome = asyncio.run(edits.apply_file(request.path, options, request.fmt))
+    else:
+        outcome = asyncio.run(edits.apply_change(request.change, options, request.fmt))
     if args.dry_run and outcome.diff:
         colour = sys.stdout.isatty() and not args.json
         diff = visible(outcome.diff)  # the plan's and the files' text: an escape in it is shown, not obeyed

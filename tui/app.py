@@ -29,6 +29,7 @@ from ljtui.tui.themes import domain_variable_defaults, themes_from
 from ljtui.tui.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
+    from ljtui.core.edits.change_source import ReviewRequest
     from ljtui.core.engine import ClientFactory, Engine
 
 
@@ -61,6 +62,7 @@ class LjtuiApp(App[int]):
         cursor_blink: bool = True,
         watch: bool = True,
         review_path: Path | None = None,
+        review: ReviewRequest | None = None,
         recover: bool = False,
         resume: str | None = None,
     ) -> None:
@@ -73,7 +75,8 @@ class LjtuiApp(App[int]):
             client_factory: builds the model client (default: from the config).
             cursor_blink: blink the input cursor (off for snapshots).
             watch: watch the repository for changes to files under review.
-            review_path: an EDIT plan to open for review at start.
+            review_path: a change (an EDIT plan, a diff …) to open for review at start.
+            review: what to open for review at start, when it is not only a file (``review_path`` is).
             recover: finish an apply a crash interrupted, after the first frame (reported as a notice).
             resume: a saved session to continue after the first frame (``""``: the newest).
         """
@@ -100,7 +103,11 @@ class LjtuiApp(App[int]):
         self._css_refreshed: tuple[int, str] | None = None
         """The CSS update count and theme of the last CSS refresh."""
         self._watch = watch
-        self._review_path = review_path
+        if review is None and review_path is not None:
+            from ljtui.core.edits.change_source import ReviewRequest
+
+            review = ReviewRequest(path=review_path)
+        self._review = review
         self._recover = recover
         self._resume = resume
         self.cursor_blink = cursor_blink
@@ -166,7 +173,7 @@ class LjtuiApp(App[int]):
         from ljtui.tui.result_view import startup_notices
 
         problem = self.startup.provider_problem
-        notices = startup_notices(self.repo_root.name, self.startup_warnings, problem, self._review_path is not None)
+        notices = startup_notices(self.repo_root.name, self.startup_warnings, problem, self._review is not None)
         return StartupInfo(NO_MODEL_LABEL if problem else self.startup.provider, self.startup.branch, notices)
 
     @property
@@ -210,13 +217,13 @@ class LjtuiApp(App[int]):
 
     def _start_engine_work(self) -> None:
         """After the first frame: build the engine, ask about trust, open a plan given at start, watch."""
-        self.main_screen.focus_diff_when_opened = self._review_path is not None
+        self.main_screen.focus_diff_when_opened = self._review is not None
         engine = self.engine  # built by then: workers started together share it
         if self.startup.untrusted or self._resume is not None:
             self.bridge.run(self._trust_then_resume(), "start")
-        if self._review_path is not None:
-            path = str(self._review_path)
-            self.bridge.thread(lambda: engine.review.open_file(path), "open_plan")
+        if self._review is not None:
+            request = self._review
+            self.bridge.thread(lambda: engine.review.open_request(request), "open_plan")
         if self._watch:
             self.bridge.watch(engine)
         self.run_worker(lambda: self._load_skill_names(engine), name="skills", group="skills", thread=True,

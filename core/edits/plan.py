@@ -69,11 +69,16 @@ class BlockSource:
 
     @property
     def label(self) -> str:
-        """One line for the Diff pane: ``hunk 2/5 of src/app.py (git) @@ -12,7 +12,8 @@``."""
+        """The Diff pane's title: ``hunk 2/5 of src/app.py (git) in [PATCH 1/2] Fix it``."""
         part = f"hunk {self.hunk}/{self.hunks} of {self.file}" if self.hunk else self.file
-        head = f" {self.header}" if self.header else ""
         commit = f" in {self.commit}" if self.commit else ""
-        return f"{part} ({self.format}){commit}{head}"
+        return f"{part} ({self.format}){commit}"
+
+    @property
+    def short(self) -> str:
+        """The block list's note: ``hunk 2/5 @@ -12,7 +12,8 @@ def main():`` or the file's own line."""
+        part = f"hunk {self.hunk}/{self.hunks}" if self.hunk else ""
+        return " ".join(p for p in (part, self.header) if p)
 
 
 @dataclass(frozen=True)

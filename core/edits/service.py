@@ -21,7 +21,9 @@ from ljtui.core.edits.apply import DEFAULT_CHUNK_SIZE, Preview, commit_plan, dry
 from ljtui.core.edits.diffs import render_diffs
 from ljtui.core.edits.errors import StalePlan
 from ljtui.core.edits.plan import Declarations
-from ljtui.core.edits.plan_format import EditPlan, PlanParseError, parse_plan
+from ljtui.core.edits.change_source import ChangeText
+from ljtui.core.edits.plan_format import EditPlan, PlanParseError
+from ljtui.core.edits.read_change import decode_change, read_change, undecodable
 from ljtui.core.edits.progress import StepEvents
 from ljtui.core.edits.recovery import RecoveryReport, recover_journal
 from ljtui.core.edits.repair import format_failures_for_repair
@@ -75,13 +77,24 @@ class EditService:
             self._sink.emit(Notice("\n".join(lines), "error" if report.errors else "warning"))
         return report
 
-    async def apply_file(self, path: Path, options: ApplyOptions = ApplyOptions()) -> FileApply:
-        """Validate, ask (unless a dry run), write, check; the outcome is always a result."""
+    async def apply_file(self, path: Path, options: ApplyOptions = ApplyOptions(), fmt: str | None = None
+                         ) -> FileApply:
+        """Validate, ask (unless a dry run), write, check the change in ``path`` (an EDIT plan, a diff, Aider
+        blocks or a Codex patch: ``fmt``, or detected); the outcome is always a result."""
         text, problem = await asyncio.to_thread(_read_plan, path)
         if text is None:
             return FileApply(ApplyResult(ERROR, message=problem))
+        return await self.apply_change(ChangeText(text, str(path)), options, fmt)
+
+    async def apply_change(self, change: ChangeText, options: ApplyOptions = ApplyOptions(),
+                           fmt: str | None = None) -> FileApply:
+        """As :meth:`apply_file`, for a change already read (standard input, ``git diff``)."""
+        if change.text is None:
+            return FileApply(ApplyResult(ERROR, message=change.problem or f"cannot read {change.origin}"))
+        if undecodable(change.text, fmt):
+            return FileApply(ApplyResult(ERROR, message=f"cannot read plan {change.origin}: not UTF-8 text"))
         try:
-            plan = parse_plan(text)
+            plan, _ = read_change(change.text, fmt)
         except PlanParseError as exc:
             for err in exc.errors:
                 self._say(str(err))
@@ -146,6 +159,6 @@ def _read_plan(path: Path) -> tuple[str | None, str]:
     try:
         if path.stat().st_size > MAX_PLAN_BYTES:
             return None, f"cannot read plan {path}: larger than {MAX_PLAN_BYTES} bytes"
-        return path.read_bytes().decode("utf-8"), ""
-    except (OSError, UnicodeDecodeError) as exc:
+        return decode_change(path.read_bytes()), ""
+    except OSError as exc:
         return None, f"cannot read plan {path}: {getattr(exc, 'strerror', None) or exc}"

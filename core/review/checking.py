@@ -72,15 +72,24 @@ def resolve_all(root: Path, blocks: Iterable[ReviewBlock]) -> dict[str, Target]:
     """Set each block's ``key`` and ``real`` (each distinct path resolved once); the valid targets by key."""
     seen: dict[str, Target | E.EditError] = {}
     targets: dict[str, Target] = {}
-    for rb in blocks:
-        target = seen.get(rb.block.file)
+    def resolved(path: str, number: int) -> Target | E.EditError:
+        target = seen.get(path)
         if target is None:
-            target = seen[rb.block.file] = resolve_target(root, rb.block.file, rb.number, root_resolved=True)
+            target = seen[path] = resolve_target(root, path, number, root_resolved=True)
+        return target
+
+    for rb in blocks:
+        target = resolved(rb.block.file, rb.number)
         if isinstance(target, E.EditError):
             rb.key, rb.real = rb.block.file, None
         else:
             rb.key, rb.real = target.key, target.real
             targets.setdefault(target.key, target)
+        if rb.block.moved_from is not None:
+            moved = resolved(rb.block.moved_from, rb.number)
+            if not isinstance(moved, E.EditError):
+                rb.moved_key = moved.key
+                targets.setdefault(moved.key, moved)
     return targets
 
 

@@ -31,10 +31,17 @@ class ReviewBlock:
     key: str = ""
     real: Path | None = None
     checked: bool = False
+    moved_key: str | None = None
+    """The repo-relative file a rename moves to ``key`` (``None``: not a rename, or its source is refused)."""
 
     @property
     def number(self) -> int:
         return self.block.number
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """Every file the block touches: ``key``, and the file a rename moves."""
+        return (self.key,) if self.moved_key is None else (self.key, self.moved_key)
 
     @property
     def state(self) -> BlockState:

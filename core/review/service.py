@@ -35,7 +35,9 @@ from ljtui.core.ports import Clock, EventSink
 from ljtui.core.review import events as R
 from ljtui.core.review.notes import cut_line, refresh_notes, size_text
 from ljtui.core.review.export import EXPORT_DIR, ExportRefused, export_target, write_export
+from ljtui.core.edits.change_source import ChangeText, ReviewRequest
 from ljtui.core.edits.plan import Declarations
+from ljtui.core.edits.read_change import EDIT, decode_change, undecodable
 from ljtui.core.edits.progress import StepEvents
 from ljtui.core.edits.undo import undo_preview
 from ljtui.core.review.session import ApplyRefused, Review, undo
@@ -90,8 +92,9 @@ class ReviewService:
 
     # --- opening ---------------------------------------------------------------
 
-    def open_file(self, typed: str | Path) -> bool:
-        """Open the EDIT plan at ``typed`` (``~`` expanded; relative paths are taken from the repository root)."""
+    def open_file(self, typed: str | Path, fmt: str | None = None) -> bool:
+        """Open the change at ``typed`` (``~`` expanded; relative paths are taken from the repository root): an
+        EDIT plan, a diff, Aider blocks or a Codex patch, as ``fmt`` says or as its text shows."""
         path = Path(typed).expanduser()
         path = path if path.is_absolute() else self.root / path
         shown = self._display(path)
@@ -101,19 +104,54 @@ class ReviewService:
                 return self._open_failed(shown, f"cannot open {shown}: larger than {MAX_PLAN_BYTES} bytes")
             if size > BIG_PLAN_BYTES:
                 self._sink.emit(Notice(f"Reading {shown} ({size_text(size)})…"))
-            text = path.read_bytes().decode("utf-8")
+            data = path.read_bytes()
         except FileNotFoundError:
             return self._open_failed(shown, f"cannot open {shown}: no such file")
         except IsADirectoryError:
             return self._open_failed(shown, f"cannot open {shown}: it is a directory")
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = getattr(exc, "strerror", None) or "not UTF-8 text"
-            return self._open_failed(shown, f"cannot open {shown}: {reason}")
-        return self.open_text(text, shown)
+        except OSError as exc:
+            return self._open_failed(shown, f"cannot open {shown}: {exc.strerror or exc}")
+        text = decode_change(data)
+        if undecodable(text, fmt):
+            return self._open_failed(shown, f"cannot open {shown}: not UTF-8 text")
+        return self.open_text(text, shown, fmt)
 
-    def open_text(self, text: str, origin: str) -> bool:
-        """Put the plan ``text`` under review; ``origin`` names where it came from."""
-        review = self._parsed(text, origin)
+    def open_typed(self, args: str) -> bool:
+        """Open what ``/open ARGS`` names (see :func:`~ljtui.core.edits.change_source.parse_open`)."""
+        from ljtui.core.edits.change_source import parse_open
+
+        try:
+            request = parse_open(args)
+        except ValueError as exc:
+            return self._open_failed("/open", str(exc))
+        return self.open_request(request)
+
+    def open_request(self, request: ReviewRequest) -> bool:
+        """Open what ``request`` names: a file, a change already read, or git's diff."""
+        if request.change is not None:
+            return self.open_change(request.change, request.fmt)
+        if request.git is not None:
+            return self.open_git(request.git, request.fmt)
+        if request.path is not None:
+            return self.open_file(request.path, request.fmt)
+        return self._open_failed("", "nothing to open: name a file, standard input or a git range")
+
+    def open_git(self, spec: str, fmt: str | None = None) -> bool:
+        """Open git's diff of ``spec`` (``A..B``, or one commit against the working tree)."""
+        from ljtui.core.edits.change_source import git_change
+
+        return self.open_change(git_change(self.root, spec), fmt)
+
+    def open_change(self, change: ChangeText, fmt: str | None = None) -> bool:
+        """Open a change already read (standard input, git), or say why it could not be read."""
+        if change.text is None:
+            return self._open_failed(change.origin, change.problem or f"cannot read {change.origin}")
+        return self.open_text(change.text, change.origin, fmt)
+
+    def open_text(self, text: str, origin: str, fmt: str | None = None) -> bool:
+        """Put the change ``text`` under review (``fmt``: its format, detected when ``None``); ``origin`` names
+        where it came from."""
+        review = self._parsed(text, origin, fmt)
         if review is None:
             return False
         review.check(FIRST_CHECK_BLOCKS)
@@ -124,7 +162,7 @@ class ReviewService:
         files already hold, or one that no longer applies, is told in a notice and not opened."""
         from ljtui.core.review.standing import standing
 
-        review = self._parsed(text, origin)
+        review = self._parsed(text, origin, EDIT)
         if review is None:
             return False
         found = standing(review)
@@ -133,16 +171,23 @@ class ReviewService:
             return False
         return self._open(review, origin)
 
-    def _parsed(self, text: str, origin: str) -> Review | None:
-        """``text`` parsed into a review whose blocks are not checked yet (``None``, reported, when invalid)."""
-        from ljtui.core.edits.plan_format import PlanParseError, parse_plan
+    def _parsed(self, text: str, origin: str, fmt: str | None) -> Review | None:
+        """``text`` read into a review whose blocks are not checked yet (``None``, reported, when invalid)."""
+        from ljtui.core.edits.plan import PlanParseError
+        from ljtui.core.edits.read_change import NAMES, detect_format, read_change
 
         try:
-            return Review(parse_plan(text), self.root, check_now=False)
+            plan, _ = read_change(text, fmt)
+        except ValueError as exc:
+            self._open_failed(origin, f"cannot open {origin}: {exc}")
+            return None
         except PlanParseError as exc:
             problems = "; ".join(str(e) for e in exc.errors)
-            self._open_failed(origin, f"{origin} is not a valid EDIT plan: {problems}")
+            chosen = fmt or detect_format(text)
+            what = f"a valid {NAMES[chosen]}" if chosen is not None else "a change ljtui reads"
+            self._open_failed(origin, f"{origin} is not {what}: {problems}")
             return None
+        return Review(plan, self.root, check_now=False)
 
     def _open(self, review: Review, origin: str) -> bool:
         with self._lock:
@@ -273,7 +318,7 @@ class ReviewService:
             chosen = review.accepted
             lines = [f"Write {len(review.files)} file(s) with {len(chosen)} block(s):", ""]
             for key in review.files:
-                numbers = ", ".join(str(rb.number) for rb in chosen if rb.key == key)
+                numbers = ", ".join(str(rb.number) for rb in chosen if key in rb.keys)
                 lines.append(f"  {key}   EDIT {numbers}")
             rejected = [rb.number for rb in review.blocks if not rb.accepted]
             if rejected:
@@ -385,6 +430,10 @@ class ReviewService:
                 return None
             review.refresh()
             exported = review.exportable()
+            left = [why for rb in review.blocks if rb.state == "accepted" and (why := review.unexportable(rb))]
+            if left:
+                self._sink.emit(Notice("Not exported (an EDIT plan cannot carry them): " + "; ".join(left),
+                                       "warning"))
             if not exported:
                 self._sink.emit(R.ExportFailed("", "no accepted block applies to the current files: "
                                                    "nothing to export"))

@@ -17,6 +17,7 @@ from typing import Iterable
 from ljtui.core.edits import errors as E
 from ljtui.core.edits.apply import ApplyReport, apply_plan
 from ljtui.core.edits.journal import sha256
+from ljtui.core.edits.plan import CREATE, DELETE, EDIT, EXECUTABLE, MODE, MOVE, EditBlock
 from ljtui.core.edits.plan_format import DEFAULT_ENTRY_ID, EditPlan, parse_plan
 from ljtui.core.edits.progress import Say
 from ljtui.core.edits.recovery import UndoOutcome, undo_last
@@ -125,12 +126,12 @@ class Review:
     @property
     def files(self) -> list[str]:
         """Target files of the accepted blocks, in plan order."""
-        return list(dict.fromkeys(rb.key for rb in self.accepted))
+        return list(dict.fromkeys(key for rb in self.accepted for key in rb.keys))
 
     @property
     def targets(self) -> set[str]:
         """Repo-relative files the blocks touch."""
-        return {rb.key for rb in self.blocks}
+        return {key for rb in self.blocks for key in rb.keys}
 
     @property
     def checked(self) -> int:
@@ -143,9 +144,24 @@ class Review:
         return EditPlan(blocks, self.plan.declarations)
 
     def exportable(self) -> list[ReviewBlock]:
-        """Accepted blocks that apply to the current files (not failed, not stale)."""
+        """Accepted blocks that apply to the current files (not failed, not stale) and that an EDIT plan can
+        carry (it replaces and creates text; it neither deletes, renames nor sets modes)."""
         self.check()
-        return [rb for rb in self.blocks if rb.state == "accepted"]
+        return [rb for rb in self.blocks if rb.state == "accepted" and not self.unexportable(rb)]
+
+    @staticmethod
+    def unexportable(rb: ReviewBlock) -> str | None:
+        """Why an EDIT plan cannot carry ``rb`` exactly (``None``: it can)."""
+        block = rb.block
+        if block.action not in (EDIT, CREATE):
+            return f"EDIT {block.number} ({block.action} {block.file}): an EDIT plan has no {block.action} block"
+        anchor = block.anchor
+        placed = anchor is not None and (anchor.at_start or anchor.at_end or anchor.after is not None)
+        if placed or (block.new and not block.new.endswith(("\n", "\r"))) or (
+                block.old and not block.old.endswith(("\n", "\r"))):
+            return (f"EDIT {block.number}: a hunk placed at the start or end of {block.file}, or ending without a "
+                    "line break, has no EDIT form")
+        return None
 
     def export_text(self) -> str:
         """The exportable blocks as plan text (numbers kept as written)."""
@@ -154,9 +170,9 @@ class Review:
     def snapshot(self) -> tuple[BlockView, ...]:
         """Every block as it should be shown now."""
         return tuple(
-            BlockView(rb.number, rb.key, rb.block.where, rb.state,
+            BlockView(rb.number, rb.key, rb.block.source.short if rb.block.source else rb.block.where, rb.state,
                       f"{rb.error.kind}: {rb.error.message}" if rb.error is not None else None,
-                      _candidate_lines(rb.error))
+                      _candidate_lines(rb.error), rb.block.source.label if rb.block.source else None)
             for rb in self.blocks
         )
 
@@ -173,8 +189,10 @@ class Review:
         self.check(upto=self._index[number])
         if rb.error is not None or rb.real is None:
             return [], NO_DIFF_FAILED
+        if rb.block.action in (MOVE, MODE):
+            return file_lines(rb.block), None
         before, after = replay(self.root, self.reader, self._chains[rb.key], rb)
-        if after is None:
+        if after is None and rb.block.action != DELETE:
             return [], NO_DIFF_FAILED
         if before == after:
             return [], NO_DIFF_UNCHANGED
@@ -225,8 +243,10 @@ class Review:
         rb = self.block(number)
         notes: list[str] = []
         if accepted and rb.stale:
-            self._mark_reviewed(rb.key)
-            notes.append(f"EDIT {number}: {rb.key} changed on disk; its blocks now use the new content")
+            for key in rb.keys:
+                self._mark_reviewed(key)
+            notes.append(f"EDIT {number}: {' and '.join(rb.keys)} changed on disk; its blocks now use the new "
+                         "content")
         rb.accepted = accepted
         if accepted:
             notes += self._pull_in_dependencies(rb)
@@ -243,7 +263,7 @@ class Review:
     def set_all(self, accepted: bool) -> None:
         """Accept or reject every block."""
         if accepted:
-            for key in {rb.key for rb in self.blocks if rb.stale}:
+            for key in {key for rb in self.blocks if rb.stale for key in rb.keys}:
                 self._mark_reviewed(key)
         for rb in self.blocks:
             rb.accepted = accepted
@@ -294,9 +314,9 @@ class Review:
         stale: list[int] = []
         restored: list[int] = []
         for rb in self.blocks:
-            if rb.key not in moved:
+            if moved.isdisjoint(rb.keys):
                 continue
-            as_reviewed = now[rb.key] == self.baseline.get(rb.key)
+            as_reviewed = all(self._seen.get(key) == self.baseline.get(key) for key in rb.keys)
             if as_reviewed and rb.stale:
                 rb.stale = False
                 restored.append(rb.number)
@@ -309,8 +329,9 @@ class Review:
 
     def _mark_reviewed(self, key: str) -> None:
         self.baseline[key] = self._seen[key] = self._hashes([key]).get(key)
-        for rb in self._chains.get(key, ()):
-            rb.stale = False
+        for rb in self.blocks:
+            if key in rb.keys:
+                rb.stale = False
 
     # --- writing -------------------------------------------------------------
 
@@ -323,7 +344,7 @@ class Review:
             return ApplyRefused("no block is accepted: press space to accept a block, or A to accept all")
         stale = [rb for rb in chosen if rb.stale]
         if stale:
-            files = ", ".join(dict.fromkeys(rb.key for rb in stale))
+            files = ", ".join(dict.fromkeys(key for rb in stale for key in rb.keys))
             numbers = ", ".join(str(rb.number) for rb in stale)
             return ApplyRefused(
                 f"stale: {files} changed on disk since review (EDIT {numbers}); nothing was written. "
@@ -343,6 +364,14 @@ class Review:
         if refused is not None:
             return refused
         return apply_plan(self.selected_plan(), self.root, clock=clock, say=say)
+
+
+def file_lines(block: EditBlock) -> list[str]:
+    """What a rename or a mode change does, as the lines git writes for it."""
+    lines = [f"rename from {block.moved_from}", f"rename to {block.file}"] if block.action == MOVE else []
+    if block.action == MODE:
+        lines.append(f"new mode {'100755' if block.mode == EXECUTABLE else '100644'}")
+    return lines
 
 
 def undo(root: Path, *, clock: Clock | None = None) -> UndoOutcome:

@@ -20,6 +20,8 @@ class BlockView:
     reason: str | None
     candidates: tuple[str, ...] = ()
     """Nearest matches of a failed anchor: ``file:line (score) excerpt``."""
+    source: str | None = None
+    """Which hunk of which file of which format the block was read from (``None``: an EDIT plan's block)."""
 
 
 @dataclass(frozen=True)

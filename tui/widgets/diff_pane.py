@@ -243,8 +243,11 @@ def _subtitle(blocks: Sequence[BlockView]) -> str:
 
 
 def _title(view: BlockView, page: DiffPage, label: str | None) -> Text:
-    """``app.py · new file · lines 1–500 of 9,000`` (the file is the plan's: controls visible)."""
+    """``app.py · new file · lines 1–500 of 9,000`` (the file is the plan's: controls visible), with the hunk, file
+    and format a block read from a diff came from."""
     parts = [shown_line(view.file)]
+    if view.source:
+        parts.append(shown_line(view.source))
     if label:
         parts.append(label)
     if page.above or page.below:

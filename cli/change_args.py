@@ -1,0 +1,80 @@
+"""The change ``ljtui review`` and ``ljtui apply`` work on: a file, standard input (``-``) or ``--git A..B``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from ljtui.cli.output import echo
+
+STDIN = "-"
+FORMAT_NAMES = ("edit", "diff", "aider", "codex")
+"""As :data:`ljtui.core.edits.read_change.FORMATS` (kept here so ``--help`` loads no reader)."""
+
+
+def add_change_arguments(parser: argparse.ArgumentParser) -> None:
+    """The change argument, ``--git`` and ``--format``."""
+    parser.add_argument("change", nargs="?", metavar="CHANGE",
+                        help="the change: an EDIT plan, a unified diff (git diff, diff -u, git format-patch), "
+                             "Aider SEARCH/REPLACE blocks or a Codex patch; - reads it from standard input")
+    parser.add_argument("--git", metavar="A..B",
+                        help="take the change from git: the diff of a commit range, or of one commit against "
+                             "the working tree")
+    parser.add_argument("--format", choices=FORMAT_NAMES, default=None,
+                        help="the change's format (default: told by its text)")
+
+
+def change_request(args: argparse.Namespace, prog: str, root: Path, *, check_file: bool = True):
+    """What to open or apply, as a :class:`~ljtui.core.edits.change_source.ReviewRequest`; ``None`` (the reason on
+    stderr) when the arguments name no change, or the change cannot be read (a file is only looked at when
+    ``check_file``: otherwise reading it tells)."""
+    from ljtui.core.edits.change_source import ReviewRequest, git_change, read_stream
+
+    if (args.change is None) == (args.git is None):
+        echo(f"{prog}: name one change: a file, - for standard input, or --git A..B", sys.stderr)
+        return None
+    if args.git is not None:
+        change = git_change(root, args.git)
+    elif args.change == STDIN:
+        change = read_stream(sys.stdin.buffer)
+    else:
+        path = Path(args.change)
+        if check_file and not path.is_file():
+            reason = "is a directory" if path.is_dir() else "no such file"
+            echo(f"{prog}: {path}: {reason}", sys.stderr)
+            return None
+        return ReviewRequest(path=path.resolve() if check_file else path, fmt=args.format)
+    if change.text is None:
+        echo(f"{prog}: {change.problem or change.origin}", sys.stderr)
+        return None
+    return ReviewRequest(change=change, fmt=args.format)
+
+
+def terminal_for_keys(prog: str) -> bool:
+    """Give the app the terminal's keys after standard input carried the change (``git diff | ljtui review -``).
+
+    Returns:
+        False (the reason on stderr) when there is no terminal to read keys from.
+    """
+    if os.isatty(0):
+        return True
+    try:
+        fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError as exc:
+        echo(f"{prog}: standard input carried the change and there is no terminal to read keys from "
+             f"(/dev/tty: {exc.strerror}); run it in a terminal, or apply headless with `ljtui apply -`",
+             sys.stderr)
+        return False
+    os.dup2(fd, 0)
+    os.close(fd)
+    return True
+
+
+def terminal_input():
+    """The terminal, opened for reading answers, when standard input carried the change (``None``: there is none)."""
+    try:
+        return open("/dev/tty", encoding="utf-8", errors="replace")
+    except OSError:
+        return None
