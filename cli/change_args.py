@@ -20,8 +20,9 @@ def add_change_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the change: an EDIT plan, a unified diff (git diff, diff -u, git format-patch), "
                              "Aider SEARCH/REPLACE blocks or a Codex patch; - reads it from standard input")
     parser.add_argument("--git", metavar="A..B",
-                        help="take the change from git: the diff of a commit range, or of one commit against "
-                             "the working tree")
+                        help="take the change from git: A..B is the change from A to B (review it in a working "
+                             "tree at A; A...B: what B changed since it left A); one branch or commit X is what "
+                             "would make the working tree match X")
     parser.add_argument("--format", choices=FORMAT_NAMES, default=None,
                         help="the change's format (default: told by its text)")
 

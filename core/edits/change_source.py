@@ -52,14 +52,22 @@ def read_stream(stream: BinaryIO, origin: str = "standard input") -> ChangeText:
 
 
 def git_change(root: Path, spec: str) -> ChangeText:
-    """git's diff of ``spec`` in the repository at ``root``: ``A..B`` (or ``A...B``) between two commits, or one
-    commit against the working tree; the repository's diff programs are never run (:func:`run_git`)."""
-    origin = f"git diff {spec}"
+    """git's diff of ``spec`` in the repository at ``root``; the repository's diff programs are never run
+    (:func:`run_git`).
+
+    ``A..B`` is the change from ``A`` to ``B`` (``A...B``: from where ``B`` left ``A``), to review in a working
+    tree at ``A``; one commit or branch ``X`` is the change that makes the working tree match ``X``
+    (``git diff -R X``).
+    """
+    ranged = ".." in spec
+    origin = f"git diff {spec}" if ranged else f"git diff -R {spec}"
     if not spec.strip() or spec.startswith("-") or any(c in spec for c in "\0\n\r"):
         return ChangeText(None, origin, f"--git {spec!r}: give a commit range (A..B) or one commit, "
                                         "not an option or an empty name")
     try:
-        done = run_git([*GIT_DIFF_OPTIONS, "--end-of-options", spec, "--"], root, timeout=GIT_DIFF_TIMEOUT_S)
+        direction = [] if ranged else ["-R"]
+        done = run_git([*GIT_DIFF_OPTIONS, *direction, "--end-of-options", spec, "--"], root,
+                       timeout=GIT_DIFF_TIMEOUT_S)
     except (OSError, subprocess.SubprocessError, GitRefused) as exc:
         return ChangeText(None, origin, f"cannot run {origin}: {exc}")
     if done.returncode != 0:
@@ -68,7 +76,8 @@ def git_change(root: Path, spec: str) -> ChangeText:
     if len(done.stdout) > MAX_CHANGE_BYTES:
         return ChangeText(None, origin, f"{origin} is larger than {MAX_CHANGE_BYTES} bytes")
     if not done.stdout.strip():
-        return ChangeText(None, origin, f"{origin} is empty: the two sides are the same")
+        same = "the two sides are the same" if ranged else "the working tree already matches it"
+        return ChangeText(None, origin, f"{origin} is empty: {same}")
     return ChangeText(decode_change(done.stdout), origin)
 
 

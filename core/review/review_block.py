@@ -52,12 +52,14 @@ class ReviewBlock:
         why). An accepted block whose target changed since review is
         ``stale`` until re-accepted (or until the file is back as reviewed),
         whether or not it still applies: the one word the notices use too.
-        An accepted one that does not apply is ``failed``.
+        So is a hunk of a diff whose text the file no longer holds (it moved
+        on since the diff was made). Any other accepted block that does not
+        apply is ``failed``.
         """
         if not self.checked:
             return "checking"
         if not self.accepted:
             return "rejected"
-        if self.stale:
+        if self.stale or (self.block.source is not None and isinstance(self.error, E.AnchorNotFound)):
             return "stale"
         return "failed" if self.error is not None else "accepted"

@@ -43,6 +43,8 @@ RAISING_MODULES = (plan_format, plan_fields, validate, paths, secret_targets, an
 NO_EXAMPLE = {
     "ReadFailed": "needs a file that exists but cannot be read, which a doc example cannot set up",
     "SecretTarget": "only the planner's own check passes a secret-file policy; `ljtui apply` reads every file",
+    "MalformedPatch": "the validator makes it only for a block no reader writes (an unknown action); the readers' "
+                      "own cases are tested with them",
 }
 """Errors of parsing and validating that are documented in the tables but have no example."""
 
