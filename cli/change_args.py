@@ -31,7 +31,8 @@ def change_request(args: argparse.Namespace, prog: str, root: Path, *, check_fil
     """What to open or apply, as a :class:`~ljtui.core.edits.change_source.ReviewRequest`; ``None`` (the reason on
     stderr) when the arguments name no change, or the change cannot be read (a file is only looked at when
     ``check_file``: otherwise reading it tells)."""
-    from ljtui.core.edits.change_source import ReviewRequest, git_change, read_stream
+    from ljtui.core.edits.change_source import git_change, read_stream
+    from ljtui.core.review.requests import ReviewRequest
 
     if (args.change is None) == (args.git is None):
         echo(f"{prog}: name one change: a file, - for standard input, or --git A..B", sys.stderr)

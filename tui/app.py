@@ -29,7 +29,7 @@ from ljtui.tui.themes import domain_variable_defaults, themes_from
 from ljtui.tui.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
-    from ljtui.core.edits.change_source import ReviewRequest
+    from ljtui.core.review.requests import ReviewRequest
     from ljtui.core.engine import ClientFactory, Engine
 
 
@@ -104,7 +104,7 @@ class LjtuiApp(App[int]):
         """The CSS update count and theme of the last CSS refresh."""
         self._watch = watch
         if review is None and review_path is not None:
-            from ljtui.core.edits.change_source import ReviewRequest
+            from ljtui.core.review.requests import ReviewRequest
 
             review = ReviewRequest(path=review_path)
         self._review = review

@@ -255,8 +255,8 @@ ACTIONS = Registry((
            scope=GATES),
     Action("gates.recheck", "Gates pane: run the failed checks again", _gates("action_recheck_failed"), keys="r",
            label="Re-run failed", scope=GATES),
-    Action("review.open", "Open a change for review in the Diff pane: an EDIT plan, a diff, Aider or Codex edits",
-           _open, slash="open", usage="/open FILE | --git A..B [--format diff|aider|codex|edit]", args=REQUIRED),
+    Action("review.open", "Open a change to review: an EDIT plan, a diff, Aider or Codex edits (--git A..B, "
+                          "--format F)", _open, slash="open", usage="/open FILE", args=REQUIRED),
     Action("chat", "Send a message to the agent (the same as typing it)", _chat, slash="chat",
            usage="/chat MESSAGE", args=REQUIRED),
     Action("edit", "Ask the read-only planner for an EDIT plan to review in the Diff pane", _edit, slash="edit",

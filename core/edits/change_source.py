@@ -8,12 +8,12 @@ so a diff of a file that is not UTF-8 keeps its bytes.
 from __future__ import annotations
 
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 from ljtui.core.edits.read_change import decode_change
 from ljtui.core.git import GitRefused, run_git
+from ljtui.core.review.requests import ChangeText, ReviewRequest
 
 MAX_CHANGE_BYTES = 20 * 1024 * 1024
 """A change larger than this is not read."""
@@ -21,21 +21,6 @@ GIT_DIFF_TIMEOUT_S = 60.0
 GIT_DIFF_OPTIONS = ("diff", "--no-color", "--find-renames", "--unified=3", "--src-prefix=a/", "--dst-prefix=b/",
                     "--submodule=short", "--no-relative")
 """One diff format whatever the user's settings: a/ and b/ prefixes, three lines of context, renames found."""
-
-
-@dataclass(frozen=True)
-class ChangeText:
-    """A change's text and where it came from, or why it could not be read.
-
-    Attributes:
-        text: The change, or ``None`` when it could not be read.
-        origin: How the change is named in messages (``git diff HEAD~3..HEAD``, ``standard input``, a path).
-        problem: Why there is no text.
-    """
-
-    text: str | None
-    origin: str
-    problem: str | None = None
 
 
 def read_stream(stream: BinaryIO, origin: str = "standard input") -> ChangeText:
@@ -79,17 +64,6 @@ def git_change(root: Path, spec: str) -> ChangeText:
         same = "the two sides are the same" if ranged else "the working tree already matches it"
         return ChangeText(None, origin, f"{origin} is empty: {same}")
     return ChangeText(decode_change(done.stdout), origin)
-
-
-@dataclass(frozen=True)
-class ReviewRequest:
-    """What to open for review: a file, a change already read, or git's diff of ``git`` (``fmt``: its format,
-    detected when ``None``)."""
-
-    path: Path | None = None
-    change: ChangeText | None = None
-    git: str | None = None
-    fmt: str | None = None
 
 
 OPEN_USAGE = "/open FILE | /open --git A..B | /open --format diff|aider|codex|edit FILE"

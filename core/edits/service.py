@@ -21,7 +21,7 @@ from ljtui.core.edits.apply import DEFAULT_CHUNK_SIZE, Preview, commit_plan, dry
 from ljtui.core.edits.diffs import render_diffs
 from ljtui.core.edits.errors import StalePlan
 from ljtui.core.edits.plan import Declarations
-from ljtui.core.edits.change_source import ChangeText
+from ljtui.core.review.requests import ChangeText
 from ljtui.core.edits.plan_format import EditPlan, PlanParseError
 from ljtui.core.edits.read_change import decode_change, read_change, undecodable
 from ljtui.core.edits.progress import StepEvents

@@ -96,11 +96,13 @@ class AnthropicClient:
     async def _attempt(self, params: dict[str, Any], deadline: CallDeadline) -> AsyncIterator[Streamed]:
         """One request, the SDK's retries included, streamed to its end."""
         opening: OpeningWithRetries[Any] | None = None
+        streaming = False
         try:
             opening = OpeningWithRetries(self._client.messages.create(**params, stream=True))
             async for notice in opening.notices(deadline):
                 yield scheduled(PROVIDER, notice)
             events = opening.result()
+            streaming = True
             try:
                 async for delta in self._deltas(events, deadline):
                     yield delta
@@ -112,7 +114,10 @@ class AnthropicClient:
             raise self._status_error(exc, params["model"]) from None
         except (anthropic.APITimeoutError, httpx2.TimeoutException):
             raise ServerSilent() from None
-        except anthropic.APIConnectionError:
+        except anthropic.APIConnectionError as exc:
+            if streaming:  # the SDK (from 2.17) wraps a transport error in the middle of the stream too
+                cause = type(exc.__cause__ or exc).__name__
+                raise broken_stream(PROVIDER, f"the connection closed mid-reply ({cause})") from None
             raise connection_error(PROVIDER, self._base_url, self._retries) from None
         except httpx2.TransportError as exc:
             raise broken_stream(PROVIDER, f"the connection closed mid-reply ({type(exc).__name__})") from None

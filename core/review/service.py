@@ -35,7 +35,7 @@ from ljtui.core.ports import Clock, EventSink
 from ljtui.core.review import events as R
 from ljtui.core.review.notes import cut_line, refresh_notes, size_text
 from ljtui.core.review.export import EXPORT_DIR, ExportRefused, export_target, write_export
-from ljtui.core.edits.change_source import ChangeText, ReviewRequest
+from ljtui.core.review.requests import ChangeText, ReviewRequest
 from ljtui.core.edits.plan import Declarations
 from ljtui.core.edits.read_change import EDIT, decode_change, undecodable
 from ljtui.core.edits.progress import StepEvents

@@ -19,6 +19,7 @@ CORE_ALLOWED = {
     "ljtui.core.events",
     "ljtui.core.review.events",
     "ljtui.core.review.views",
+    "ljtui.core.review.requests",  # what the app asks the review to open at start
     "ljtui.core.planner.events",
     "ljtui.core.approval",
     "ljtui.core.tasks.events",
