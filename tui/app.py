@@ -61,7 +61,6 @@ class LjtuiApp(App[int]):
         client_factory: ClientFactory | None = None,
         cursor_blink: bool = True,
         watch: bool = True,
-        review_path: Path | None = None,
         review: ReviewRequest | None = None,
         recover: bool = False,
         resume: str | None = None,
@@ -75,8 +74,7 @@ class LjtuiApp(App[int]):
             client_factory: builds the model client (default: from the config).
             cursor_blink: blink the input cursor (off for snapshots).
             watch: watch the repository for changes to files under review.
-            review_path: a change (an EDIT plan, a diff …) to open for review at start.
-            review: what to open for review at start, when it is not only a file (``review_path`` is).
+            review: a change to open for review at start (a file, standard input's text, a git range).
             recover: finish an apply a crash interrupted, after the first frame (reported as a notice).
             resume: a saved session to continue after the first frame (``""``: the newest).
         """
@@ -103,10 +101,6 @@ class LjtuiApp(App[int]):
         self._css_refreshed: tuple[int, str] | None = None
         """The CSS update count and theme of the last CSS refresh."""
         self._watch = watch
-        if review is None and review_path is not None:
-            from ljtui.core.review.requests import ReviewRequest
-
-            review = ReviewRequest(path=review_path)
         self._review = review
         self._recover = recover
         self._resume = resume

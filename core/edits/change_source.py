@@ -7,11 +7,13 @@ so a diff of a file that is not UTF-8 keeps its bytes.
 
 from __future__ import annotations
 
+import os
+import stat
 import subprocess
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Callable
 
-from ljtui.core.edits.read_change import decode_change
+from ljtui.core.edits.read_change import decode_change, undecodable
 from ljtui.core.git import GitRefused, run_git
 from ljtui.core.review.requests import ChangeText, ReviewRequest
 
@@ -21,6 +23,56 @@ GIT_DIFF_TIMEOUT_S = 60.0
 GIT_DIFF_OPTIONS = ("diff", "--no-color", "--find-renames", "--unified=3", "--src-prefix=a/", "--dst-prefix=b/",
                     "--submodule=short", "--no-relative")
 """One diff format whatever the user's settings: a/ and b/ prefixes, three lines of context, renames found."""
+
+
+def change_for(root: Path, request: ReviewRequest, *, big: int = MAX_CHANGE_BYTES,
+               on_big: Callable[[str, int], None] | None = None) -> ChangeText:
+    """The change ``request`` names, read: a file (``~`` expanded, relative to ``root``), git's diff, or the
+    change it carries; ``on_big(shown, size)`` is told before a file larger than ``big`` bytes is read."""
+    if request.change is not None:
+        return request.change
+    if request.git is not None:
+        return git_change(root, request.git)
+    if request.path is None:
+        return ChangeText(None, "", "nothing to open: name a file, standard input or a git range")
+    path = request.path.expanduser()
+    path = path if path.is_absolute() else root / path
+    absolute, base = path.absolute(), root.absolute()
+    shown = absolute.relative_to(base).as_posix() if absolute.is_relative_to(base) else str(path)
+    told = (lambda size: on_big(shown, size)) if on_big is not None else None
+    return read_change_file(path, shown, request.fmt, big=big, on_big=told)
+
+
+def read_change_file(path: Path, shown: str, fmt: str | None = None, *, big: int = MAX_CHANGE_BYTES,
+                     on_big: Callable[[int], None] | None = None) -> ChangeText:
+    """Read the change in ``path`` (named ``shown`` in messages); ``on_big(size)`` is told first when it is larger
+    than ``big`` bytes. Refused: larger than :data:`MAX_CHANGE_BYTES`, not a file, or an EDIT plan (``fmt``, or
+    as its text shows) that is not UTF-8."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO named here does not block the open
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if stat.S_ISDIR(st.st_mode):
+                raise IsADirectoryError
+            if not stat.S_ISREG(st.st_mode):
+                return ChangeText(None, shown, f"cannot open {shown}: not a regular file")
+            if st.st_size > MAX_CHANGE_BYTES:
+                return ChangeText(None, shown, f"cannot open {shown}: larger than {MAX_CHANGE_BYTES} bytes")
+            if st.st_size > big and on_big is not None:
+                on_big(st.st_size)
+            data = fh.read(MAX_CHANGE_BYTES + 1)
+        if len(data) > MAX_CHANGE_BYTES:
+            return ChangeText(None, shown, f"cannot open {shown}: larger than {MAX_CHANGE_BYTES} bytes")
+    except FileNotFoundError:
+        return ChangeText(None, shown, f"cannot open {shown}: no such file")
+    except IsADirectoryError:
+        return ChangeText(None, shown, f"cannot open {shown}: it is a directory")
+    except OSError as exc:
+        return ChangeText(None, shown, f"cannot open {shown}: {exc.strerror or exc}")
+    text = decode_change(data)
+    if undecodable(text, fmt):
+        return ChangeText(None, shown, f"cannot open {shown}: not UTF-8 text")
+    return ChangeText(text, shown)
 
 
 def read_stream(stream: BinaryIO, origin: str = "standard input") -> ChangeText:

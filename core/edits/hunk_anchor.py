@@ -85,8 +85,8 @@ def hunk_error(block: EditBlock, data: bytes, outcome: Replacement, candidates: 
     anchor = block.anchor or HunkAnchor()
     made_at = f" (it was made at line {anchor.line})" if anchor.line else ""
     if outcome.count > 1:
-        message = (f"the hunk's old lines occur {outcome.count} times in {block.file}, {where}{made_at}; a line number alone does not say "
-                   "which is meant: nothing is applied")
+        message = (f"the hunk's old lines occur {outcome.count} times in {block.file}, {where}{made_at}; "
+                   "a line number alone does not say which is meant: nothing is applied")
         return E.AnchorAmbiguous(block.number, message, file=block.file, lines=outcome.lines,
                                  candidates=tuple(E.Candidate(block.file, n, 1.0, "", "strong")
                                                   for n in dict.fromkeys(outcome.lines)))

@@ -69,6 +69,20 @@ def read_change(text: str, fmt: str | None = None) -> tuple[EditPlan, str]:
     return _reader(chosen)(text), chosen
 
 
+def read_or_explain(text: str, origin: str, fmt: str | None = None) -> EditPlan | str:
+    """``text`` read as :func:`read_change` reads it, or one sentence saying why it cannot be (``origin``: where
+    the text came from)."""
+    try:
+        return read_change(text, fmt)[0]
+    except ValueError as exc:
+        return f"cannot open {origin}: {exc}"
+    except PlanParseError as exc:
+        problems = "; ".join(str(e) for e in exc.errors)
+        chosen = fmt or detect_format(text)
+        what = f"a valid {NAMES[chosen]}" if chosen is not None else "a change ljtui reads"
+        return f"{origin} is not {what}: {problems}"
+
+
 def decode_change(data: bytes) -> str:
     """The text of a change read as bytes: UTF-8, and any other byte kept as it is (a diff of a Latin-1 file)."""
     return data.decode("utf-8", "surrogateescape")

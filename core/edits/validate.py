@@ -196,8 +196,8 @@ class Validator:
             self._real[target.key] = target.real
         return self._original[target.key]
 
-    def _block(self, block: EditBlock, overlay: dict[str, bytes | None], notes: list[str]) -> E.EditError | None:
-        """Apply ``block`` to ``overlay``; its error, or ``None`` (a note may be added)."""
+    def _read_target(self, block: EditBlock) -> tuple[Target, bytes | None] | E.EditError:
+        """``block.file`` resolved, refused when secret, and read (each file once): its target and bytes."""
         target = self._targets.get(block.file)
         if target is None:
             target = self._targets[block.file] = resolve_target(self.root, block.file, root_resolved=True)
@@ -209,6 +209,14 @@ class Validator:
         original = self._load(target, block)
         if isinstance(original, E.EditError):
             return original
+        return target, original
+
+    def _block(self, block: EditBlock, overlay: dict[str, bytes | None], notes: list[str]) -> E.EditError | None:
+        """Apply ``block`` to ``overlay``; its error, or ``None`` (a note may be added)."""
+        read = self._read_target(block)
+        if isinstance(read, E.EditError):
+            return read
+        target, original = read
         key = target.key
         current = overlay[key] if key in overlay else self._state.get(key, original)
         if block.action not in (EDIT, CREATE):
@@ -267,17 +275,10 @@ class Validator:
             return E.FileExists(block.number, f"cannot rename {block.moved_from} to {block.file}: {block.file} "
                                               "already exists", file=block.file)
         source = dataclasses.replace(block, file=block.moved_from or "", action=EDIT)
-        target = self._targets.get(source.file)
-        if target is None:
-            target = self._targets[source.file] = resolve_target(self.root, source.file, root_resolved=True)
-        if isinstance(target, E.EditError):
-            return dataclasses.replace(target, block=block.number)
-        refused = self._secret(source, target)
-        if refused is not None:
-            return refused
-        original = self._load(target, source)
-        if isinstance(original, E.EditError):
-            return original
+        read = self._read_target(source)
+        if isinstance(read, E.EditError):
+            return read
+        target, original = read
         moved = overlay[target.key] if target.key in overlay else self._state.get(target.key, original)
         if moved is None:
             return E.FileMissing(block.number, f"cannot rename {source.file}: it does not exist", file=source.file)

@@ -8,14 +8,22 @@ symlinks), never into ``.git``, and inside ``.agent/`` only under
 
 from __future__ import annotations
 
+import asyncio
 import os
+import time
 from pathlib import Path, PurePosixPath
 
+from ljtui.core.approval import YES, confirm
+from ljtui.core.asking import Ask
+from ljtui.core.events import Notice
+from ljtui.core.ports import EventSink
+from ljtui.core.review import events as R
 from ljtui.core.statedir import StateDirUnsafe, state_dir
 
 EXPORT_DIR = ".agent/plans"
 """Default folder of exported plans, relative to the repository root."""
 EXPORT_FILE_MODE = 0o644
+EXPORT_CANCELLED = "Export cancelled: nothing was written."
 
 
 class ExportRefused(ValueError):
@@ -92,3 +100,31 @@ def write_export(root: Path, target: Path, text: str) -> None:
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
+
+
+async def ask_where(ask: Ask, sink: EventSink, root: Path, now: float, count: int, path: str | None) -> Path | None:
+    """Ask which file the ``count`` exported blocks go to (``path``: the answer offered), and again before
+    replacing a file; ``None``, told as events, when the user cancels or the path breaks a rule."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
+    default = path or f"{EXPORT_DIR}/plan-{stamp}.md"
+    request = confirm("export", "Export the accepted blocks",
+                      [f"{count} accepted block(s) that apply will be written as an EDIT plan.",
+                       "Plan file (relative to the repository root):"], "write the file", "cancel", text=default)
+    decision = await ask(request)
+    chosen = (decision.text or "").strip()
+    if decision.choice != YES or not chosen:
+        sink.emit(Notice(EXPORT_CANCELLED))
+        return None
+    try:
+        target = export_target(root, chosen)
+    except ExportRefused as exc:
+        sink.emit(R.ExportFailed(chosen, str(exc)))
+        return None
+    if await asyncio.to_thread(target.exists):
+        shown = target.relative_to(root).as_posix()
+        again = await ask(confirm("overwrite", f"Overwrite {shown}?",
+                                  [f"{shown} exists; its content will be replaced."], "overwrite"))
+        if again.choice != YES:
+            sink.emit(Notice(EXPORT_CANCELLED))
+            return None
+    return target

@@ -34,10 +34,10 @@ from ljtui.core.events import Notice
 from ljtui.core.ports import Clock, EventSink
 from ljtui.core.review import events as R
 from ljtui.core.review.notes import cut_line, refresh_notes, size_text
-from ljtui.core.review.export import EXPORT_DIR, ExportRefused, export_target, write_export
+from ljtui.core.review.export import EXPORT_CANCELLED, ExportRefused, ask_where, write_export  # noqa: F401
 from ljtui.core.review.requests import ChangeText, ReviewRequest
 from ljtui.core.edits.plan import Declarations
-from ljtui.core.edits.read_change import EDIT, decode_change, undecodable
+from ljtui.core.edits.read_change import EDIT
 from ljtui.core.edits.progress import StepEvents
 from ljtui.core.edits.undo import undo_preview
 from ljtui.core.review.session import ApplyRefused, Review, undo
@@ -47,8 +47,6 @@ from ljtui.core.secret_files import SecretFiles
 """Asks a human (the engine's approval step, which also reports the question as events)."""
 
 NO_REVIEW = "No plan is under review: type a request, or open a plan with /open PLAN.md."
-MAX_PLAN_BYTES = 20 * 1024 * 1024
-"""A plan file larger than this is not opened."""
 BIG_PLAN_BYTES = 256 * 1024
 """A plan file larger than this gets a notice before it is read (parsing it takes a moment)."""
 FIRST_CHECK_BLOCKS = 200
@@ -59,7 +57,6 @@ DIFF_PAGE_LINES = 500
 """Lines of a diff handed out at once."""
 APPLY_CANCELLED = "Apply cancelled: nothing was written."
 UNDO_CANCELLED = "Undo cancelled: nothing was written."
-EXPORT_CANCELLED = "Export cancelled: nothing was written."
 
 
 class ReviewService:
@@ -95,26 +92,7 @@ class ReviewService:
     def open_file(self, typed: str | Path, fmt: str | None = None) -> bool:
         """Open the change at ``typed`` (``~`` expanded; relative paths are taken from the repository root): an
         EDIT plan, a diff, Aider blocks or a Codex patch, as ``fmt`` says or as its text shows."""
-        path = Path(typed).expanduser()
-        path = path if path.is_absolute() else self.root / path
-        shown = self._display(path)
-        try:
-            size = path.stat().st_size
-            if size > MAX_PLAN_BYTES:
-                return self._open_failed(shown, f"cannot open {shown}: larger than {MAX_PLAN_BYTES} bytes")
-            if size > BIG_PLAN_BYTES:
-                self._sink.emit(Notice(f"Reading {shown} ({size_text(size)})…"))
-            data = path.read_bytes()
-        except FileNotFoundError:
-            return self._open_failed(shown, f"cannot open {shown}: no such file")
-        except IsADirectoryError:
-            return self._open_failed(shown, f"cannot open {shown}: it is a directory")
-        except OSError as exc:
-            return self._open_failed(shown, f"cannot open {shown}: {exc.strerror or exc}")
-        text = decode_change(data)
-        if undecodable(text, fmt):
-            return self._open_failed(shown, f"cannot open {shown}: not UTF-8 text")
-        return self.open_text(text, shown, fmt)
+        return self.open_request(ReviewRequest(path=Path(typed), fmt=fmt))
 
     def open_typed(self, args: str) -> bool:
         """Open what ``/open ARGS`` names (see :func:`~ljtui.core.edits.change_source.parse_open`)."""
@@ -128,19 +106,11 @@ class ReviewService:
 
     def open_request(self, request: ReviewRequest) -> bool:
         """Open what ``request`` names: a file, a change already read, or git's diff."""
-        if request.change is not None:
-            return self.open_change(request.change, request.fmt)
-        if request.git is not None:
-            return self.open_git(request.git, request.fmt)
-        if request.path is not None:
-            return self.open_file(request.path, request.fmt)
-        return self._open_failed("", "nothing to open: name a file, standard input or a git range")
+        from ljtui.core.edits.change_source import change_for
 
-    def open_git(self, spec: str, fmt: str | None = None) -> bool:
-        """Open git's diff of ``spec`` (``A..B``, or one commit against the working tree)."""
-        from ljtui.core.edits.change_source import git_change
-
-        return self.open_change(git_change(self.root, spec), fmt)
+        change = change_for(self.root, request, big=BIG_PLAN_BYTES, on_big=lambda shown, size: self._sink.emit(
+            Notice(f"Reading {shown} ({size_text(size)})…")))
+        return self.open_change(change, request.fmt)
 
     def open_change(self, change: ChangeText, fmt: str | None = None) -> bool:
         """Open a change already read (standard input, git), or say why it could not be read."""
@@ -173,19 +143,11 @@ class ReviewService:
 
     def _parsed(self, text: str, origin: str, fmt: str | None) -> Review | None:
         """``text`` read into a review whose blocks are not checked yet (``None``, reported, when invalid)."""
-        from ljtui.core.edits.plan import PlanParseError
-        from ljtui.core.edits.read_change import NAMES, detect_format, read_change
+        from ljtui.core.edits.read_change import read_or_explain
 
-        try:
-            plan, _ = read_change(text, fmt)
-        except ValueError as exc:
-            self._open_failed(origin, f"cannot open {origin}: {exc}")
-            return None
-        except PlanParseError as exc:
-            problems = "; ".join(str(e) for e in exc.errors)
-            chosen = fmt or detect_format(text)
-            what = f"a valid {NAMES[chosen]}" if chosen is not None else "a change ljtui reads"
-            self._open_failed(origin, f"{origin} is not {what}: {problems}")
+        plan = read_or_explain(text, origin, fmt)
+        if isinstance(plan, str):
+            self._open_failed(origin, plan)
             return None
         return Review(plan, self.root, check_now=False)
 
@@ -246,10 +208,6 @@ class ReviewService:
     def _open_failed(self, origin: str, message: str) -> bool:
         self._sink.emit(R.PlanOpenFailed(origin, message))
         return False
-
-    def _display(self, path: Path) -> str:
-        absolute, root = path.absolute(), self.root.absolute()
-        return absolute.relative_to(root).as_posix() if absolute.is_relative_to(root) else str(path)
 
     # --- choices ---------------------------------------------------------------
 
@@ -398,29 +356,9 @@ class ReviewService:
         if prepared is None:
             return
         text, count = prepared
-        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self._clock.now()))
-        default = path or f"{EXPORT_DIR}/plan-{stamp}.md"
-        request = confirm("export", "Export the accepted blocks",
-                          [f"{count} accepted block(s) that apply will be written as an EDIT plan.",
-                           "Plan file (relative to the repository root):"], "write the file", "cancel", text=default)
-        decision = await self._ask(request)
-        chosen = (decision.text or "").strip()
-        if decision.choice != YES or not chosen:
-            self._sink.emit(Notice(EXPORT_CANCELLED))
-            return
-        try:
-            target = export_target(self.root, chosen)
-        except ExportRefused as exc:
-            self._sink.emit(R.ExportFailed(chosen, str(exc)))
-            return
-        if await asyncio.to_thread(target.exists):
-            shown = target.relative_to(self.root).as_posix()
-            again = await self._ask(confirm("overwrite", f"Overwrite {shown}?",
-                                            [f"{shown} exists; its content will be replaced."], "overwrite"))
-            if again.choice != YES:
-                self._sink.emit(Notice(EXPORT_CANCELLED))
-                return
-        await asyncio.to_thread(self._write_export, target, text, count)
+        target = await ask_where(self._ask, self._sink, self.root, self._clock.now(), count, path)
+        if target is not None:
+            await asyncio.to_thread(self._write_export, target, text, count)
 
     def _export_text(self) -> tuple[str, int] | None:
         with self._lock:

@@ -10,6 +10,7 @@ from typing import Any, Callable
 import pytest
 
 from ljtui.core.ports import FixedClock
+from ljtui.core.review.requests import ReviewRequest
 from ljtui.tui.app import LjtuiApp
 from tests.fixtures import SCRIPTS
 
@@ -27,7 +28,7 @@ def make_app(git_repo: Path) -> AppFactory:
             settings["provider.name"] = "scripted"
             settings["provider.script"] = str(SCRIPTS / script)
         app = LjtuiApp(git_repo, overrides=settings, clock=FixedClock(), cursor_blink=False, watch=watch,
-                       review_path=review_path, resume=resume)
+                       review=ReviewRequest(path=review_path) if review_path else None, resume=resume)
         app.animation_level = "none"
         return app
 

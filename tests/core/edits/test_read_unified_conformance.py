@@ -6,7 +6,6 @@ both results, so a change of either side is seen.
 
 from __future__ import annotations
 
-import shutil
 
 import pytest
 
@@ -25,7 +24,6 @@ from tests.core.edits.patch_conformance import (
 )
 from tests.core.edits.read_unified_expect import fixture
 
-pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
 GIT_FIXTURES = [
     ("git_modify.diff", T.GIT_MODIFY), ("git_create_delete.diff", T.GIT_CREATE_DELETE),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from ljtui.core.edits import errors as E
 from ljtui.core.edits.plan import PlanParseError
 from ljtui.core.edits.read_unified import parse_unified
 from tests.core.edits.read_unified_expect import fixture
