@@ -6,6 +6,7 @@ import json
 import re
 from typing import Iterable
 
+from ljtui.core.edits.plan import CREATE, EDIT
 from ljtui.core.edits.plan_format import DEFAULT_ENTRY_ID, Declarations, EditBlock
 
 MIN_FENCE = 3
@@ -44,3 +45,17 @@ def render_plan(blocks: Iterable[EditBlock], declarations: Declarations | None =
     if declarations is not None and declarations.present:
         parts.append("```json\n" + json.dumps(declarations.to_dict(), ensure_ascii=False) + "\n```\n")
     return "\n".join(parts)
+
+
+def edit_form_problem(block: EditBlock) -> str | None:
+    """Why ``block`` (read from a diff, say) cannot be written as an EDIT block that means the same (``None``: it
+    can): the EDIT format replaces and creates text; it neither deletes, renames nor sets modes, places nothing
+    at a file's start or end, and its fences hold whole lines."""
+    if block.action not in (EDIT, CREATE):
+        return f"EDIT {block.number} ({block.action} {block.file}): an EDIT plan has no {block.action} block"
+    anchor = block.anchor
+    placed = anchor is not None and (anchor.at_start or anchor.at_end or anchor.after is not None)
+    if placed or any(text and not text.endswith(("\n", "\r")) for text in (block.old, block.new)):
+        return (f"EDIT {block.number}: a hunk placed at the start or end of {block.file}, or ending without a "
+                "line break, has no EDIT form")
+    return None

@@ -9,6 +9,9 @@ from ljtui.core.edits import errors as E
 from ljtui.core.edits.plan_format import EditBlock
 from ljtui.core.review.views import BlockState
 
+DIFF_SOURCES = frozenset({"git", "unified", "mbox"})
+"""Formats made by diffing files (a hunk that no longer matches is stale, not wrong)."""
+
 
 @dataclass
 class ReviewBlock:
@@ -53,13 +56,15 @@ class ReviewBlock:
         ``stale`` until re-accepted (or until the file is back as reviewed),
         whether or not it still applies: the one word the notices use too.
         So is a hunk of a diff whose text the file no longer holds (it moved
-        on since the diff was made). Any other accepted block that does not
+        on since the diff was made; another tool's text that does not match
+        may never have matched, and is ``failed``). Any other accepted block that does not
         apply is ``failed``.
         """
         if not self.checked:
             return "checking"
         if not self.accepted:
             return "rejected"
-        if self.stale or (self.block.source is not None and isinstance(self.error, E.AnchorNotFound)):
+        if self.stale or (self.block.source is not None and self.block.source.format in DIFF_SOURCES
+                          and isinstance(self.error, E.AnchorNotFound)):
             return "stale"
         return "failed" if self.error is not None else "accepted"

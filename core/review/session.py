@@ -17,7 +17,7 @@ from typing import Iterable
 from ljtui.core.edits import errors as E
 from ljtui.core.edits.apply import ApplyReport, apply_plan
 from ljtui.core.edits.journal import sha256
-from ljtui.core.edits.plan import CREATE, DELETE, EDIT, EXECUTABLE, MODE, MOVE, EditBlock
+from ljtui.core.edits.plan import DELETE, EXECUTABLE, MODE, MOVE, EditBlock
 from ljtui.core.edits.plan_format import DEFAULT_ENTRY_ID, EditPlan, parse_plan
 from ljtui.core.edits.progress import Say
 from ljtui.core.edits.recovery import UndoOutcome, undo_last
@@ -27,7 +27,7 @@ from ljtui.core.review.checking import (
     ChainValidator, CheckPass, FailureCache, applies_in_chain, replay, resolve_all,
 )
 from ljtui.core.review.diff_text import diff_lines
-from ljtui.core.review.render import render_plan
+from ljtui.core.review.render import edit_form_problem, render_plan
 from ljtui.core.review.review_block import ReviewBlock
 from ljtui.core.review.views import BlockView
 
@@ -98,6 +98,11 @@ class Review:
         self._chains: dict[str, list[ReviewBlock]] = {}
         for rb in self.blocks:
             self._chains.setdefault(rb.key, []).append(rb)
+        self._touching: dict[str, list[ReviewBlock]] = {}
+        """The blocks that touch each file (a rename touches two)."""
+        for rb in self.blocks:
+            for key in rb.keys:
+                self._touching.setdefault(key, []).append(rb)
         self.baseline = self._hashes()
         self._seen = dict(self.baseline)
         self._failures = FailureCache()
@@ -152,16 +157,7 @@ class Review:
     @staticmethod
     def unexportable(rb: ReviewBlock) -> str | None:
         """Why an EDIT plan cannot carry ``rb`` exactly (``None``: it can)."""
-        block = rb.block
-        if block.action not in (EDIT, CREATE):
-            return f"EDIT {block.number} ({block.action} {block.file}): an EDIT plan has no {block.action} block"
-        anchor = block.anchor
-        placed = anchor is not None and (anchor.at_start or anchor.at_end or anchor.after is not None)
-        if placed or (block.new and not block.new.endswith(("\n", "\r"))) or (
-                block.old and not block.old.endswith(("\n", "\r"))):
-            return (f"EDIT {block.number}: a hunk placed at the start or end of {block.file}, or ending without a "
-                    "line break, has no EDIT form")
-        return None
+        return edit_form_problem(rb.block)
 
     def export_text(self) -> str:
         """The exportable blocks as plan text (numbers kept as written)."""
@@ -329,9 +325,8 @@ class Review:
 
     def _mark_reviewed(self, key: str) -> None:
         self.baseline[key] = self._seen[key] = self._hashes([key]).get(key)
-        for rb in self.blocks:
-            if key in rb.keys:
-                rb.stale = False
+        for rb in self._touching.get(key, ()):
+            rb.stale = False
 
     # --- writing -------------------------------------------------------------
 
