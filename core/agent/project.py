@@ -38,8 +38,6 @@ NOTES_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 GIT_STATUS_LINES = 30
 """Lines of ``git status`` put in the prompt."""
 GIT_TIMEOUT_S = 5.0
-SUBMODULES = "dirty"
-"""``git status --ignore-submodules``: a changed submodule commit shows, nothing runs inside the submodule."""
 SKIPPED_TOP_LEVEL = frozenset({".git", ".agent", "__pycache__", ".venv", "node_modules", ".mypy_cache",
                                ".pytest_cache", ".tox"})
 
@@ -113,13 +111,12 @@ def top_level(root: Path, secrets: SecretFiles, limit: int = TOP_LEVEL_ENTRIES) 
 def git_summary(root: Path) -> str:
     """Branch and short status, or why there is none.
 
-    git runs through :func:`~ljtui.core.git.run_git` (no program from the
-    repository's settings), and does not look inside submodules: a
-    submodule's own settings are not switched off, so git must not run
-    there.
+    git runs through :func:`~ljtui.core.git.run_git`: no program from the
+    repository's settings, and nothing inside a nested repository (a
+    changed submodule is not listed).
     """
     try:
-        done = run_git(["status", "--porcelain=v1", "--branch", f"--ignore-submodules={SUBMODULES}"], root,
+        done = run_git(["status", "--porcelain=v1", "--branch"], root,
                        timeout=GIT_TIMEOUT_S)
     except (OSError, subprocess.SubprocessError):
         return "(git status is not available)"
