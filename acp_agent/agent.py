@@ -3,7 +3,9 @@
 * ``initialize`` says what ljtui offers: ``session/load`` (its saved sessions), prompts of text and of
   embedded text resources or resource links (images and audio are refused by not being offered), MCP servers
   the client passes, over stdio or HTTP.
-* ``session/new`` makes an engine in the repository that holds ``cwd`` (the nearest ``.git`` above it).
+* ``session/new`` makes an engine in the repository that holds ``cwd`` (the nearest ``.git`` above it, or
+  ``cwd`` itself when there is none); ``/``, the home folder and a folder holding ljtui's own config or state
+  are refused with an error that says why (:mod:`ljtui.core.session_root`), before anything starts.
   The repository's own settings count only once it is trusted, as in the app: before the first prompt runs,
   an untrusted repository whose settings would change something is asked about (``session/request_permission``),
   then the MCP servers start (the client's, the user's, and a trusted repository's ``.mcp.json``).
@@ -26,7 +28,7 @@ import asyncio
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from acp import (
     PROTOCOL_VERSION, Client, InitializeResponse, LoadSessionResponse, NewSessionResponse, PromptResponse,
@@ -43,6 +45,7 @@ from ljtui.core.edits.paths import find_repo_root
 from ljtui.core.engine import Engine
 from ljtui.core.events import Event, Notice
 from ljtui.core.mcp.config import McpServerConfig, server_problem
+from ljtui.core.session_root import UnsafeRoot, place_refusal
 from ljtui.core.startup import Startup, prepare
 
 VERSION = "0.1.0"
@@ -109,7 +112,7 @@ class LjtuiAgent:
         return LoadSessionResponse()
 
     async def _open(self, cwd: str, servers: list[Any], resume: str | None = None) -> Session:
-        root = _repository(cwd)
+        root = _repository(cwd, self.env)
         if self.only is not None and root != self.only:
             raise RequestError.invalid_params({"cwd": f"{cwd!r} is not in {str(self.only)!r}, the only repository "
                                                       "this agent opens sessions in (--repo)"})
@@ -214,13 +217,19 @@ class LjtuiAgent:
         return self.client
 
 
-def _repository(cwd: str) -> Path:
+def _repository(cwd: str, env: Mapping[str, str]) -> Path:
+    """The repository holding ``cwd``, or an error the client reads: not an absolute path, not a folder, or a
+    folder ljtui does not work in (``/``, the home folder, one holding ljtui's own config or state)."""
     if not os.path.isabs(cwd):
         raise RequestError.invalid_params({"cwd": f"must be an absolute path, got {cwd!r}"})
     path = Path(cwd)
     if not path.is_dir():
         raise RequestError.invalid_params({"cwd": f"{cwd!r} is not a directory"})
-    return find_repo_root(path)
+    root = find_repo_root(path)
+    refusal = place_refusal(root, env)
+    if refusal is not None:
+        raise RequestError.invalid_params({"cwd": UnsafeRoot(refusal, cwd).message})
+    return root
 
 
 def _client_servers(servers: list[Any]) -> tuple[dict[str, McpServerConfig], list[str]]:

@@ -6,7 +6,10 @@ it starts they are moved to descriptors of their own, standard output then goes 
 input reads nothing, so no line printed by ljtui or a program it runs can break a message. The model flags
 (``--provider``, ``--model``, ``--base-url``, ``--script``) set the model of every session, as in ``ljtui``.
 
-Exit status: 0 the client closed the connection; 2 a usage error.
+A session's ``cwd`` (``session/new``, ``session/load``) that is ``/``, the home folder or a folder holding ljtui's
+own config or state is refused with a JSON-RPC error naming why (:mod:`ljtui.core.session_root`).
+
+Exit status: 0 the client closed the connection; 2 a usage error (``--repo`` naming such a folder too).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import sys
 import threading
 from pathlib import Path
 
-from ljtui.cli.main import add_model_flags, model_overrides
+from ljtui.cli.main import add_model_flags, model_overrides, refused_root
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -48,7 +51,10 @@ def run(args: argparse.Namespace) -> int:
     env = dict(environment())
     overrides = {k: v for k, v in model_overrides(args).items() if v is not None}
     only = getattr(args, "repo", None)
-    only = find_repo_root(only.resolve()) if only is not None else None
+    if only is not None:
+        start, only = only, find_repo_root(only.resolve())
+        if refused_root(PROG, only, start):
+            return EXIT_USAGE
     reading, writing = _protocol_streams()
     try:
         asyncio.run(_serve(reading, writing, env, overrides, only))

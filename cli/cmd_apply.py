@@ -65,8 +65,8 @@ def run(args: argparse.Namespace) -> int:
 
     root = repo_root_arg(args, PROG)
     if root is None:
-        return _finish(FileApply(ApplyResult(ERROR, message="the repository does not exist; nothing was written")),
-                       args.json)
+        return _finish(FileApply(ApplyResult(
+            ERROR, message="the repository cannot be used (the line above says why); nothing was written")), args.json)
     from ljtui.cli.session import headless_edits  # only the edits path loads, when the command runs
 
     request = change_request(args, PROG, root, check_file=False)

@@ -9,14 +9,18 @@ and prints:
 * the backend (``landlock``, ``bubblewrap`` or ``unsandboxed``) and why it
   was chosen, the kernel's Landlock ABI and what it covers, whether
   bubblewrap is on ``PATH`` and works;
-* what a command may do (writable places, network), and the
-  ``agent.sandbox.write_paths`` entries that are ignored;
+* what a command may do (writable places, network), the
+  ``agent.sandbox.write_paths`` entries that are ignored (missing), and those
+  left out because they are, hold or lie inside a folder no command may
+  write (ljtui's own config and state folders, the home folder as a whole,
+  ``/``: :mod:`ljtui.core.session_root`), and which folders those are;
 * whether ljtui's process is non-dumpable (its memory and environment closed
   to other processes), which provider keys it holds outside its environment,
   and which credential variables commands do not get (names only).
 
 ``--json`` prints the same as one object. Exit status: 0 commands are
-sandboxed; 1 they are not (unsandboxed); 2 a usage error.
+sandboxed; 1 they are not (unsandboxed); 2 a usage error, or a folder no
+session works in (``/``, the home folder, one holding ljtui's own folders).
 """
 
 from __future__ import annotations
@@ -74,6 +78,7 @@ def gather(root: Any, overrides: dict[str, object]) -> dict[str, Any]:
     from ljtui.core.config import load_config
     from ljtui.core.confine.session import CommandSandbox
     from ljtui.core.providers import provider_label, provider_problem
+    from ljtui.core.session_root import guarded_folders
 
     loaded = load_config(root, provider_keys.environment(), overrides)
     settings = loaded.config.agent.sandbox
@@ -95,21 +100,18 @@ def gather(root: Any, overrides: dict[str, object]) -> dict[str, Any]:
         "sandbox": {"backend": status.backend, "confined": status.confined, "why": status.why,
                     "landlock_abi": status.abi, "landlock_covers": covers(status.abi),
                     "bwrap": program, "allows": allows, "network_enforced": status.network_enforced,
-                    "ignored_write_paths": sandbox.missing_write_paths(), "setting": settings.backend},
+                    "ignored_write_paths": sandbox.missing_write_paths(),
+                    "refused_write_paths": [{"entry": entry, "why": why}
+                                            for entry, why in sandbox.refused_write_paths()],
+                    "never_writable": [{"folder": f.path, "what": f.label}
+                                       for f in guarded_folders() if f.own],
+                    "setting": settings.backend},
         "process": {"dumpable": provider_keys.is_dumpable(), "uid": os.getuid() if hasattr(os, "getuid") else None},
         "keys_held": sorted(provider_keys.held_names()),
         "withheld_from_commands": withheld,
         "passed_to_commands": sorted(n for n in sandbox.pass_env if n in os.environ),
-        "warnings": [*loaded.warnings, *wide_root(root)],
+        "warnings": loaded.warnings,
     }
-
-
-def wide_root(root: Any) -> list[str]:
-    """A warning when the repository is so wide that confining writes to it protects little."""
-    real = os.path.realpath(root)
-    if real == os.path.realpath(os.path.expanduser("~")) or real == os.path.realpath(os.sep):
-        return [f"the repository is {real}: commands may write anywhere below it; run ljtui in a project folder"]
-    return []
 
 
 def covers(abi: int) -> list[str]:
@@ -133,6 +135,12 @@ def render(report: dict[str, Any]) -> list[str]:
     if box["ignored_write_paths"]:
         lines.append(_row("  ignored", "agent.sandbox.write_paths (not absolute, or missing): "
                           + ", ".join(box["ignored_write_paths"])))
+    if box["refused_write_paths"]:
+        lines.append(_row("  left out", "agent.sandbox.write_paths commands may never write: "
+                          + "; ".join(f"{r['entry']} {r['why']}" for r in box["refused_write_paths"])))
+    lines.append(_row("  never", "whatever the config says, commands never write ljtui's own folders ("
+                      + ", ".join(f["folder"] for f in box["never_writable"])
+                      + "), your home folder as a whole, nor /"))
     if not box["confined"]:
         lines.append(_row("", "every command asks; session grants and allow-lists do not cover commands"))
     dumpable = process["dumpable"]

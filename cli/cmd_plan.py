@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from ljtui.cli.main import add_model_flags, model_overrides
+from ljtui.cli.main import add_model_flags, model_overrides, refused_root
 from ljtui.cli.output import Collect, Fanout, JsonLinesSink, echo
 from ljtui.core.config import load_config
 from ljtui.core.engine import Engine
@@ -121,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
     if args.script and not args.provider:
         args.provider = "scripted"
     source = args.source.resolve()
+    if refused_root(PROG, source):
+        return EXIT_USAGE
     loaded = load_config(repo_root=source, overrides=model_overrides(args))
     for warning in loaded.warnings:
         echo(f"{PROG}: {warning}", sys.stderr)

@@ -39,9 +39,12 @@ def run(args: argparse.Namespace) -> int:
     if not repo.is_dir():
         echo(f"{PROG}: --repo {repo}: not a directory", sys.stderr)
         return EXIT_USAGE
+    from ljtui.cli.main import refused_root
     from ljtui.core.edits.paths import find_repo_root
 
-    repo = find_repo_root(repo)
+    start, repo = repo, find_repo_root(repo)
+    if refused_root(PROG, repo, start):
+        return EXIT_USAGE
     request = change_request(args, PROG, repo)
     if request is None:
         return EXIT_USAGE

@@ -32,7 +32,8 @@ printed (on stderr); the events carry every call's ``ok``.
 Exit status: 0 the model finished its turn; 1 the turn failed (the model
 call, after retries, or an internal error), every tool call it made that
 was not denied failed, the session could not be resumed, or a gated
-delivery was refused; 2 a usage or configuration error.
+delivery was refused; 2 a usage or configuration error, or a folder ljtui does not work in (``/``, the
+home folder, one holding ljtui's own config or state: :mod:`ljtui.core.session_root`).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ljtui.cli.approver import CliApprover
-from ljtui.cli.main import add_model_flags, add_resume_flags, model_overrides
+from ljtui.cli.main import add_model_flags, add_resume_flags, model_overrides, refused_root
 from ljtui.cli.output import JsonLinesSink, VisibleStream, echo, json_text, silence_stdout
 from ljtui.core.config import Config, load_config
 from ljtui.core.edits.paths import find_repo_root
@@ -298,7 +299,9 @@ def run(args: argparse.Namespace) -> int:
     if not repo.is_dir():
         echo(f"{PROG}: --repo {repo} is not a directory", sys.stderr, exact=True)
         return EXIT_USAGE
-    repo = find_repo_root(repo)
+    start, repo = repo, find_repo_root(repo)
+    if refused_root(PROG, repo, start):
+        return EXIT_USAGE
     loaded = load_config(repo_root=repo, overrides=model_overrides(args))
     for warning in loaded.warnings:
         echo(f"{PROG}: {warning}", sys.stderr)

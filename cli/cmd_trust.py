@@ -6,7 +6,8 @@ settings as they were when trusted: once they change, the repository is
 asked about again. ``ljtui trust [DIR]`` shows what trusting would enable
 (and what changed since it was last trusted) and asks; ``--revoke``
 forgets a repository; ``--list`` shows every trusted one and whether its
-settings still match.
+settings still match. A folder no session works in (``/``, the home folder,
+one holding ljtui's own config or state) is never trusted; it may be revoked.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+from ljtui.cli.main import refused_root
 from ljtui.cli.output import echo, visible
 from ljtui.core.display import shown_line
 from ljtui.core.edits.paths import find_repo_root
@@ -65,12 +67,14 @@ def run(args: argparse.Namespace) -> int:
         echo(f"{PROG}: {_path(start)}: not a directory", file=sys.stderr)
         return EXIT_USAGE
     root = find_repo_root(start)
-    if args.revoke:
+    if args.revoke:  # forgetting is always allowed, also for a folder no session may open in
         if store.revoke(root):
             echo(f"no longer trusted: {_path(root)}")
         else:
             echo(f"{_path(root)} was not trusted")
         return EXIT_OK
+    if refused_root(PROG, root, start):  # no session works there: its settings would never be read
+        return EXIT_USAGE
     return _trust(store, root, args.yes)
 
 

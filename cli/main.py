@@ -176,8 +176,9 @@ def run_app(args: argparse.Namespace) -> int:
 
 def repo_root_arg(args: argparse.Namespace, prog: str) -> Path | None:
     """The repository a command works in: ``--repo`` or the current directory, up to
-    the nearest folder holding ``.git``. ``None`` (with the reason on stderr) when
-    the folder does not exist: a typo never creates a tree."""
+    the nearest folder holding ``.git`` (a plain folder with none above it is its own root).
+    ``None`` (with the reason on stderr) when the folder does not exist (a typo never
+    creates a tree) or may not be a session root (:func:`refused_root`)."""
     start = getattr(args, "repo", None) or Path.cwd()
     if not start.is_dir():
         from ljtui.cli.output import visible
@@ -186,7 +187,29 @@ def repo_root_arg(args: argparse.Namespace, prog: str) -> Path | None:
         return None
     from ljtui.core.edits.paths import find_repo_root
 
-    return find_repo_root(start)
+    root = find_repo_root(start)
+    return None if refused_root(prog, root, start) else root
+
+
+def refused_root(prog: str, root: Path, start: Path | None = None) -> bool:
+    """Whether ``root`` may not be a session root (``/``, the home folder, or a folder holding ljtui's own
+    config or state: :mod:`ljtui.core.session_root`); if so, why is said on stderr.
+
+    Args:
+        prog: the command, first on the line.
+        root: the repository found.
+        start: the folder asked for, named too when the repository was found above it.
+    """
+    from ljtui.core.session_root import place_refusal
+
+    refusal = place_refusal(root)
+    if refusal is None:
+        return False
+    from ljtui.cli.output import echo
+    from ljtui.core.session_root import UnsafeRoot
+
+    echo(f"{prog}: {UnsafeRoot(refusal, start).message}", sys.stderr, exact=True)
+    return True
 
 
 STARTUP_RECOVERY_FILES = 10
@@ -210,6 +233,10 @@ def recover_leftover_journal(args: argparse.Namespace) -> None:
 
     root = find_repo_root(start)
     if not journal_dir(root).is_dir():
+        return
+    from ljtui.core.session_root import place_refusal
+
+    if place_refusal(root) is not None:  # the command refuses it, and says why; nothing is written there
         return
     from ljtui.cli.output import echo
     from ljtui.core.edits.recovery import recover_journal

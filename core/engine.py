@@ -55,7 +55,12 @@ GATE_FILES = ".agent/gates/"
 
 
 class Engine:
-    """One session in one repository: its services, and the operations the front ends call."""
+    """One session in one repository: its services, and the operations the front ends call.
+
+    Raises:
+        UnsafeRoot: ``repo_root`` is ``/``, a home folder, or holds or lies inside one of ljtui's own folders
+            (:mod:`ljtui.core.session_root`); nothing was read or written there.
+    """
 
     def __init__(self, config: Config, sink: EventSink, *, repo_root: Path, clock: Clock | None = None,
                  client_factory: ClientFactory | None = None, tools: ToolRegistry | None = None,
@@ -64,7 +69,9 @@ class Engine:
         from ljtui.core.agent.sessions import SessionLog
         from ljtui.core.providers import make_client
         from ljtui.core.runlog import RunLog
+        from ljtui.core.session_root import check_root
 
+        check_root(repo_root)  # before anything is read or written there: raises UnsafeRoot
         self.repo_root = repo_root
         self.clock = clock or SystemClock()
         self.approver: Approver = approver or DenyAll()

@@ -44,7 +44,14 @@ class Startup:
 
 
 def prepare(repo_root: Path, env: Mapping[str, str], overrides: Mapping[str, Any] | None = None) -> Startup:
-    """Read the configuration (every layer, trust included), themes and repository facts."""
+    """Read the configuration (every layer, trust included), themes and repository facts.
+
+    Raises:
+        UnsafeRoot: ``repo_root`` may not be a session root (:mod:`ljtui.core.session_root`); nothing was read.
+    """
+    from ljtui.core.session_root import check_root
+
+    check_root(repo_root, env)
     loaded = load_config(repo_root, env, overrides)
     cfg = loaded.config
     untrusted: list[str] = []

@@ -77,6 +77,10 @@ class LjtuiApp(App[int]):
             review: a change to open for review at start (a file, standard input's text, a git range).
             recover: finish an apply a crash interrupted, after the first frame (reported as a notice).
             resume: a saved session to continue after the first frame (``""``: the newest).
+
+        Raises:
+            UnsafeRoot: ``repo_root`` may not be a session root (:func:`~ljtui.core.startup.prepare` checks it):
+                no app opens.
         """
         self.repo_root = (repo_root or Path.cwd()).resolve()
         self.clock = clock or SystemClock()

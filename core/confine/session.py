@@ -14,6 +14,13 @@ unless ``agent.sandbox.network`` is on, the user granted it for the
 session, or for this one command. Only the user widens it: the values come
 from the user's own config (keys a repository cannot set) and from dialog
 answers, never from the model.
+
+Whatever the configuration says, no place is writable that is ``/``, a home
+folder or one of ljtui's own folders, holds one, or lies inside one of
+ljtui's own (:mod:`ljtui.core.session_root`): a sandbox is never made for
+such a root (:class:`~ljtui.core.session_root.UnsafeRoot`), and such a
+write path or command folder is left out (:meth:`CommandSandbox.refused_write_paths`
+says which, and why).
 """
 
 from __future__ import annotations
@@ -23,12 +30,13 @@ import shutil
 import tempfile
 import threading
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Mapping
 
 from ljtui.core.childenv import child_env
 from ljtui.core.confine.rules import Place, Rules
 from ljtui.core.confine.spawn import Confinement
 from ljtui.core.confine.status import AUTO, NONE, SandboxStatus, detect
+from ljtui.core.session_root import UnsafeRoot, place_refusal
 
 TMP_PREFIX = "ljtui-session-"
 """Name prefix of the private temp dirs."""
@@ -50,11 +58,19 @@ class CommandSandbox:
         pass_env: ``agent.pass_env``: credential variables commands get anyway.
         detect: finds the backend (tests inject one).
         temp_parent: where the private temp dir is made (default: the system temp dir).
+        env: locates the home and ljtui's own folders (default: ``os.environ``).
+
+    Raises:
+        UnsafeRoot: ``repo_root`` is ``/``, a home folder, or holds or lies inside one of ljtui's own folders.
     """
 
     def __init__(self, repo_root: Path, backend: str = AUTO, *, write_paths: Iterable[str] = (),
                  network: bool = False, pass_env: Iterable[str] = (), detect: Detect = detect,
-                 temp_parent: Path | None = None) -> None:
+                 temp_parent: Path | None = None, env: Mapping[str, str] | None = None) -> None:
+        self.env = env
+        refusal = place_refusal(repo_root, env)
+        if refusal is not None:
+            raise UnsafeRoot(refusal)
         self.repo_root = Path(os.path.realpath(repo_root))
         self.backend = backend
         self.write_paths = tuple(write_paths)
@@ -101,11 +117,12 @@ class CommandSandbox:
             return self._tmp
 
     def extra_places(self) -> tuple[Place, ...]:
-        """The user's ``agent.sandbox.write_paths`` that exist, as places."""
+        """The user's ``agent.sandbox.write_paths`` that exist, as places; those :meth:`refused_write_paths`
+        names are left out."""
         places = []
         for text in self.write_paths:
             path = Path(os.path.expanduser(text))
-            if path.is_absolute() and path.exists():
+            if path.is_absolute() and path.exists() and place_refusal(path, self.env) is None:
                 places.append(Place(Path(os.path.realpath(path)), str(path)))
         return tuple(places)
 
@@ -114,14 +131,29 @@ class CommandSandbox:
         return [t for t in self.write_paths
                 if not (Path(os.path.expanduser(t)).is_absolute() and Path(os.path.expanduser(t)).exists())]
 
+    def refused_write_paths(self) -> list[tuple[str, str]]:
+        """``agent.sandbox.write_paths`` entries left out because commands may never write there, each with why
+        (``holds ljtui's config folder (…)``)."""
+        refused = []
+        for text in self.write_paths:
+            path = Path(os.path.expanduser(text))
+            if path.is_absolute() and path.exists():
+                refusal = place_refusal(path, self.env)
+                if refusal is not None:
+                    refused.append((text, refusal.reason))
+        return refused
+
     def rules(self, cwd: Path, *, network: bool | None = None) -> Rules:
-        """The rules of a command working in ``cwd``: writes below ``cwd`` (the repository, or a staging tree
-        inside it), the private temp dir and the user's write paths (``network``: ``None`` means the session's
-        setting). Finds the backend on first use: call from a thread."""
+        """The rules of a command working in ``cwd``: writes below ``cwd`` (the repository, a staging tree
+        inside it, or an MCP server's own folder), the private temp dir and the user's write paths
+        (``network``: ``None`` means the session's setting). A folder commands may never write
+        (:func:`~ljtui.core.session_root.place_refusal`) is left out, whoever asked for it.
+        Finds the backend on first use: call from a thread."""
         status = self.status
         real = Path(os.path.realpath(cwd))
         label = REPO_LABEL if real == self.repo_root else STAGING_LABEL if self.repo_root in real.parents else str(real)
-        places = (Place(real, label), Place(self.tmp_dir, TMP_LABEL), *self.extra_places())
+        own = (Place(real, label), Place(self.tmp_dir, TMP_LABEL))
+        places = (*(p for p in own if place_refusal(p.path, self.env) is None), *self.extra_places())
         return Rules(places, self.network if network is None else network, status.network_enforced)
 
     def environment(self, secrets: Iterable[str] = (), extra: dict[str, str] | None = None) -> dict[str, str]:

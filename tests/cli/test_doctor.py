@@ -98,8 +98,9 @@ def test_a_bad_sandbox_setting_is_a_warning_and_the_default_stays(repo: Path, tm
     assert any("has unknown key 'netwrok' (known: backend, network, write_paths)" in w for w in report["warnings"])
 
 
-def test_doctor_warns_when_the_repository_is_the_home_folder(tmp_path: Path) -> None:
+def test_doctor_refuses_the_home_folder_as_a_repository_and_says_why(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
     done = doctor(home, tmp_path / "cfg", HOME=str(home))
-    assert f"warning: the repository is {home}: commands may write anywhere below it" in done.stdout
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith(f"ljtui doctor: {home} is your home folder: ljtui does not work there")

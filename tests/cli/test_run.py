@@ -117,12 +117,14 @@ def test_empty_request_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFi
 def test_real_process_unreachable_server_no_traceback(tmp_path: Path) -> None:
     config = tmp_path / "config.yaml"
     config.write_text("provider:\n  timeout: 1\n  max_retries: 0\n", encoding="utf-8")
+    repo = tmp_path / "repo"  # beside the config file: a repository holding it is refused
+    repo.mkdir()
     with FakeSSEServer() as server:
         dead = server.url + "/v1"
     env = {**os.environ, "LJTUI_CONFIG": str(config), "OPENAI_API_KEY": FAKE_KEY}
     proc = subprocess.run(
         [sys.executable, "-m", "ljtui.cli.main", "run", "hi", "--provider", "openai-compatible",
-         "--model", "m", "--base-url", dead, "--json", "--repo", str(tmp_path)],
+         "--model", "m", "--base-url", dead, "--json", "--repo", str(repo)],
         capture_output=True, text=True, env=env, timeout=60,
     )
     assert proc.returncode == 1
