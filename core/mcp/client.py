@@ -1,35 +1,34 @@
 """One MCP server as ljtui holds it: started on demand, its tools listed, its calls bounded, stopped whole.
 
 An :class:`McpServer` owns one connection through the official SDK's
-:class:`~mcp.ClientSession`, over :mod:`ljtui.core.mcp.stdio` (a command) or
-the SDK's streamable-HTTP transport (a ``url``). The SDK's transports are
-task groups that must be entered and left in one task, so each connection
-lives in a task of its own; calls reach its session from any task.
+session (:mod:`ljtui.core.mcp.sdk`, which speaks the SDK's 1.x and 2.x
+lines alike), over :mod:`ljtui.core.mcp.stdio` (a command) or the SDK's
+streamable-HTTP transport (a ``url``). The SDK's transports are task groups
+that must be entered and left in one task, so each connection lives in a
+task of its own; calls reach its session from any task.
 
 Every wait is bounded: starting (initialize plus the tool list) by
 ``mcp.start_timeout``, each call by ``mcp.call_timeout``. A server that
 crashes, hangs or speaks garbage becomes :class:`McpUnavailable` with the
-reason (and the tail of its stderr); the next call starts it again, once:
-after a second failure it stays down for the session, saying so.
+reason and the last lines of its stderr; the next call starts it again,
+once: after a second failure it stays down for the session, saying so.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ljtui.core.mcp import sdk
 from ljtui.core.mcp.config import McpServerConfig
+from ljtui.core.mcp.program import ProgramNotFound
 from ljtui.core.mcp.stdio import StderrTail, confined_stdio
+from ljtui.core.mcp.values import McpResult, McpTool
 
 if TYPE_CHECKING:
-    from mcp import ClientSession, types
-
     from ljtui.core.confine.session import CommandSandbox
 
 MAX_TOOLS = 128
@@ -49,8 +48,15 @@ class McpUnavailable(Exception):
 
 @dataclass(frozen=True)
 class ServerEnvironment:
-    """Where a session's servers start: the repository, its sandbox (``None``: unconfined), and the base
-    environment without keys or credentials."""
+    """Where a session's servers start: the repository, the session's sandbox, and the base environment without
+    keys or credentials.
+
+    Attributes:
+        root: the repository (a stdio server's working folder unless it names one).
+        sandbox: the session's sandbox; every stdio server starts through it, confined or not (``None``: the
+            session has no sandbox object, and servers start directly).
+        base_env: the environment every server starts from (its own ``env`` goes on top).
+    """
 
     root: Path
     sandbox: CommandSandbox | None
@@ -70,15 +76,17 @@ class McpServer:
         self.state = STOPPED
         self.problem: str | None = None
         """Why the server is down (``None`` while it is not)."""
-        self.tools: list[types.Tool] = []
-        self._session: ClientSession | None = None
+        self.tools: list[McpTool] = []
+        self._session: sdk.Session | None = None
         self._task: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
         self._failures = 0
         self._stderr = StderrTail()
+        self._transport_error: Exception | None = None
+        """The last error the transport handed the session (a line that is not JSON-RPC, one too long)."""
         self._lock = asyncio.Lock()
 
-    async def ensure_started(self) -> list[types.Tool]:
+    async def ensure_started(self) -> list[McpTool]:
         """Start the server if it is not running (and may be started again); its tools.
 
         Raises:
@@ -88,11 +96,11 @@ class McpServer:
             if self.state == READY and self._task is not None and not self._task.done():
                 return self.tools
             if self._failures > RESTARTS:
-                raise McpUnavailable(f"{self.problem}; not started again this session")
+                raise McpUnavailable(f"{self.problem}\nnot started again this session")
             await self._start()
             return self.tools
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    async def call(self, tool: str, arguments: dict[str, Any]) -> McpResult:
         """Call ``tool``; a failure of the connection (not of the tool) marks the server failed.
 
         Raises:
@@ -102,18 +110,18 @@ class McpServer:
         session = self._session
         assert session is not None
         try:
-            return await asyncio.wait_for(
-                session.call_tool(tool, arguments, read_timeout_seconds=timedelta(seconds=self._call_timeout)),
-                self._call_timeout + 1)
+            return await asyncio.wait_for(session.call_tool(tool, arguments, self._call_timeout),
+                                          self._call_timeout + 1)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            if isinstance(exc, TimeoutError) or _timed_out(exc):
+            kind = sdk.error_kind(exc)
+            if isinstance(exc, TimeoutError) or kind == sdk.TIMED_OUT:
                 raise await self._fail(f"{self.name}: {tool} did not answer within {self._call_timeout:g} s",
                                        stderr=False) from None
-            if _is_tool_error(exc):
+            if kind == sdk.ANSWERED:
                 raise McpUnavailable(f"{self.name}: {tool}: {_reason(exc)}") from None
-            raise await self._fail(f"{self.name}: the connection failed during {tool}: {_reason(exc)}") from None
+            raise await self._fail(f"{self.name}: the connection failed during {tool}: {self._why(exc)}") from None
 
     async def stop(self) -> None:
         """Stop the server (and all it started); a stopped server may be started again."""
@@ -128,122 +136,106 @@ class McpServer:
 
     async def _start(self) -> None:
         await self.stop()
-        self.state, self.problem, self._stderr = STARTING, None, StderrTail()
+        self.state, self.problem, self._stderr, self._transport_error = STARTING, None, StderrTail(), None
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        ready.add_done_callback(_retrieved)  # its failure may come after the start was given up
         self._stop = asyncio.Event()
         self._task = asyncio.create_task(self._serve(ready, self._stop), name=f"mcp {self.name}")
         try:
             await asyncio.wait_for(asyncio.shield(ready), self._start_timeout)
         except TimeoutError:
-            raise await self._fail(f"{self.name} did not start within {self._start_timeout:g} s") from None
+            seen = f"; {self._transport_error}" if self._transport_error is not None else ""
+            raise await self._fail(f"{self.name} did not start within {self._start_timeout:g} s{seen}") from None
         except McpUnavailable as exc:
             raise await self._fail(str(exc)) from None
         self.state = READY
 
     async def _fail(self, reason: str, *, stderr: bool = True) -> McpUnavailable:
-        """Stop the server and mark it failed; the error to raise (``stderr``: with the tail of the server's)."""
+        """Stop the server and mark it failed; the error to raise (``stderr``: with the last lines of the
+        server's)."""
         await self.stop()
-        tail = self._stderr.text if stderr else ""
-        self.problem = f"{reason}{f' (its stderr: {tail})' if tail else ''}"
+        lines = self._stderr.lines if stderr else []
+        said = "".join(f"\n  {line}" for line in lines)
+        self.problem = f"{reason}{f'; the last lines of its stderr:{said}' if said else ''}"
         self.state, self._failures = FAILED, self._failures + 1
         return McpUnavailable(self.problem)
 
     async def _serve(self, ready: asyncio.Future[None], stop: asyncio.Event) -> None:
         """The connection's task: open the transport and the session, list the tools, wait for the stop."""
-        from mcp import ClientSession
-
         try:
-            async with self._transport() as (incoming, outgoing), \
-                    ClientSession(incoming, outgoing,
-                                  read_timeout_seconds=timedelta(seconds=self._start_timeout)) as session:
-                await session.initialize()
+            async with self._transport() as streams, \
+                    sdk.open_session(streams, timeout=self._start_timeout,
+                                     transport_error=self._transport_failed) as session:
                 self.tools = await _list_tools(session)
-                self._session = session
+                self._session, self._transport_error = session, None
                 ready.set_result(None)
                 await stop.wait()
         except asyncio.CancelledError:
             raise
         except BaseException as exc:  # the SDK's task groups raise groups; each is a reason to give
             if not ready.done():
-                why = "it closed the connection" if _closed(exc) else _reason(exc)
-                ready.set_exception(McpUnavailable(f"{self.name} could not start: {why}"))
+                ready.set_exception(McpUnavailable(f"{self.name} could not start: {self._why(exc)}"))
             elif self.state == READY:
-                self.state, self.problem = FAILED, f"{self.name} stopped: {_reason(exc)}"
+                self.state, self.problem = FAILED, f"{self.name} stopped: {self._why(exc)}"
                 self._failures += 1
         finally:
             self._session = None
             if not ready.done():
                 ready.set_exception(McpUnavailable(f"{self.name} closed before it started"))
 
+    def _transport_failed(self, error: Exception) -> None:
+        self._transport_error = error
+
+    def _why(self, exc: BaseException) -> str:
+        """One line for why the connection failed: what the transport saw first, else the exception's words."""
+        exc = _innermost(exc)
+        if isinstance(exc, (ProgramNotFound, sdk.SdkUnsupported)):
+            return str(exc)
+        if self._transport_error is not None:
+            return str(self._transport_error)
+        if sdk.error_kind(exc) == sdk.CLOSED:
+            return "it closed the connection"
+        return sdk.explain(exc) or _reason(exc)
+
     def _transport(self):  # type: ignore[no-untyped-def]
         config, where = self.config, self._where
         if config.command is None:
-            return _http(config.url or "", config.headers, self._call_timeout)
+            return sdk.http_streams(config.url or "", config.headers, connect=CONNECT_SECONDS,
+                                    read=self._call_timeout, transport_error=self._transport_failed)
         cwd = Path(os.path.expanduser(config.cwd)) if config.cwd else where.root
         env = {**where.base_env, **config.env}
         confinement = None
-        if where.sandbox is not None and where.sandbox.confined:
+        if where.sandbox is not None:
             confinement = where.sandbox.confinement(where.sandbox.rules(cwd, network=config.network or None))
         return confined_stdio([config.command, *config.args], cwd=cwd, env=env, confinement=confinement,
                               stderr=self._stderr)
 
 
-@asynccontextmanager
-async def _http(url: str, headers: dict[str, str], timeout: float) -> AsyncIterator[tuple[Any, Any]]:
-    """The SDK's streamable-HTTP transport as a pair of streams, over a client of ours that sends ``headers``
-    and follows no redirect (the transport keeps to the endpoint's origin itself)."""
-    import httpx
-    from mcp.client.streamable_http import streamable_http_client
-
-    limits = httpx.Timeout(CONNECT_SECONDS, read=timeout)
-    async with httpx.AsyncClient(headers=headers, timeout=limits, follow_redirects=False) as client, \
-            streamable_http_client(url, http_client=client) as (incoming, outgoing, _session_id):
-        yield incoming, outgoing
-
-
-async def _list_tools(session: ClientSession) -> list[types.Tool]:
-    tools: list[types.Tool] = []
+async def _list_tools(session: sdk.Session) -> list[McpTool]:
+    tools: list[McpTool] = []
     cursor: str | None = None
     for _ in range(MAX_LIST_PAGES):
-        page = await session.list_tools(cursor)
-        tools.extend(page.tools)
-        cursor = page.nextCursor
+        page, cursor = await session.list_tools(cursor)
+        tools.extend(page)
         if not cursor or len(tools) >= MAX_TOOLS:
             break
     return tools[:MAX_TOOLS]
 
 
-REQUEST_TIMEOUT = 408
-"""The error code the SDK gives a request whose answer did not come within its read timeout."""
-CONNECTION_CLOSED = -32000
-"""The error code the SDK gives the requests in flight when the server's streams close (it exited)."""
+def _retrieved(future: asyncio.Future[None]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
-def _timed_out(exc: BaseException) -> bool:
-    from mcp.shared.exceptions import McpError
-
-    return isinstance(exc, McpError) and exc.error.code == REQUEST_TIMEOUT
-
-
-def _closed(exc: BaseException) -> bool:
-    """The server's streams closed under a request (it exited)."""
-    from mcp.shared.exceptions import McpError
-
+def _innermost(exc: BaseException) -> BaseException:
+    """The first exception inside the SDK's exception groups."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
-    return isinstance(exc, McpError) and exc.error.code == CONNECTION_CLOSED
-
-
-def _is_tool_error(exc: BaseException) -> bool:
-    """A JSON-RPC error answer to the call (unknown tool, bad arguments): the server itself is fine."""
-    from mcp.shared.exceptions import McpError
-
-    return isinstance(exc, McpError) and exc.error.code not in (REQUEST_TIMEOUT, CONNECTION_CLOSED)
+    return exc
 
 
 def _reason(exc: BaseException) -> str:
     """One line for an exception, unwrapping the SDK's exception groups."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
+    exc = _innermost(exc)
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__

@@ -111,6 +111,6 @@ def row_lines(rows: list[ServerRow]) -> list[str]:
         if row.tools:
             lines.append(f"  {len(row.tools)} tool{'s' if len(row.tools) != 1 else ''}: {', '.join(row.tools)}")
         elif row.problem:
-            lines.append(f"  {row.problem}")
+            lines.extend(f"  {line}" for line in row.problem.splitlines())
     return lines
 

@@ -34,7 +34,7 @@ class SessionMcp:
     Args:
         settings: the settings in force (``mcp``, the secrets servers never get).
         root: the repository.
-        sandbox: where stdio servers run (``None``: this session has none).
+        sandbox: what every stdio server starts through, confined or not (``None``: this session has none).
         emit: reports the notices.
         trusted: whether the repository is trusted now (read in a thread, when the servers start).
     """
@@ -88,9 +88,10 @@ class SessionMcp:
         from ljtui.core.mcp.hub import McpHub
 
         config = self._settings.config
-        sandbox = self._sandbox if self._sandbox is not None and self._sandbox.confined else None
+        if self._sandbox is not None:
+            _ = self._sandbox.status  # the backend's self-test runs here, in a thread, not when a server starts
         base = child_env(secrets=self._settings.secrets)  # no credential but what a server's own `env` gives
-        where = ServerEnvironment(self._root, sandbox, base)
+        where = ServerEnvironment(self._root, self._sandbox, base)
         return McpHub(config.mcp, self._root, where, trusted=self._trusted())
 
 

@@ -21,18 +21,18 @@ configured secrets from it like every tool result.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ljtui.core.agent.shell import HeadTail
 from ljtui.core.mcp.client import McpServer, McpUnavailable
+from ljtui.core.mcp.values import McpResult, McpTool
 from ljtui.core.providers.base import ToolSpec
 from ljtui.core.providers.request_rules import TOOL_NAME, schema_object
 from ljtui.core.tools import Tool, ToolContext, ToolError, ToolResult, require
 
 if TYPE_CHECKING:
-    from mcp import types
-
     from ljtui.core.agent.permissions import Permissions
 
 PREFIX = "mcp__"
@@ -53,16 +53,16 @@ def tool_name(server: str, tool: str) -> str:
     return f"{PREFIX}{server}__{tool}"
 
 
-def tool_problem(server: str, tool: types.Tool) -> str | None:
+def tool_problem(server: str, tool: McpTool) -> str | None:
     """Why a listed tool cannot be offered to the model, or None."""
     name = tool_name(server, tool.name)
     if not TOOL_NAME.match(name):
         return (f"{server}: tool {tool.name[:80]!r} is left out: its name {name[:80]!r} is not 1-64 letters, digits, "
                 "'_' or '-'")
-    if not schema_object(tool.inputSchema):
+    if not schema_object(tool.input_schema):
         return f"{server}: tool {tool.name!r} is left out: its input schema is not a JSON schema of type 'object'"
     try:
-        size = len(json.dumps(tool.inputSchema))
+        size = len(json.dumps(tool.input_schema))
     except (TypeError, ValueError):
         return f"{server}: tool {tool.name!r} is left out: its input schema is not plain JSON"
     if size > MAX_SCHEMA_CHARS:
@@ -79,7 +79,7 @@ class ServerTools:
     left_out: tuple[str, ...]
 
 
-def server_tools(server: McpServer, listed: list[types.Tool], *, allow_read_only: bool) -> ServerTools:
+def server_tools(server: McpServer, listed: list[McpTool], *, allow_read_only: bool) -> ServerTools:
     """ljtui tools for ``listed`` (see the module's docstring)."""
     tools: list[Tool] = []
     left_out: list[str] = []
@@ -92,11 +92,10 @@ def server_tools(server: McpServer, listed: list[types.Tool], *, allow_read_only
             left_out.append(problem)
             continue
         seen.add(tool.name)
-        read_only = bool(tool.annotations and tool.annotations.readOnlyHint)
         description = (tool.description or tool.title or tool.name)[:MAX_DESCRIPTION_CHARS]
         spec = ToolSpec(tool_name(server.name, tool.name), f"[MCP server {server.name}] {description}",
-                        dict(tool.inputSchema))
-        tools.append(Tool(spec, _caller(server, tool.name, unasked=read_only and allow_read_only)))
+                        dict(tool.input_schema))
+        tools.append(Tool(spec, _caller(server, tool.name, unasked=tool.read_only and allow_read_only)))
     return ServerTools(tuple(tools), tuple(left_out))
 
 
@@ -118,7 +117,7 @@ def _caller(server: McpServer, tool: str, *, unasked: bool):  # type: ignore[no-
             raise ToolError(str(exc)) from None
         text = result_text(result)
         first = text.splitlines()[0][:120] if text.strip() else "(no output)"
-        if result.isError:
+        if result.is_error:
             return ToolResult(False, f"error: {text}", f"{name}: {first}")
         return ToolResult(True, text, f"{name}: {first}")
 
@@ -134,12 +133,12 @@ def _shown(server: str, tool: str, arguments: dict[str, Any]) -> list[str]:
     return [f"server: {server}", f"tool: {tool}", "arguments:", *shown]
 
 
-def result_text(result: types.CallToolResult) -> str:
+def result_text(result: McpResult) -> str:
     """The model's text of a result: each part in order, cut to :data:`MAX_RESULT_CHARS`."""
     kept = HeadTail(MAX_RESULT_CHARS - RESULT_TAIL_CHARS, RESULT_TAIL_CHARS)
-    parts = list(result.content)
-    if not parts and result.structuredContent is not None:
-        kept.add(json.dumps(result.structuredContent, ensure_ascii=False, default=str))
+    parts = result.parts
+    if not parts and result.structured is not None:
+        kept.add(json.dumps(result.structured, ensure_ascii=False, default=str))
     for index, part in enumerate(parts):
         if index:
             kept.add("\n")
@@ -150,16 +149,19 @@ def result_text(result: types.CallToolResult) -> str:
     return f"{head}\n[… {cut:,} characters of the result cut …]\n{tail}"
 
 
-def _part_text(part: Any) -> str:
-    kind = getattr(part, "type", "")
+def _part_text(part: Mapping[str, Any]) -> str:
+    """One content block (its wire form) as text: text as it is, anything else named by its kind and size."""
+    kind = part.get("type")
     if kind == "text":
-        return str(part.text)
+        return str(part.get("text", ""))
     if kind in ("image", "audio"):
-        return f"[{kind} {part.mimeType}, {len(part.data) * 3 // 4:,} bytes: not shown]"
+        return f"[{kind} {part.get('mimeType', '?')}, {len(str(part.get('data', ''))) * 3 // 4:,} bytes: not shown]"
     if kind == "resource":
-        resource = part.resource
-        text = getattr(resource, "text", None)
-        return f"[resource {resource.uri}]\n{text}" if text is not None else f"[resource {resource.uri}: binary]"
+        resource = part.get("resource")
+        resource = resource if isinstance(resource, Mapping) else {}
+        text = resource.get("text")
+        uri = resource.get("uri", "?")
+        return f"[resource {uri}]\n{text}" if isinstance(text, str) else f"[resource {uri}: binary]"
     if kind == "resource_link":
-        return f"[resource link {part.uri}]"
+        return f"[resource link {part.get('uri', '?')}]"
     return f"[{kind or 'unknown'} part: not shown]"

@@ -48,6 +48,23 @@ def test_mcp_list_starts_each_server_to_list_its_tools_and_names_the_one_that_fa
         ("broken", "failed", []), ("time", "ready", ["get_current_time", "convert_time"])]
 
 
+def test_the_readmes_example_starts_by_its_bare_command_and_a_failed_server_shows_its_last_stderr_lines(
+        git_repo: Path, tmp_path: Path) -> None:
+    from tests.core.mcp.test_client import BAD_SERVER
+
+    env = user_env(tmp_path, {"time": {"command": "mcp-server-time", "args": ["--local-timezone", "UTC"]},
+                              "broken": {"command": sys.executable, "args": [BAD_SERVER, "crash"]}})
+    env["PATH"] = os.pathsep.join([os.path.dirname(str(time_server()["command"])), "/usr/bin", "/bin"])
+    done = ljtui(git_repo, env, "mcp", "list")
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.splitlines() == [
+        "broken · stdio · failed · from user config",
+        "  broken could not start: it closed the connection; the last lines of its stderr:",
+        "    starting step 3", "    starting step 4", "    starting step 5", "    starting step 6",
+        "    cannot start: missing config",
+        "time · stdio · ready · from user config", "  2 tools: get_current_time, convert_time"]
+
+
 def test_mcp_list_with_no_server_says_where_to_name_one(git_repo: Path, tmp_path: Path) -> None:
     done = ljtui(git_repo, user_env(tmp_path, {}), "mcp", "list")
     assert done.returncode == 0

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import os
 import shutil
 import sys
 from pathlib import Path
@@ -12,7 +10,7 @@ from textual.widgets import Collapsible, Static
 
 from ljtui.core.mcp.client import READY
 from ljtui.tui.screens.dialog import ApprovalDialog
-from tests.core.mcp.test_client import BAD_SERVER, alive
+from tests.core.mcp.test_client import BAD_SERVER, beating, until_beating_stops
 from tests.tui.conftest import AppFactory, notices, until
 from tests.tui.test_app_pilot import send
 
@@ -74,10 +72,5 @@ async def test_closing_the_app_stops_a_server_that_ignores_sigterm_and_its_child
                                                   "args": [BAD_SERVER, "stubborn", str(markers)]}}})
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: ready(app), "the MCP server")
-        pids = [int(p) for p in (markers / "pids").read_text().split()]
-        assert all(alive(pid) for pid in pids)
-    deadline = asyncio.get_running_loop().time() + 10
-    while any(alive(pid) for pid in pids) and asyncio.get_running_loop().time() < deadline:
-        await asyncio.sleep(0.05)
-    assert not any(alive(pid) for pid in pids), f"orphans left: {pids}"
-    assert os.getpid() not in pids
+        assert await beating(markers) == ["beat-child", "beat-server"]
+    assert await until_beating_stops(markers) == [], "no orphan is left"

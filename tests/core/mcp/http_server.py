@@ -11,12 +11,16 @@ import socket
 import sys
 
 import uvicorn
-from mcp.server.fastmcp import FastMCP
 from starlette.responses import PlainTextResponse
+
+try:
+    from mcp.server.mcpserver import MCPServer
+except ImportError:  # the SDK's 1.x line
+    from mcp.server.fastmcp import FastMCP as MCPServer
 
 PORT_FILE, TOKEN = sys.argv[1], sys.argv[2]
 
-server = FastMCP("web")
+server = MCPServer("web")
 
 
 @server.tool(description="Echo the text back.")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import signal
 import sys
 import time
 from pathlib import Path
@@ -14,6 +15,8 @@ import pytest
 from ljtui.core.childenv import child_env
 from ljtui.core.mcp.client import FAILED, READY, McpServer, McpUnavailable, ServerEnvironment
 from ljtui.core.mcp.config import McpServerConfig
+from ljtui.core.mcp.stdio import STDERR_DRAIN_SECONDS
+from ljtui.core.mcp.values import McpResult
 
 BAD_SERVER = str(Path(__file__).with_name("bad_server.py"))
 WRITER_SERVER = str(Path(__file__).with_name("writer_server.py"))
@@ -30,8 +33,8 @@ def bad(root: Path, mode: str, *extra: str, **kwargs: float) -> McpServer:
     return server(root, sys.executable, BAD_SERVER, mode, *extra, **kwargs)
 
 
-def text_of(result) -> str:  # type: ignore[no-untyped-def]
-    return "".join(getattr(part, "text", "") for part in result.content)
+def text_of(result: McpResult) -> str:
+    return "".join(str(part.get("text", "")) for part in result.parts)
 
 
 async def test_mcp_server_time_from_pypi_lists_its_tools_and_answers_a_call(tmp_path: Path) -> None:
@@ -42,18 +45,53 @@ async def test_mcp_server_time_from_pypi_lists_its_tools_and_answers_a_call(tmp_
         tools = await time_server.ensure_started()
         assert {t.name for t in tools} >= {"get_current_time", "convert_time"}
         result = await time_server.call("get_current_time", {"timezone": "UTC"})
-        assert not result.isError and '"timezone": "UTC"' in text_of(result)
+        assert not result.is_error and '"timezone": "UTC"' in text_of(result)
         assert time_server.state == READY
     finally:
         await time_server.stop()
 
 
-async def test_a_server_that_exits_at_start_is_unavailable_with_its_stderr(tmp_path: Path) -> None:
+async def test_a_server_that_writes_to_stderr_and_exits_at_once_is_unavailable_with_its_last_stderr_lines(
+        tmp_path: Path) -> None:
     crashing = bad(tmp_path, "crash")
     with pytest.raises(McpUnavailable) as caught:
         await crashing.ensure_started()
-    assert "s could not start" in str(caught.value) and "cannot start: missing config" in str(caught.value)
-    assert crashing.state == FAILED
+    assert str(caught.value) == ("s could not start: it closed the connection; the last lines of its stderr:\n"
+                                 "  starting step 3\n  starting step 4\n  starting step 5\n  starting step 6\n"
+                                 "  cannot start: missing config")
+    assert crashing.state == FAILED and crashing.problem == str(caught.value)
+
+
+async def test_a_server_whose_child_holds_its_pipes_open_fails_at_the_start_timeout_with_its_last_lines(
+        tmp_path: Path) -> None:
+    crashing = bad(tmp_path, "crash_leaving_child", str(tmp_path), start_timeout=1.0)
+    started = time.monotonic()
+    try:
+        with pytest.raises(McpUnavailable) as caught:
+            await crashing.ensure_started()
+    finally:
+        os.kill(int((tmp_path / "child").read_text()), signal.SIGKILL)
+    assert str(caught.value) == ("s did not start within 1 s; the last lines of its stderr:\n"
+                                 "  cannot start: the child keeps this stderr open")
+    assert time.monotonic() - started < 1 + STDERR_DRAIN_SECONDS + 2, "the end of its stderr is waited for, bounded"
+
+
+async def test_an_mcp_sdk_of_a_line_ljtui_does_not_speak_is_named(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.metadata
+
+    from ljtui.core.mcp import sdk
+
+    installed = importlib.metadata.version
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "3.0.0" if name == "mcp" else installed(name))
+    sdk.sdk.cache_clear()
+    try:
+        with pytest.raises(McpUnavailable) as caught:
+            await bad(tmp_path, "ok").ensure_started()
+    finally:
+        sdk.sdk.cache_clear()
+    assert str(caught.value) == ("s could not start: ljtui speaks the mcp SDK's 1.x and 2.x lines, and mcp 3.0.0 is "
+                                 "installed")
 
 
 async def test_a_server_that_never_answers_is_given_up_on_after_the_start_timeout(tmp_path: Path) -> None:
@@ -64,12 +102,19 @@ async def test_a_server_that_never_answers_is_given_up_on_after_the_start_timeou
     assert time.monotonic() - started < 10
 
 
-async def test_a_server_that_speaks_garbage_or_an_endless_line_is_refused(tmp_path: Path) -> None:
-    for mode in ("garbage", "huge"):
-        broken = bad(tmp_path, mode, start_timeout=10.0)
-        with pytest.raises(McpUnavailable) as caught:
-            await broken.ensure_started()
-        assert "could not start" in str(caught.value) or "did not start" in str(caught.value), mode
+async def test_a_server_that_speaks_garbage_is_given_up_on_naming_the_line(tmp_path: Path) -> None:
+    broken = bad(tmp_path, "garbage", start_timeout=1.0)
+    with pytest.raises(McpUnavailable) as caught:
+        await broken.ensure_started()
+    assert str(caught.value) == ("s did not start within 1 s; the server sent a line that is not JSON-RPC: "
+                                 "'this is not json-rpc'")
+
+
+async def test_a_server_that_sends_an_endless_line_is_refused_at_the_bound(tmp_path: Path) -> None:
+    broken = bad(tmp_path, "huge", start_timeout=10.0)
+    with pytest.raises(McpUnavailable) as caught:
+        await broken.ensure_started()
+    assert str(caught.value) == "s could not start: the server sent a message over 8,388,608 bytes"
 
 
 async def test_a_failed_server_is_started_again_once_then_stays_down(tmp_path: Path) -> None:
@@ -77,8 +122,9 @@ async def test_a_failed_server_is_started_again_once_then_stays_down(tmp_path: P
     for _ in range(2):
         with pytest.raises(McpUnavailable, match="could not start"):
             await crashing.ensure_started()
-    with pytest.raises(McpUnavailable, match="not started again this session"):
+    with pytest.raises(McpUnavailable) as caught:
         await crashing.ensure_started()
+    assert str(caught.value).endswith("  cannot start: missing config\nnot started again this session")
 
 
 async def test_a_call_that_never_returns_ends_at_the_call_timeout_and_the_server_restarts_on_the_next(
@@ -106,31 +152,105 @@ async def test_a_server_that_dies_during_a_call_is_a_clear_error(tmp_path: Path)
         await dying.stop()
 
 
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open(f"/proc/{pid}/stat") as stat:  # a zombie is dead, waiting for its parent
-        return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+def beats(markers: Path) -> dict[str, str]:
+    """The heartbeat files of ``bad_server.py stubborn`` and what each holds now."""
+    return {path.name: path.read_text() for path in sorted(markers.glob("beat-*"))}
+
+
+async def beating(markers: Path) -> list[str]:
+    """Which heartbeats still change: each is read, then read again once a beat or more has passed."""
+    before = beats(markers)
+    await asyncio.sleep(0.3)
+    after = beats(markers)
+    return [name for name in after if after[name] != before.get(name)]
+
+
+async def until_beating_stops(markers: Path, *, deadline: float = 10.0) -> list[str]:
+    """The heartbeats still changing once they all stopped, or the deadline passed."""
+    end = time.monotonic() + deadline
+    still = await beating(markers)
+    while still and time.monotonic() < end:
+        still = await beating(markers)
+    return still
 
 
 async def test_stopping_kills_a_server_that_ignores_sigterm_and_the_child_it_started(tmp_path: Path) -> None:
     stubborn = bad(tmp_path, "stubborn", str(tmp_path))
     await stubborn.ensure_started()
-    pids = [int(p) for p in (tmp_path / "pids").read_text().split()]
-    assert all(alive(pid) for pid in pids)
+    assert await beating(tmp_path) == ["beat-child", "beat-server"]
     await stubborn.stop()
-    deadline = time.monotonic() + 10
-    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
-    assert not any(alive(pid) for pid in pids), "no orphan is left"
+    assert await until_beating_stops(tmp_path) == [], "no orphan is left"
 
 
-async def test_a_missing_program_is_unavailable_naming_why(tmp_path: Path) -> None:
+async def test_a_missing_program_is_unavailable_naming_its_path(tmp_path: Path) -> None:
     missing = server(tmp_path, str(tmp_path / "no-such-server"))
-    with pytest.raises(McpUnavailable, match="s could not start: FileNotFoundError"):
+    with pytest.raises(McpUnavailable) as caught:
         await missing.ensure_started()
+    assert str(caught.value) == f"s could not start: no program at {tmp_path / 'no-such-server'}"
+
+
+def time_command_folder() -> str:
+    command = shutil.which("mcp-server-time")
+    assert command is not None, "mcp-server-time is in the test extras"
+    return os.path.dirname(command)
+
+
+async def test_a_server_named_by_its_bare_command_is_found_on_the_path_it_is_given_and_started_in_the_sandbox(
+        tmp_path: Path) -> None:
+    from ljtui.core.confine.session import CommandSandbox
+
+    repo, empty = tmp_path / "repo", tmp_path / "empty"
+    repo.mkdir()
+    empty.mkdir()
+    sandbox = CommandSandbox(repo, temp_parent=tmp_path)
+    env = {**child_env(), "PATH": os.pathsep.join([str(empty), time_command_folder(), "/usr/bin", "/bin"])}
+    time_server = McpServer("time", McpServerConfig(command="mcp-server-time", args=["--local-timezone", "UTC"]),
+                            ServerEnvironment(repo, sandbox, env), start_timeout=20, call_timeout=20)
+    try:
+        result = await time_server.call("get_current_time", {"timezone": "UTC"})
+    finally:
+        await time_server.stop()
+        sandbox.close()
+    assert not result.is_error and '"timezone": "UTC"' in text_of(result)
+
+
+async def test_an_unknown_bare_command_says_it_is_on_no_folder_of_the_path_naming_them(tmp_path: Path) -> None:
+    from ljtui.core.confine.session import CommandSandbox
+
+    first, second = tmp_path / "bin", tmp_path / "tools"
+    first.mkdir()
+    second.mkdir()
+    (second / "mcp-server-nowhere").write_text("not executable\n")
+    sandbox = CommandSandbox(tmp_path, temp_parent=tmp_path)
+    env = {**child_env(), "PATH": os.pathsep.join([str(first), "relative/bin", str(second)])}
+    missing = McpServer("m", McpServerConfig(command="mcp-server-nowhere"), ServerEnvironment(tmp_path, sandbox, env),
+                        start_timeout=20, call_timeout=20)
+    try:
+        with pytest.raises(McpUnavailable) as caught:
+            await missing.ensure_started()
+    finally:
+        sandbox.close()
+    assert str(caught.value) == (
+        f"m could not start: no program named 'mcp-server-nowhere' in PATH ({first}{os.pathsep}{second}); "
+        "not searched, as not absolute: relative/bin; install it there, or give its full path as the server's "
+        "command")
+    assert missing.state == FAILED and "Traceback" not in str(caught.value)
+
+
+async def test_a_server_starts_through_the_sessions_sandbox_even_when_it_does_not_confine(tmp_path: Path) -> None:
+    from ljtui.core.confine.session import CommandSandbox
+
+    sandbox = CommandSandbox(tmp_path, "none", temp_parent=tmp_path)
+    assert not sandbox.confined
+    writer = McpServer("w", McpServerConfig(command=sys.executable, args=[WRITER_SERVER]),
+                       ServerEnvironment(tmp_path, sandbox, child_env()), start_timeout=20, call_timeout=20)
+    private = str(sandbox.tmp_dir)
+    try:
+        given = text_of(await writer.call("getenv", {"name": "TMPDIR"}))
+    finally:
+        await writer.stop()
+        sandbox.close()
+    assert given == private, "the sandbox's private temp dir, which only its confinement gives"
 
 
 async def test_a_server_runs_in_the_sessions_sandbox_and_cannot_write_outside_the_repository(
@@ -219,4 +339,4 @@ async def test_a_streamable_http_server_that_refuses_the_token_is_unavailable_na
                     start_timeout=10, call_timeout=10)
     with pytest.raises(McpUnavailable) as caught:
         await web.ensure_started()
-    assert "web could not start" in str(caught.value) and "401" in str(caught.value), str(caught.value)
+    assert str(caught.value) == "web could not start: the server answered HTTP 401 Unauthorized"

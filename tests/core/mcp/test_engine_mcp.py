@@ -94,3 +94,23 @@ async def test_a_result_holding_the_api_key_reaches_the_history_redacted(git_rep
     [result] = [b for m in engine.history for b in m.content if isinstance(b, ToolResultBlock)]
     assert "key=" in str(result.content) and secret not in str(result.content)
     assert all(secret not in repr(event) for event in sink.events)
+
+
+async def test_a_session_whose_sandbox_does_not_confine_still_starts_its_servers_through_it(git_repo: Path,
+                                                                                           tmp_path: Path) -> None:
+    import sys
+
+    from tests.core.mcp.test_client import WRITER_SERVER, text_of
+
+    config = scripted_config(script(tmp_path, []))
+    config.agent.sandbox.backend = "none"
+    config.mcp.servers = {"w": McpServerConfig(command=sys.executable, args=[WRITER_SERVER])}
+    engine = Engine(config, ListSink(), repo_root=git_repo)
+    try:
+        await engine.start_mcp()
+        assert engine.mcp.hub is not None and not engine.sandbox.confined
+        private = str(engine.sandbox.tmp_dir)
+        given = text_of(await engine.mcp.hub.servers["w"].call("getenv", {"name": "TMPDIR"}))
+    finally:
+        await engine.aclose()
+    assert given == private, "the session's private temp dir, which only the sandbox's confinement gives"

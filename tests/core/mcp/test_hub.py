@@ -81,7 +81,26 @@ async def test_a_real_servers_tools_with_a_bad_schema_or_name_are_left_out_and_n
     assert [name for name in registry.names if name.startswith("mcp__")] == ["mcp__odd__fine"]
     assert sorted(said) == [
         "MCP odd: tool 'has space' is left out: its name 'mcp__odd__has space' is not 1-64 letters, digits, '_' or '-'",
-        "MCP odd: tool 'listy' is left out: its input schema is not a JSON schema of type 'object'",
+        "MCP odd: tool 'wide' is left out: its input schema is 58,724 characters (over 32,000)",
     ]
     assert result.ok and result.content == "still here"
     assert rows["odd"].state == READY
+
+
+async def test_a_tool_whose_schema_is_not_an_object_is_left_out_on_the_sdks_1x_line_and_refused_whole_on_2x(
+        tmp_path: Path) -> None:
+    from ljtui.core.mcp.sdk import sdk
+
+    servers = hub(tmp_path, trusted=False, odd=McpServerConfig(command=sys.executable, args=[BAD_SERVER, "non_object"]))
+    registry = ToolRegistry()
+    try:
+        said = await servers.start(registry)
+    finally:
+        await servers.stop()
+    if sdk().major == 1:
+        assert said == ["MCP odd: tool 'listy' is left out: its input schema is not a JSON schema of type 'object'"]
+        assert [name for name in registry.names if name.startswith("mcp__")] == ["mcp__odd__fine"]
+    else:
+        assert said == ["MCP server odd could not start: its answer (ListToolsResult) does not follow the MCP "
+                        "specification: tools.1.inputSchema.type: Input should be 'object'"]
+        assert not any(name.startswith("mcp__") for name in registry.names)

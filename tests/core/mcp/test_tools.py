@@ -6,8 +6,6 @@ import shutil
 import sys
 from pathlib import Path
 
-from mcp import types
-
 from ljtui.core.agent.permissions import Permissions
 from ljtui.core.approval import ScriptedApprover
 from ljtui.core.childenv import child_env
@@ -16,6 +14,7 @@ from ljtui.core.events import Event, PermissionDecided
 from ljtui.core.mcp.client import McpServer, ServerEnvironment
 from ljtui.core.mcp.config import McpServerConfig
 from ljtui.core.mcp.tools import MAX_RESULT_CHARS, result_text, server_tools, tool_problem
+from ljtui.core.mcp.values import McpResult, McpTool
 from ljtui.core.tools import ToolContext, ToolRegistry, ToolServices
 from tests.core.mcp.test_client import BAD_SERVER
 
@@ -87,8 +86,8 @@ async def test_a_huge_result_is_cut_with_its_head_and_tail_and_the_cut_said(tmp_
     assert f"[… {200_000 - MAX_RESULT_CHARS:,} characters of the result cut …]" in result.content
 
 
-def listed(name: str, schema: object, **extra: object) -> types.Tool:
-    return types.Tool.model_construct(name=name, inputSchema=schema, description="d", annotations=None, **extra)
+def listed(name: str, schema: object) -> McpTool:
+    return McpTool(name, "d", input_schema=schema)
 
 
 def test_a_tool_whose_name_or_schema_an_api_would_refuse_is_left_out_naming_it() -> None:
@@ -103,11 +102,22 @@ def test_a_tool_whose_name_or_schema_an_api_would_refuse_is_left_out_naming_it()
 
 
 def test_result_parts_other_than_text_are_named_not_shown() -> None:
-    result = types.CallToolResult(content=[
-        types.TextContent(type="text", text="[bold]not markup[/bold]"),
-        types.ImageContent(type="image", data="AAAA", mimeType="image/png"),
-    ])
-    assert result_text(result) == "[bold]not markup[/bold]\n[image image/png, 3 bytes: not shown]"
+    result = McpResult.from_wire({"content": [
+        {"type": "text", "text": "[bold]not markup[/bold]"},
+        {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+        {"type": "resource", "resource": {"uri": "file:///a.txt", "text": "inside"}},
+        {"type": "resource", "resource": {"uri": "file:///b.bin", "blob": "AAAA"}},
+        {"type": "resource_link", "uri": "file:///c", "name": "c"},
+        {"type": "hologram"},
+    ]})
+    assert result_text(result).split("\n") == [
+        "[bold]not markup[/bold]", "[image image/png, 3 bytes: not shown]", "[resource file:///a.txt]", "inside",
+        "[resource file:///b.bin: binary]", "[resource link file:///c]", "[hologram part: not shown]"]
+
+
+def test_a_result_with_only_structured_content_is_that_content_as_json() -> None:
+    result = McpResult.from_wire({"content": [], "structuredContent": {"answer": 42}, "isError": True})
+    assert result.is_error and result_text(result) == '{"answer": 42}'
 
 
 async def test_a_read_only_tool_runs_unasked_only_when_the_users_config_allows_it(tmp_path: Path) -> None:

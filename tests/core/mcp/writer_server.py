@@ -1,11 +1,14 @@
-"""An MCP server whose tools write a marker file where they are told, or connect to a local port: what the
-sandbox lets it do."""
+"""An MCP server whose tools write a marker file where they are told, connect to a local port, or read a variable
+of its environment: what the sandbox lets it do, and what it was given."""
 
 from __future__ import annotations
 
-from mcp.server.fastmcp import FastMCP
+try:
+    from mcp.server.mcpserver import MCPServer
+except ImportError:  # the SDK's 1.x line
+    from mcp.server.fastmcp import FastMCP as MCPServer
 
-server = FastMCP("writer")
+server = MCPServer("writer")
 
 
 @server.tool(description="Write a marker file at path.")
@@ -27,6 +30,13 @@ def connect(port: int) -> str:
     except OSError as exc:
         return f"refused: {type(exc).__name__}"
     return "connected"
+
+
+@server.tool(description="The value of an environment variable (blank when unset).")
+def getenv(name: str) -> str:
+    import os
+
+    return os.environ.get(name, "")
 
 
 server.run("stdio")
