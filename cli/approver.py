@@ -1,10 +1,13 @@
 """The command line's side of the Approver port: a prompt on a terminal, a policy otherwise.
 
 ``--yes`` answers every question with its first non-safe choice, except
-offers of something the run does not need (keeping a draft playbook) and
-the runaway guard's question (an agent repeating one call): those are asked
-on a terminal and declined otherwise, so ``--yes`` never leaves new files in
-the repository that nobody asked for, nor lets a looping agent go on. Without
+offers of something the run does not need (keeping a draft playbook), the
+runaway guard's question (an agent repeating one call) and keeping git
+settings a process changed: those are asked on a terminal and declined
+otherwise, so ``--yes`` never leaves new files in the repository that nobody
+asked for, lets a looping agent go on, or keeps a hook nobody read. A
+question whose lines are a report (a plan, git settings put back) shows
+them even when nobody can answer. Without
 it, a terminal gets the question and a prompt (on stderr when that is the
 terminal, so ``--json`` output stays clean, else on stdout); with no
 terminal the safe answer is taken and the command says how to proceed.
@@ -21,8 +24,13 @@ from typing import TextIO
 from ljtui.cli.output import visible
 from ljtui.core.approval import AllowAll, ApprovalRequest, Decision
 
-NOT_BY_YES = frozenset({"playbook_offer", "runaway"})
-"""Request kinds ``--yes`` does not accept: extras that are not steps of the run, and the runaway guard."""
+NOT_BY_YES = frozenset({"playbook_offer", "runaway", "git_settings"})
+"""Request kinds ``--yes`` does not accept: extras that are not steps of the run, the runaway guard, and keeping
+git settings a process changed."""
+SHOWN_UNASKED = frozenset({"git_settings"})
+"""Request kinds whose lines are printed even when nobody can answer (what is put back is reported)."""
+KIND_HINTS = {"git_settings": "to keep such a setting, make it yourself (or answer in the app)"}
+"""How to proceed after a question of these kinds nobody could answer (``--yes`` does not answer them)."""
 COLOURS = {"+": "\x1b[32m", "-": "\x1b[31m", "@": "\x1b[36m"}
 RESET = "\x1b[0m"
 
@@ -44,7 +52,7 @@ class CliApprover:
             hints: a different ``hint`` for some kinds of request (e.g. ``task_plan``).
         """
         self.hint = hint
-        self.hints = hints or {}
+        self.hints = {**KIND_HINTS, **(hints or {})}
         self.prog = prog
         self.yes = yes
         self.inp = inp or sys.stdin
@@ -55,11 +63,11 @@ class CliApprover:
     async def decide(self, request: ApprovalRequest) -> Decision:
         if self.yes and request.kind not in NOT_BY_YES:
             return await AllowAll().decide(request)
-        if not self.interactive and request.kind in NOT_BY_YES:
+        if not self.interactive and request.kind in NOT_BY_YES and request.kind not in SHOWN_UNASKED:
             return Decision(request.safe)
         if not self.interactive:
             title = _title(request)
-            if request.tasks is not None:  # a plan is shown even when nobody can approve it
+            if request.tasks is not None or request.kind in SHOWN_UNASKED:  # shown even when nobody can answer
                 print(title, file=self.out)
                 for line in request.lines:
                     print(f"  {_line(line)}", file=self.out)

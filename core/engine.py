@@ -29,6 +29,7 @@ from ljtui.core.asking import ask_through
 from ljtui.core.config import Config
 from ljtui.core.events import AGENT_CHAT, ConfigChanged, Notice, SessionResumed, Usage
 from ljtui.core.gates.facade import SessionGates
+from ljtui.core.gitguard.guard import GitSettingsGuard
 from ljtui.core.mcp.session import SessionMcp
 from ljtui.core.playbooks.service import PlaybookService
 from ljtui.core.ports import Clock, EventSink, SystemClock
@@ -89,15 +90,18 @@ class Engine:
         session_id = lambda: self.session_log.id  # noqa: E731  (resuming replaces the log)
         self.playbooks = PlaybookService(repo_root, self.sink.emit, self.ask, self.clock, session_id=session_id)
         sandbox = session_sandbox(config, repo_root)
+        self.git_guard = GitSettingsGuard(repo_root, self.ask, self.sink.emit)
+        """Watches git's executable settings around every command, check and MCP call of the session."""
         self.session_gates = SessionGates(
             repo_root, self.sink, self.ask, self.clock, sandbox=sandbox, settings=self.settings,
-            run_log=self.run_log, playbooks=self.playbooks, review=lambda: self.review, verify=self._verify)
+            run_log=self.run_log, playbooks=self.playbooks, review=lambda: self.review, verify=self._verify,
+            git_guard=self.git_guard)
         self.services: ToolServices = session_services(
             config, repo_root, self.clock, self.ask, self.sink.emit, sandbox=sandbox, playbooks=self.playbooks,
-            gates=self.session_gates, session_id=session_id)
+            gates=self.session_gates, session_id=session_id, git_guard=self.git_guard)
         """What tools reach through their context (permissions, writer, reader …)."""
         self.tools = tools if tools is not None else _agent_tools()
-        self.mcp = SessionMcp(self.settings, repo_root, sandbox, self.sink.emit)
+        self.mcp = SessionMcp(self.settings, repo_root, sandbox, self.sink.emit, git_guard=self.git_guard)
         """The session's MCP servers; :meth:`start_mcp` starts them and adds their tools."""
         self.model = ModelCalls(self.settings, self.sink, client_factory=client_factory or make_client,
                                 sleep=sleep or asyncio.sleep, log=lambda: self.session_log,

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from ljtui.core.events import Event
     from ljtui.core.gates.release import Delivery
     from ljtui.core.gates.service import GateService
+    from ljtui.core.gitguard.guard import GitSettingsGuard
     from ljtui.core.outline.repo_outline import RepoOutline
     from ljtui.core.planner.tools import ReadOnlyTools
     from ljtui.core.playbooks.service import PlaybookService
@@ -78,6 +79,7 @@ class ToolServices:
         session_id: the id of the session's log, for what a tool records.
         command_env: variables added to a command's environment where the tools work (a staging tree's git
             ceiling).
+        git_guard: watches git's executable settings around every command.
     """
 
     permissions: Permissions | None = None
@@ -90,6 +92,7 @@ class ToolServices:
     gates: GateControls | None = None
     session_id: Callable[[], str | None] | None = None
     command_env: Mapping[str, str] = field(default_factory=dict)
+    git_guard: GitSettingsGuard | None = None
 
 
 def require(value: T | None, name: str) -> T:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ljtui.core.gates.release import Delivery
     from ljtui.core.gates.service import GateService
     from ljtui.core.gates.view import GateView
+    from ljtui.core.gitguard.guard import GitSettingsGuard
     from ljtui.core.playbooks.service import PlaybookService
     from ljtui.core.review.service import ReviewService
     from ljtui.core.runlog import RunLog
@@ -38,13 +39,15 @@ class SessionGates:
     Given the session's sink, ``ask`` (the Approver port), the clock, the sandbox
     the checks run in, the settings in force (a check's time limit), the run
     log, the playbooks (a passed run offers a draft; the playbook the plan
-    follows weighs the gate), the review (a delivery applies through it) and
-    ``verify``, which starts a verifier agent.
+    follows weighs the gate), the review (a delivery applies through it),
+    ``verify``, which starts a verifier agent, and the guard of git's settings
+    every check runs inside.
     """
 
     def __init__(self, root: Path, sink: EventSink, ask: Ask, clock: Clock, *, sandbox: CommandSandbox,
                  settings: SessionSettings, run_log: RunLog | None, playbooks: PlaybookService,
-                 review: Callable[[], ReviewService], verify: Verify) -> None:
+                 review: Callable[[], ReviewService], verify: Verify,
+                 git_guard: GitSettingsGuard | None = None) -> None:
         self._root = root
         self._sink = sink
         self._ask = ask
@@ -55,6 +58,7 @@ class SessionGates:
         self._playbooks = playbooks
         self._review = review
         self._verify = verify
+        self._git_guard = git_guard
         self._service: GateService | None = None
 
     @property
@@ -65,7 +69,8 @@ class SessionGates:
 
             service = GateService(self._root, self._sink, self._ask, self._clock, self._sandbox,
                                   check_timeout=lambda: self._settings.config.agent.bash_timeout,
-                                  log=self._run_log.emit if self._run_log is not None else None)
+                                  log=self._run_log.emit if self._run_log is not None else None,
+                                  git_guard=self._git_guard)
             service.offer_playbook = self._offer_playbook
             service.family_playbook = self._family_prior
             self._service = service

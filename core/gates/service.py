@@ -17,6 +17,7 @@ passes.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Awaitable, Callable, Mapping
@@ -38,6 +39,7 @@ from ljtui.core.gates.view import GateView
 if TYPE_CHECKING:
     from ljtui.core.clock import Clock
     from ljtui.core.confine.session import CommandSandbox
+    from ljtui.core.gitguard.guard import GitSettingsGuard
     from ljtui.core.ports import EventSink
 
 
@@ -94,7 +96,7 @@ class GateService:
 
     def __init__(self, root: Path, sink: EventSink, ask: Ask, clock: Clock, sandbox: CommandSandbox, *,
                  env: Mapping[str, str] | None = None, check_timeout: Callable[[], float] = lambda: 600.0,
-                 log: Callable[[object], object] | None = None) -> None:
+                 log: Callable[[object], object] | None = None, git_guard: GitSettingsGuard | None = None) -> None:
         from ljtui.core.gates.confirmations import ConfirmationStore
         from ljtui.core.gates.store import GateStore
 
@@ -107,6 +109,8 @@ class GateService:
         """Where check commands run: the session's sandbox, writes confined to where the check works."""
         self.env = env
         self.check_timeout = check_timeout
+        self.git_guard = git_guard
+        """Watches git's executable settings around every check that runs in the repository."""
         self.store = GateStore(root)
         self.confirmations = ConfirmationStore.for_env(env)
         self.current: str | None = None
@@ -351,6 +355,7 @@ class GateService:
         ``failed_only``) where the work is, and record what the engine saw (GATE-5, GATE-11)."""
         from ljtui.core.gates.checks import run_check
         from ljtui.core.gates.workspace import command_env
+        from ljtui.core.gitguard.guard import watched
 
         gate_id = self.run.gate_id if self.run is not None and not self.run.delivered else self.current
         if gate_id is None:
@@ -376,9 +381,12 @@ class GateService:
             for item in items:
                 progressed(item.id)
                 content = await asyncio.to_thread(self.content_hash) if run is not None else ""
-                evidence = await run_check(item, cwd, confinement=confinement, env=env, timeout=self.check_timeout(),
-                                           content_hash=content, agent=agent, verifier=verifier, clock=self.clock,
-                                           cancelled=cancelled)
+                async with watched(self.git_guard, f"the check {item.id!r} (`{item.command}`)") as watch:
+                    evidence = await run_check(item, cwd, confinement=confinement, env=env,
+                                               timeout=self.check_timeout(), content_hash=content, agent=agent,
+                                               verifier=verifier, clock=self.clock, cancelled=cancelled)
+                if watch.report is not None:
+                    evidence = dataclasses.replace(evidence, output=f"{evidence.output}[{watch.report.for_model()}]\n")
                 recorded.append(evidence)
                 if run is None:
                     self._unstarted.setdefault(gate_id, []).append(evidence)

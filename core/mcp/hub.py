@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ljtui.core.mcp.client import FAILED, McpServer, McpUnavailable, ServerEnvironment
 from ljtui.core.mcp.config import MCP_JSON, McpConfig, McpServerConfig, read_repo_servers
-from ljtui.core.mcp.tools import server_tools
+from ljtui.core.mcp.tools import AfterCall, server_tools
 
 if TYPE_CHECKING:
     from ljtui.core.tools import ToolRegistry
@@ -41,8 +41,10 @@ class ServerRow:
 class McpHub:
     """The session's servers (see the module's docstring)."""
 
-    def __init__(self, settings: McpConfig, root: Path, where: ServerEnvironment, *, trusted: bool) -> None:
+    def __init__(self, settings: McpConfig, root: Path, where: ServerEnvironment, *, trusted: bool,
+                 after_call: AfterCall | None = None) -> None:
         self._settings = settings
+        self._after_call = after_call
         self.notices: list[str] = []
         """Lines to show once: servers left out, held servers, tools left out."""
         configs: dict[str, tuple[McpServerConfig, str]] = {}
@@ -75,7 +77,8 @@ class McpHub:
             except McpUnavailable as exc:
                 said.append(f"MCP server {exc}")
                 return
-            made = server_tools(server, listed, allow_read_only=self._settings.allow_read_only)
+            made = server_tools(server, listed, allow_read_only=self._settings.allow_read_only,
+                                after_call=self._after_call)
             for tool in made.tools:
                 registry.add(tool)
             said.extend(f"MCP {line}" for line in made.left_out)
@@ -91,6 +94,11 @@ class McpHub:
         rows += [ServerRow(name, REPOSITORY, config.transport, HELD, (), "the repository is not trusted")
                  for name, config in self.held.items()]
         return sorted(rows, key=lambda row: row.name)
+
+    @property
+    def local(self) -> bool:
+        """Whether a server of the session is a program ljtui starts (not a URL)."""
+        return any(server.config.command is not None for server in self.servers.values())
 
     async def stop(self) -> None:
         """Stop every server and all they started."""

@@ -5,7 +5,9 @@
 it reads which servers may start (the user's, a trusted repository's), starts
 them side by side, adds their tools to the registry every agent of the
 session uses, and reports each problem as a notice. :meth:`SessionMcp.stop`
-ends every server with the session.
+ends every server with the session. While servers ljtui started run, git's
+executable settings are watched (:mod:`ljtui.core.gitguard`): checked once
+they have started, after every call and when they stop.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from ljtui.core.event_types import Notice
 if TYPE_CHECKING:
     from ljtui.core.confine.session import CommandSandbox
     from ljtui.core.events import Event
+    from ljtui.core.gitguard.guard import GitSettingsGuard, GuardReport, Watch
     from ljtui.core.mcp.hub import McpHub, ServerRow
     from ljtui.core.session_state import SessionSettings
     from ljtui.core.tools import ToolRegistry
@@ -37,11 +40,15 @@ class SessionMcp:
         sandbox: what every stdio server starts through, confined or not (``None``: this session has none).
         emit: reports the notices.
         trusted: whether the repository is trusted now (read in a thread, when the servers start).
+        git_guard: watches git's executable settings while the servers run.
     """
 
     def __init__(self, settings: SessionSettings, root: Path, sandbox: CommandSandbox | None,
-                 emit: Callable[[Event], None], trusted: Callable[[], bool] | None = None) -> None:
+                 emit: Callable[[Event], None], trusted: Callable[[], bool] | None = None,
+                 git_guard: GitSettingsGuard | None = None) -> None:
         self._settings = settings
+        self._git_guard = git_guard
+        self._watch: Watch | None = None
         self._root = root
         self._sandbox = sandbox
         self._emit = emit
@@ -59,8 +66,11 @@ class SessionMcp:
             self._emit(Notice(line, "warning"))
         if not hub.servers:
             return
+        if self._git_guard is not None and hub.local:
+            self._watch = await self._git_guard.begin("the MCP servers")
         for line in await hub.start(registry):
             self._emit(Notice(line, "warning"))
+        await self._after_call()
         ready = [row for row in hub.rows() if row.tools]
         if ready:
             tools = sum(len(row.tools) for row in ready)
@@ -81,6 +91,15 @@ class SessionMcp:
         """Stop every server the session started."""
         if self.hub is not None:
             await self.hub.stop()
+        if self._git_guard is not None and self._watch is not None:
+            watch, self._watch = self._watch, None
+            await self._git_guard.end(watch, asking=False)  # the session is closing: put back, and say so
+
+    async def _after_call(self) -> GuardReport | None:
+        """The guard's check while the servers run (``None``: nothing changed, or nothing is watched)."""
+        if self._git_guard is None or self._watch is None:
+            return None
+        return await self._git_guard.check(self._watch)
 
     def _hub(self) -> McpHub:
         from ljtui.core.childenv import child_env
@@ -92,7 +111,7 @@ class SessionMcp:
             _ = self._sandbox.status  # the backend's self-test runs here, in a thread, not when a server starts
         base = child_env(secrets=self._settings.secrets)  # no credential but what a server's own `env` gives
         where = ServerEnvironment(self._root, self._sandbox, base)
-        return McpHub(config.mcp, self._root, where, trusted=self._trusted())
+        return McpHub(config.mcp, self._root, where, trusted=self._trusted(), after_call=self._after_call)
 
 
 def _trusted(root: Path) -> bool:

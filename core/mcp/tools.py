@@ -14,14 +14,15 @@ is the server's word, not ljtui's.
 
 What comes back is text for the model: text parts as they are, any other
 part named by its kind and size, cut to :data:`MAX_RESULT_CHARS` (its head
-and tail kept, the cut said). The session's history redacts the
-configured secrets from it like every tool result.
+and tail kept, the cut said), and what the guard of git's settings found
+while the server ran, when it found something. The session's history
+redacts the configured secrets from it like every tool result.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +35,7 @@ from ljtui.core.tools import Tool, ToolContext, ToolError, ToolResult, require
 
 if TYPE_CHECKING:
     from ljtui.core.agent.permissions import Permissions
+    from ljtui.core.gitguard.guard import GuardReport
 
 PREFIX = "mcp__"
 MAX_RESULT_CHARS = 30_000
@@ -79,8 +81,13 @@ class ServerTools:
     left_out: tuple[str, ...]
 
 
-def server_tools(server: McpServer, listed: list[McpTool], *, allow_read_only: bool) -> ServerTools:
-    """ljtui tools for ``listed`` (see the module's docstring)."""
+AfterCall = Callable[[], Awaitable["GuardReport | None"]]
+"""Run after each call: the guard's check of git's settings while the server runs (its report, if any)."""
+
+
+def server_tools(server: McpServer, listed: list[McpTool], *, allow_read_only: bool,
+                 after_call: AfterCall | None = None) -> ServerTools:
+    """ljtui tools for ``listed`` (see the module's docstring); ``after_call`` runs after every call."""
     tools: list[Tool] = []
     left_out: list[str] = []
     seen: set[str] = set()
@@ -95,11 +102,13 @@ def server_tools(server: McpServer, listed: list[McpTool], *, allow_read_only: b
         description = (tool.description or tool.title or tool.name)[:MAX_DESCRIPTION_CHARS]
         spec = ToolSpec(tool_name(server.name, tool.name), f"[MCP server {server.name}] {description}",
                         dict(tool.input_schema))
-        tools.append(Tool(spec, _caller(server, tool.name, unasked=tool.read_only and allow_read_only)))
+        tools.append(Tool(spec, _caller(server, tool.name, unasked=tool.read_only and allow_read_only,
+                                        after_call=after_call)))
     return ServerTools(tuple(tools), tuple(left_out))
 
 
-def _caller(server: McpServer, tool: str, *, unasked: bool):  # type: ignore[no-untyped-def]
+def _caller(server: McpServer, tool: str, *, unasked: bool,  # type: ignore[no-untyped-def]
+            after_call: AfterCall | None):
     name = tool_name(server.name, tool)
 
     async def call(arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -114,8 +123,10 @@ def _caller(server: McpServer, tool: str, *, unasked: bool):  # type: ignore[no-
         try:
             result = await server.call(tool, arguments)
         except McpUnavailable as exc:
-            raise ToolError(str(exc)) from None
-        text = result_text(result)
+            report = await after_call() if after_call is not None else None
+            raise ToolError(str(exc) + (f"\n{report.for_model()}" if report is not None else "")) from None
+        report = await after_call() if after_call is not None else None
+        text = result_text(result) + (f"\n[{report.for_model()}]" if report is not None else "")
         first = text.splitlines()[0][:120] if text.strip() else "(no output)"
         if result.is_error:
             return ToolResult(False, f"error: {text}", f"{name}: {first}")

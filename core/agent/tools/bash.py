@@ -32,6 +32,7 @@ from ljtui.core.confine.session import CommandSandbox
 from ljtui.core.confine.status import SandboxStatus
 from ljtui.core.display import shown
 from ljtui.core.events import ToolOutput
+from ljtui.core.gitguard.guard import GuardReport, described, watched
 from ljtui.core.tools import Tool, ToolContext, ToolError, ToolResult, require
 from ljtui.core.agent.tools.specs.bash import BASH, MIN_TIMEOUT_SECONDS, TIMEOUT_KEY
 
@@ -73,11 +74,13 @@ async def bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     secrets = [ctx.config.provider.api_key] if ctx.config.provider.api_key else []
     env = sandbox.environment(secrets, dict(ctx.services.command_env))
     try:
-        result = await run_command(command, ctx.root, confinement=confinement, timeout=timeout, on_output=stream,
-                                   cancelled=ctx.cancelled, env=env)
+        async with watched(ctx.services.git_guard, described(command)) as watch:
+            result = await run_command(command, ctx.root, confinement=confinement, timeout=timeout,
+                                       on_output=stream, cancelled=ctx.cancelled, env=env)
     except OSError as exc:
         raise ToolError(f"cannot start /bin/bash in {ctx.root}: {exc.strerror or exc}") from None
-    return report(result, timeout, asked is None, refusal_note(result.output, result.exit_code, confinement))
+    return report(result, timeout, asked is None, refusal_note(result.output, result.exit_code, confinement),
+                  watch.report)
 
 
 def command_facts(command: str, root: Path, allow_commands: tuple[str, ...], status: SandboxStatus,
@@ -107,8 +110,10 @@ def request_lines(command: str, root: Path, timeout: float, from_config: bool, s
     return [*lines, sandbox] if sandbox else lines
 
 
-def report(result: ShellResult, timeout: float, from_config: bool, refusal: str | None = None) -> ToolResult:
-    """What the model reads about a finished command, and the UI's one line (``refusal``: the sandbox's note)."""
+def report(result: ShellResult, timeout: float, from_config: bool, refusal: str | None = None,
+           git_settings: GuardReport | None = None) -> ToolResult:
+    """What the model reads about a finished command, and the UI's one line (``refusal``: the sandbox's note;
+    ``git_settings``: what the guard found in git's settings)."""
     took = _seconds(result.duration)
     if result.timed_out:
         why = f"({TIMEOUT_KEY})" if from_config else f"(the timeout you asked for; {TIMEOUT_KEY} is the maximum)"
@@ -135,6 +140,9 @@ def report(result: ShellResult, timeout: float, from_config: bool, refusal: str 
     if refusal:
         notes.append(refusal)
         summary += " · sandbox refused?"
+    if git_settings is not None:
+        notes.append(git_settings.for_model())
+        summary += " · git settings kept" if git_settings.kept else " · git settings put back"
     body = result.output if result.total_chars else "(no output)"
     label = "output so far" if result.timed_out or result.cancelled else "output"
     content = "\n".join([head, *notes, f"{label} ({result.total_chars} characters):", body])
