@@ -19,20 +19,32 @@ Output is decoded as UTF-8 (bad bytes become U+FFFD) and goes two ways:
 * to the result, as the first :data:`HEAD_CHARS` and last :data:`TAIL_CHARS`
   characters with the number cut from the middle.
 
+The process started is the sandbox's launcher (or ``bwrap``), which runs
+bash and holds every process bash starts, those that leave the group on
+purpose (``setsid``, a double-forking daemon) included: when bash exits,
+what is left gets SIGTERM, then SIGKILL after the grace period, and the
+launcher exits only once all of it is gone, with bash's status
+(:mod:`ljtui.core.confine.launch`; under bubblewrap, its namespace is killed
+as bwrap exits). The launcher is the leader of the command's session and
+process group.
+
 The command ends when it exits, when its time is up, or when it is
 cancelled (the awaiting task is cancelled, or ``cancelled`` is set). In
 every case the whole group is stopped before :func:`run_command` returns or
 raises (:func:`~ljtui.core.agent.procgroup.stop_group`: SIGTERM, then
-SIGKILL after :data:`KILL_GRACE_SECONDS`), background processes the
-command left behind included. Bash's exit is seen through a pidfd (or
-``waitid(WNOWAIT)``) without reaping it, and it is reaped only once its
-group is gone, so the group id cannot be recycled for a stranger while it
-is being signalled.
+SIGKILL after :data:`KILL_GRACE_SECONDS`; the launcher gives what left the
+group the same grace, a moment shorter, and kills it too). The launcher's
+exit is seen through a pidfd (or ``waitid(WNOWAIT)``) without reaping it,
+and it is reaped only once its group is gone, so the group id cannot be
+recycled for a stranger while it is being signalled.
 
-Limits: a process that leaves the group on purpose (``setsid``, a
-double-forking daemon) is out of reach; the result says so when such a
-process still holds the output pipe. Without ``/proc`` (not Linux), bash is
-reaped before the leftovers are looked for, and that small race remains.
+Limits: without ``/proc`` (not Linux), the launcher is reaped before the
+leftovers of its group are looked for, and that small race remains. Where
+the kernel allows no pid namespace, the launcher holds the processes as a
+subreaper, which cannot stop them once it is itself killed (by the SIGKILL
+of a stop that outlasted its grace, or by a command that may signal it:
+unsandboxed, or under Landlock before ABI 6); the result says so when such
+a process still holds the output pipe.
 """
 
 from __future__ import annotations
@@ -92,7 +104,8 @@ class ShellResult:
     """How a command ended and what it printed.
 
     Attributes:
-        exit_code: bash's exit status; negative when a signal killed it (``-9``: SIGKILL).
+        exit_code: bash's exit status; negative when a signal killed it (``-9``: SIGKILL; under bubblewrap,
+            ``128 + N``).
         duration: seconds from start until the command and its group were gone.
         timed_out: the time limit ended it.
         cancelled: the caller ended it.
@@ -100,8 +113,8 @@ class ShellResult:
         tail: the end of the output (empty when everything fit in ``head``).
         cut_chars: characters left out between ``head`` and ``tail``.
         total_chars: characters the command printed.
-        pid: bash's process id (also its process group id); :data:`NOT_STARTED` when
-            ``cancelled`` was already set and nothing ran.
+        pid: the id of the process started for the command (the launcher, or ``bwrap``), which is also its
+            process group id; :data:`NOT_STARTED` when ``cancelled`` was already set and nothing ran.
         left_running: processes of the group still alive after SIGKILL (normally 0).
         pipe_held: a process outside the group still held the output open, so
             the output may be incomplete.
@@ -209,9 +222,9 @@ class Batcher:
 
 
 class _Watch:
-    """The output pipe and the exit of one running bash, watched from the event loop.
+    """The output pipe and the exit of one running command (its launcher), watched from the event loop.
 
-    The exit is seen without reaping bash: call :meth:`reap` once its group is gone.
+    The exit is seen without reaping it: call :meth:`reap` once its group is gone.
     """
 
     def __init__(self, loop: asyncio.AbstractEventLoop, proc: subprocess.Popen[bytes], limits: ShellLimits,
@@ -276,7 +289,8 @@ class _Watch:
             self._batcher.flush()
 
     def reap(self) -> None:
-        """Collect bash's exit status; if it still runs (a second cancel), kill its group and reap in a thread."""
+        """Collect the exit status; if the command still runs (a second cancel), kill its group and reap in a
+        thread."""
         if self.exited.done():
             self._proc.wait()
             return
@@ -311,8 +325,8 @@ async def run_command(command: str, root: Path, *, confinement: Confinement, tim
     loop = asyncio.get_running_loop()
     started = time.monotonic()
     proc = confinement.popen([SHELL, "-c", command], cwd=root, env=dict(child_env() if env is None else env),
-                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             start_new_session=True, bufsize=0)
+                             grace=limits.kill_grace, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, start_new_session=True, bufsize=0)
     watch = _Watch(loop, proc, limits, on_output)
     ended, left, pipe_held = EXITED, 0, False
     try:

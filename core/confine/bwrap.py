@@ -7,8 +7,15 @@ fresh minimal ``/dev`` (``null``, ``zero``, ``random`` …, its own
 look at), and read-write binds of the writable places. With the network
 off it gets a network namespace of its own (``--unshare-net``: no
 interface but a loopback that is down), which is stricter than Landlock:
-UDP and UNIX sockets to the outside go too. ``--die-with-parent`` ends it
-with ljtui.
+UDP and UNIX sockets to the outside go too.
+
+No process of the command outlives it: bwrap's own init (pid 1 of the
+namespace) reaps every orphan, ``setsid`` and double-forked ones included,
+and with ``--die-with-parent`` it dies with bwrap, and the kernel then
+kills everything left in the namespace. bwrap returns as soon as the
+command exits, so that kill follows a moment later (bwrap's init alone
+would wait for every process in the namespace to end). The same option
+ends the sandbox with ljtui.
 
 bubblewrap needs unprivileged user namespaces; :func:`works` checks that
 once by running ``true`` in a sandbox.

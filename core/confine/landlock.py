@@ -19,8 +19,9 @@ A Landlock domain also forbids ptrace-style access to processes outside
 it, so a command cannot read ljtui's memory or ``/proc/<pid>/environ``
 (for an unprivileged user; root keeps ``CAP_SYS_PTRACE``).
 
-The ruleset's descriptor is handed to :mod:`ljtui.core.confine.launch`,
-which enters the domain and execs the command.
+The ruleset's descriptor is handed to the launcher
+(:mod:`ljtui.core.confine.launch`), which enters the domain before the
+command runs.
 """
 
 from __future__ import annotations
@@ -32,8 +33,6 @@ from pathlib import Path
 
 from ljtui.core.confine.rules import DEVICES, Rules
 
-LAUNCHER = Path(__file__).with_name("launch.py")
-"""The child half (:mod:`ljtui.core.confine.launch`)."""
 MIN_NETWORK_ABI = 4
 """The first ABI with TCP rules; below it Landlock cannot forbid the network."""
 READ_RIGHTS_NAMES = ("READ_FILE", "READ_DIR", "EXECUTE")
@@ -107,15 +106,6 @@ def ruleset_fd(rules: Rules) -> int:
         raise LandlockUnavailable(f"cannot add a Landlock rule: {exc}") from None
     ruleset.close()
     return fd
-
-
-def launcher_argv(fd: int, argv: list[str]) -> list[str]:
-    """The command line that enters the domain of ruleset ``fd`` and then runs ``argv``.
-
-    The launcher needs the standard library only, so it runs on the real interpreter behind a virtual
-    environment's link (``-I -S``: no site-packages, no environment variables, no user site).
-    """
-    return [os.path.realpath(sys.executable), "-I", "-S", "-B", str(LAUNCHER), str(fd), "--", *argv]
 
 
 def _allow(ruleset: object, path: Path, folder_rights: int, file_rights: int) -> None:

@@ -12,7 +12,10 @@ In order, for ``agent.sandbox.backend: auto`` (the default):
    for commands are off, and every command asks.
 
 A backend is used only after a real self-test: a command in it tries to
-create a file outside its writable places and must be refused. The user
+create a file outside its writable places and must be refused. It starts
+the way every command does (:meth:`~ljtui.core.confine.spawn.Confinement.popen`,
+through the launcher that holds its processes), so a launcher that cannot
+run here fails it too. The user
 may pick a backend (``landlock``, ``bubblewrap``) or ``none`` in their own
 config; a backend that cannot work then means "unsandboxed", never a
 silent fallback.

@@ -95,6 +95,11 @@ def our_zombie(pid: int) -> bool:
     return state == b"Z" and parent == os.getpid()
 
 
+def parent_of(pid: int) -> int | None:
+    """The parent of process ``pid`` (``None`` once it is gone)."""
+    return _stat(pid)[1]
+
+
 def processes_in(folder: Path) -> list[int]:
     """Running processes whose working folder is ``folder`` (a zombie has none)."""
     found = []
@@ -128,6 +133,21 @@ async def until(condition: Callable[[], bool], what: str) -> None:
 
 def read_pid(path: Path) -> int:
     return int(path.read_text(encoding="utf-8").strip())
+
+
+def outer_pid(path: Path) -> int:
+    """The pid, as this test sees it, of the running process whose own pid is written in ``path`` and whose working
+    folder is ``path``'s: a command in a pid namespace writes the pid it sees there."""
+    written = read_pid(path)
+    for pid in processes_in(path.parent):
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        nspids = next((line.split()[1:] for line in status.splitlines() if line.startswith("NSpid:")), [str(pid)])
+        if nspids[-1] == str(written):
+            return pid
+    raise AssertionError(f"no running process in {path.parent} has pid {written} in its own namespace")
 
 
 IGNORES_TERM = ("(trap '' TERM; echo $BASHPID > child.pid.tmp; mv child.pid.tmp child.pid; exec sleep 1000) & "

@@ -11,7 +11,7 @@ import pytest
 from ljtui.core.agent.shell import STREAM_INTERVAL_SECONDS
 from ljtui.core.agent.tools import bash
 from ljtui.core.events import Event, PermissionDecided, PermissionRequested, ToolOutput
-from tests.core.agent.helpers import IGNORES_TERM, harness, our_zombie, read_pid, running, until
+from tests.core.agent.helpers import IGNORES_TERM, harness, our_zombie, outer_pid, processes_in, running, until
 
 
 
@@ -90,8 +90,7 @@ async def test_timeout_kills_a_child_that_ignores_sigterm(tmp_path: Path) -> Non
     assert result.content.startswith("killed after 1 s (agent.bash_timeout): it did not finish in time")
     assert "output so far (8 characters):\nstarted\n" in result.content
     assert result.summary == "killed after 1 s"
-    child = read_pid(tmp_path / "child.pid")
-    assert not running(child) and not our_zombie(child)
+    assert (tmp_path / "child.pid").exists() and processes_in(tmp_path) == []
 
 
 async def test_a_timeout_argument_shortens_the_limit_but_cannot_pass_it(tmp_path: Path) -> None:
@@ -108,7 +107,7 @@ async def test_cancelling_the_call_kills_the_whole_group(tmp_path: Path) -> None
     pid_file = tmp_path / "child.pid"
     task = asyncio.create_task(h.call(command=IGNORES_TERM))
     await until(lambda: pid_file.exists() and pid_file.read_text().strip() != "", "the child to start")
-    child = read_pid(pid_file)
+    child = outer_pid(pid_file)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -120,11 +119,12 @@ async def test_the_turn_cancel_flag_stops_the_command_and_tells_the_model(tmp_pa
     pid_file = tmp_path / "child.pid"
     task = asyncio.create_task(h.call(command=IGNORES_TERM))
     await until(lambda: pid_file.exists() and pid_file.read_text().strip() != "", "the child to start")
+    child = outer_pid(pid_file)
     h.cancelled.set()
     result = await task
     assert not result.ok and result.summary == "cancelled"
     assert result.content.startswith("cancelled by the user after ")
-    assert not running(read_pid(pid_file))
+    assert not running(child)
 
 
 async def test_nothing_runs_when_the_turn_was_cancelled_while_asking(tmp_path: Path) -> None:

@@ -14,7 +14,9 @@ from ljtui.core.agent.shell import (
     HeadTail, ShellLimits, run_command,
 )
 from ljtui.core.agent.procgroup import group_alive
-from tests.core.agent.helpers import IGNORES_TERM, our_zombie, processes_in, read_pid, running, until
+from tests.core.agent.helpers import (
+    IGNORES_TERM, our_zombie, outer_pid, parent_of, processes_in, running, until,
+)
 from tests.core.confine.helpers import confinement_for
 
 
@@ -73,20 +75,19 @@ async def test_a_slow_stream_is_batched_not_sent_line_by_line(tmp_path: Path) ->
 async def test_background_processes_are_stopped_when_bash_exits(tmp_path: Path) -> None:
     command = "(exec sleep 1000) & echo $! > child.pid; echo left-behind"
     result = await run(command, tmp_path, timeout=LONG)
-    child = read_pid(tmp_path / "child.pid")
+    assert (tmp_path / "child.pid").exists()
     assert result.exit_code == 0 and result.output == "left-behind\n"
     assert not result.timed_out and result.duration < LONG
-    assert not running(child) and not group_alive(result.pid)
+    assert processes_in(tmp_path) == [] and not group_alive(result.pid)
 
 
 async def test_timeout_kills_a_child_that_ignores_sigterm(tmp_path: Path) -> None:
     result = await run(IGNORES_TERM, tmp_path, timeout=1)
-    child = read_pid(tmp_path / "child.pid")
     assert result.timed_out and not result.cancelled
     assert result.output == "started\n"
     assert result.duration >= 1 + KILL_GRACE_SECONDS * 0.9
     assert result.left_running == 0 and not result.pipe_held
-    assert not running(child) and not our_zombie(child)
+    assert processes_in(tmp_path) == []
     assert not running(result.pid) and not our_zombie(result.pid)
 
 
@@ -94,7 +95,7 @@ async def test_cancelling_the_awaiting_task_kills_the_group(tmp_path: Path) -> N
     pid_file = tmp_path / "child.pid"
     task = asyncio.create_task(run(IGNORES_TERM, tmp_path, timeout=LONG))
     await until(lambda: pid_file.exists() and pid_file.read_text().strip() != "", "the child to start")
-    child = read_pid(pid_file)
+    child = outer_pid(pid_file)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -127,7 +128,7 @@ async def test_a_second_cancel_during_the_grace_period_still_kills_the_group(tmp
     patient = ShellLimits(kill_grace=LONG)
     task = asyncio.create_task(run(command, tmp_path, timeout=LONG, on_output=batches.append, limits=patient))
     await until(lambda: "started" in "".join(batches), "the command to run and print")
-    child, shell = read_pid(pid_file), read_pid(tmp_path / "bash.pid")
+    child, shell = outer_pid(pid_file), outer_pid(tmp_path / "bash.pid")
     task.cancel()
     await until(lambda: not running(shell), "bash to die of SIGTERM (the child ignores it for the long grace)")
     task.cancel()
@@ -136,22 +137,25 @@ async def test_a_second_cancel_during_the_grace_period_still_kills_the_group(tmp
     await until(lambda: not running(child), "the child to die of SIGKILL")
 
 
-async def test_bash_stays_unreaped_while_its_group_is_stopped(tmp_path: Path) -> None:
-    """Its zombie keeps the group id taken, so no signal can reach a process given the recycled id."""
+async def test_the_group_leader_outlives_its_group_while_it_is_stopped(tmp_path: Path) -> None:
+    """The leader (the launcher) keeps the group id taken until the group is gone, so no signal can reach a process
+    given the recycled id; it then reports bash's death by SIGTERM as its own."""
     flag = asyncio.Event()
     batches: list[str] = []
     task = asyncio.create_task(run("echo $$ > bash.pid; " + IGNORES_TERM, tmp_path, timeout=LONG,
                                            cancelled=flag, on_output=batches.append,
                                            limits=ShellLimits(kill_grace=LONG)))
     await until(lambda: "started" in "".join(batches), "the command to run and print")
-    shell, child = read_pid(tmp_path / "bash.pid"), read_pid(tmp_path / "child.pid")
+    shell, child = outer_pid(tmp_path / "bash.pid"), outer_pid(tmp_path / "child.pid")
+    leader = os.getpgid(child)
+    assert os.getpgid(shell) == leader and parent_of(leader) == os.getpid()
     flag.set()
-    await until(lambda: our_zombie(shell), "bash to die of SIGTERM and stay unreaped")
-    assert running(child) and os.getpgid(child) == shell
+    await until(lambda: not running(shell), "bash to die of SIGTERM")
+    assert running(child) and os.getpgid(child) == leader and running(leader)
     os.kill(child, signal.SIGKILL)
     result = await task
-    assert result.cancelled and result.exit_code == -signal.SIGTERM
-    assert not running(shell) and not our_zombie(shell)
+    assert result.cancelled and result.exit_code == -signal.SIGTERM and result.pid == leader
+    assert not running(leader) and not our_zombie(leader)
 
 
 async def test_the_cancel_flag_ends_the_command(tmp_path: Path) -> None:
@@ -161,15 +165,16 @@ async def test_the_cancel_flag_ends_the_command(tmp_path: Path) -> None:
     task = asyncio.create_task(run(IGNORES_TERM, tmp_path, timeout=LONG, cancelled=flag,
                                            on_output=seen.append))
     await until(lambda: "".join(seen) == "started\n", "the command to say it started (its child set its trap)")
+    child = outer_pid(pid_file)
     flag.set()
     result = await task
     assert result.cancelled and not result.timed_out and result.output == "started\n"
-    assert not running(read_pid(pid_file))
+    assert not running(child)
 
 
 async def test_a_stopped_process_is_killed_too(tmp_path: Path) -> None:
     result = await run("sleep 1000 & echo $! > child.pid; kill -STOP $!; wait", tmp_path, timeout=1)
-    assert result.timed_out and not running(read_pid(tmp_path / "child.pid"))
+    assert result.timed_out and (tmp_path / "child.pid").exists() and processes_in(tmp_path) == []
     assert result.duration < 1 + KILL_GRACE_SECONDS, "SIGCONT lets a stopped process see SIGTERM"
 
 

@@ -82,11 +82,14 @@ def test_ordinary_names(name: str) -> None:
 
 
 def test_the_ljtui_command_withdraws_the_key_and_no_command_can_read_it(tmp_path: Path) -> None:
-    """End to end: ``ljtui run`` with a model whose bash command hunts for the key in ljtui's /proc and env."""
+    """End to end: ``ljtui run`` with a model whose bash command hunts for the key in its environment, its parent's
+    and in every process it can see (ljtui itself where no pid namespace hides it); the pattern is written so that
+    the command's own text, in its processes' command lines, does not match it."""
     repo = tmp_path / "repo"
     repo.mkdir()
-    hunt = ('env | grep -c sk-ant-test; tr "\\\\0" "\\\\n" < /proc/$PPID/environ | grep -c sk-ant-test; '
-            'grep -c sk-ant-test /proc/$PPID/cmdline; head -c 4096 /proc/$PPID/mem | wc -c; echo hunted')
+    hunt = ("env | grep -c 'sk-ant-tes[t]'; tr '\\0' '\\n' < /proc/$PPID/environ | grep -c 'sk-ant-tes[t]'; "
+            "cat /proc/[0-9]*/environ /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' '\\n' | grep -c 'sk-ant-tes[t]'; "
+            "head -c 4096 /proc/$PPID/mem | wc -c; echo hunted")
     script = tmp_path / "script.yaml"
     script.write_text(json.dumps({"turns": [{"tool_calls": [{"name": "bash", "input": {"command": hunt}}]},
                                             {"text": "done"}]}))

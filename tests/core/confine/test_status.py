@@ -12,7 +12,7 @@ import pytest
 from ljtui.core.confine import landlock
 from ljtui.core.confine.launch import PREFIX, REFUSED_EXIT
 from ljtui.core.confine.rules import Place, Rules
-from ljtui.core.confine.spawn import Confinement
+from ljtui.core.confine.spawn import LAUNCHER, Confinement
 from ljtui.core.confine.status import BUBBLEWRAP, LANDLOCK, NONE, SandboxStatus, detect, selftest
 from tests.core.confine.helpers import bundled_bwrap
 
@@ -93,11 +93,11 @@ def test_the_self_test_catches_a_sandbox_that_does_not_confine() -> None:
 def test_the_launcher_refuses_to_run_anything_without_its_domain(tmp_path: Path) -> None:
     real_abi()
     marker = tmp_path / "ran"
-    argv = [sys.executable, "-I", "-S", str(landlock.LAUNCHER), "999", "--", "/bin/sh", "-c", f"echo > {marker}"]
+    argv = [sys.executable, "-I", "-S", str(LAUNCHER), "--landlock", "999", "--", "/bin/sh", "-c", f"echo > {marker}"]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     assert done.returncode == REFUSED_EXIT and not marker.exists()
     assert done.stderr.startswith(PREFIX) and "the command did not run" in done.stderr
-    bad = subprocess.run([sys.executable, "-I", "-S", str(landlock.LAUNCHER), "x"], capture_output=True, text=True)
+    bad = subprocess.run([sys.executable, "-I", "-S", str(LAUNCHER), "x"], capture_output=True, text=True)
     assert bad.returncode == REFUSED_EXIT and "usage" in bad.stderr
 
 
@@ -126,8 +126,8 @@ def test_the_launcher_reports_the_kernels_refusal_in_its_words(tmp_path: Path, d
     real_abi()
     marker = tmp_path / "ran"
     hide = "" if direct else "import _ctypes; del _ctypes.call_function; "
-    code = (f"import sys; {hide}sys.path.insert(0, {str(landlock.LAUNCHER.parent)!r}); import launch; "
-            f"sys.exit(launch.main(['launch.py', '999', '--', '/bin/sh', '-c', 'echo > {marker}']))")
+    code = (f"import sys; {hide}sys.path.insert(0, {str(LAUNCHER.parent)!r}); import launch; "
+            f"sys.exit(launch.main(['launch.py', '--landlock', '999', '--', '/bin/sh', '-c', 'echo > {marker}']))")
     done = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == REFUSED_EXIT and not marker.exists()
     assert done.stderr.strip() == (f"{PREFIX} cannot enter the Landlock domain (the command did not run): "

@@ -19,7 +19,7 @@ from ljtui.core.runlog import read_run_log
 from ljtui.core.tasks import events as T
 from ljtui.core.tasks.plan import TaskStatus
 from ljtui.core.tasks.replan import soft_cap_text
-from tests.core.agent.helpers import read_pid, running, until
+from tests.core.agent.helpers import outer_pid, running, until
 from tests.core.tasks.helpers import said
 
 
@@ -211,12 +211,13 @@ async def test_cancelling_a_run_kills_the_running_command_and_reports_it(git_rep
     run = asyncio.create_task(engine.run_plan("wait"))
     pid_file = git_repo / "child.pid"
     await until(lambda: pid_file.exists() and pid_file.read_text().strip() != "", "the command to start")
+    child = outer_pid(pid_file)
     run.cancel()
     try:
         await run
     except asyncio.CancelledError:
         pass
-    assert not running(read_pid(pid_file))
+    assert not running(child)
     assert task_events(sink)[-1] == T.RunFinished(task_events(sink)[-1].run_id, "cancelled", 0, 1)
 
 
