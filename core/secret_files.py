@@ -48,6 +48,11 @@ set) is not secret, whichever rule matched it. Rules name files, not
 folders: a folder called ``credentials`` is listed and searched, a file
 called ``credentials.json`` is not; ``kubeconfig.go`` and ``config.json``
 elsewhere stay readable.
+
+:meth:`SecretFiles.globs` gives the rule as ripgrep globs, so that a search
+can keep ripgrep away from secret files before it opens any. The globs may
+match more than the rule, never less; what they match is checked with the
+rule itself.
 """
 
 from __future__ import annotations
@@ -118,6 +123,23 @@ ALLOW_KEY = "security.allow_secret_files"
 """The config key that allows secret files by glob."""
 USER_CONFIG_EXAMPLE = "~/.config/ljtui/config.yaml"
 """Where the user's own config file usually lives, for messages."""
+GLOB_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
+"""Letters a glob of :meth:`SecretFiles.globs` spells in both cases, as ``[eE]``."""
+GLOB_PLAIN = frozenset("0123456789._-")
+"""Other characters a glob of :meth:`SecretFiles.globs` spells as themselves; any other character, and any
+``?`` or bracket expression, becomes ``*`` there (ripgrep's ``?`` matches one byte, a name's character
+may take several)."""
+KELVIN_SIGN = "\u212a"
+"""The one character besides ``K`` whose lower case is an ASCII letter (``k``): the rule, which compares
+lower case, makes ``\u212aubeconfig`` secret."""
+DOTTED_CAPITAL_I = "\u0130"
+"""The one character whose lower case is longer than one character (``i`` and a combining dot): a
+pattern's ``i`` followed by ``*`` matches it."""
+ODD_CASES = ((KELVIN_SIGN, "[kK]"), (DOTTED_CAPITAL_I, "[iI]*"))
+"""Each such character, and the spelling in a glob of :meth:`SecretFiles.globs` where it could stand. Rather
+than spell every glob again with it, one glob matches any name holding it, and one any path through a
+folder whose name holds it: such names are rare, and a file they take in that the rule does not call
+secret is still searched."""
 
 
 @dataclass(frozen=True)
@@ -174,10 +196,26 @@ class SecretFiles:
             f"a repository's own .agent/config.yaml cannot allow it."
         )
 
+    def globs(self) -> tuple[str, ...]:
+        """The rule as ripgrep globs (``--glob``, gitignore syntax), allow globs aside.
+
+        They ignore case by spelling it out (``[eE]``): ripgrep applies its
+        case-insensitive ``--iglob`` globs after all ``--glob`` ones, whatever
+        the command line's order, while a search needs its globs in its own
+        order. Each starts with ``**/`` and holds no braces, so they can be
+        joined into one alternation. Every file :meth:`is_secret` calls secret
+        matches one of them; they may match more (a file the user allows, a
+        name a widened ``?`` or bracket expression reaches, a name holding
+        one of :data:`ODD_CASES`), so a search that leaves out what they
+        match checks each such file with :meth:`is_secret`. A glob may also
+        match a folder: folders are never secret, so a search keeps them.
+        """
+        return _rule_globs(self.patterns)
+
     def skipped_note(self, count: int) -> str:
-        """The note a search adds when it left ``count`` secret files out."""
-        noun = "file was" if count == 1 else "files were"
-        return (f"[{count} secret {noun} not searched (.env files, keys, credentials, "
+        """The note a search adds when it skipped ``count`` secret files (none of their lines is shown)."""
+        noun, pronoun = ("file was", "it") if count == 1 else ("files were", "them")
+        return (f"[{count} secret {noun} skipped, nothing from {pronoun} shown (.env files, keys, credentials, "
                 f"{', '.join(f.rule for f in SECRET_FOLDER_FILES)} and the like); "
                 f"the user can allow some with {ALLOW_KEY} in their own config file]")
 
@@ -192,6 +230,45 @@ def _any_name(patterns: tuple[str, ...]) -> re.Pattern[str]:
     if not patterns:
         return re.compile(r"(?!)")
     return re.compile("|".join(f"(?:{translate(p.lower())})" for p in patterns))
+
+
+@lru_cache(maxsize=16)
+def _rule_globs(patterns: tuple[str, ...]) -> tuple[str, ...]:
+    """The globs of :meth:`SecretFiles.globs`, built once per set of patterns (every search asks)."""
+    names = [f"**/{_glob_of(p)}" for p in patterns if p and "/" not in p]
+    folders = [f"**/{_glob_of(f.folder)}/{'**/' if f.nested else ''}{_glob_of(f.name)}"
+               for f in SECRET_FOLDER_FILES]
+    odd = [char for char, spelling in ODD_CASES if any(spelling in glob for glob in (*names, *folders))]
+    holding = [glob for char in odd for glob in (f"**/*{char}*", f"**/*{char}*/**")]
+    return tuple(dict.fromkeys((*names, *folders, *holding)))
+
+
+def _glob_of(pattern: str) -> str:
+    """A ripgrep glob without braces that matches, ignoring case in ASCII, every name the fnmatch
+    ``pattern`` matches ignoring case, but for names holding one of :data:`ODD_CASES`."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        i += 1
+        if char == "[":
+            i = _bracket_end(pattern, i)
+            char = "*"
+        lower = char.lower()
+        out.append(f"[{lower}{lower.upper()}]" if lower in GLOB_LETTERS else char if char in GLOB_PLAIN else "*")
+    return re.sub(r"\*+", "*", "".join(out))
+
+
+def _bracket_end(pattern: str, start: int) -> int:
+    """Where the fnmatch bracket expression opened just before ``start`` ends (past its ``]``), or
+    ``start`` when the ``[`` is a plain character (no closing ``]``), as :func:`fnmatch.translate` reads it."""
+    j = start
+    if j < len(pattern) and pattern[j] == "!":
+        j += 1
+    if j < len(pattern) and pattern[j] == "]":
+        j += 1
+    j = pattern.find("]", j)
+    return start if j < 0 else j + 1
 
 
 def _clean_glob(glob: str) -> str:

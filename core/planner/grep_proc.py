@@ -8,17 +8,24 @@ kill the process. A :class:`BoundedChild` starts one in its own session
 with the environment of :func:`~ljtui.core.childenv.child_env` (no API
 keys), kills its whole process group when the deadline passes, and hands
 out its output line by line; a line cut off by the kill is dropped.
+
+One watchdog thread, started once, keeps every child's deadline: starting
+a thread per search would make each search wait for that thread to be
+scheduled, which on a busy machine (ripgrep itself on every core) costs
+milliseconds.
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import os
 import signal
 import subprocess
 import tempfile
 import threading
 import time
-from typing import IO, Iterator, Sequence
+from typing import IO, Callable, Iterator, Sequence
 
 from ljtui.core.childenv import child_env
 
@@ -27,6 +34,49 @@ READ_CHUNK_BYTES = 1024 * 1024
 (one long line can make a message of hundreds of megabytes)."""
 STDERR_KEPT_BYTES = 4096
 """Bytes of the child's error output kept for messages."""
+
+
+class Watchdog:
+    """Calls each registered function once its deadline has passed, from one thread of its own."""
+
+    def __init__(self) -> None:
+        self._due: list[tuple[float, int, Callable[[], None]]] = []
+        self._cancelled: set[int] = set()
+        self._numbers = itertools.count()
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def add(self, deadline: float, action: Callable[[], None]) -> int:
+        """Call ``action`` at the :func:`time.monotonic` time ``deadline``; returns a number to :meth:`cancel` it."""
+        number = next(self._numbers)
+        with self._changed:
+            heapq.heappush(self._due, (deadline, number, action))
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="grep-watchdog", daemon=True)
+                self._thread.start()
+            self._changed.notify()
+        return number
+
+    def cancel(self, number: int) -> None:
+        """Do not call the action registered as ``number`` (it may already have been called)."""
+        with self._changed:
+            if any(entry[1] == number for entry in self._due):
+                self._cancelled.add(number)
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                while not self._due or self._due[0][0] > time.monotonic():
+                    self._changed.wait(self._due[0][0] - time.monotonic() if self._due else None)
+                _deadline, number, action = heapq.heappop(self._due)
+                if number in self._cancelled:
+                    self._cancelled.discard(number)
+                    continue
+            action()
+
+
+WATCHDOG = Watchdog()
+"""The deadlines of every search child of this process."""
 
 
 class BoundedChild:
@@ -46,6 +96,8 @@ class BoundedChild:
         self.expired = threading.Event()
         self.cut_line = False
         """A partial last line was dropped (the process died mid-line)."""
+        self.wrote = False
+        """The child wrote at least one complete line."""
         self.stderr = ""
         """The start of what the child wrote to stderr, once :meth:`finish` returned."""
         self._eof = False
@@ -59,9 +111,7 @@ class BoundedChild:
         except BaseException:
             self._errors.close()
             raise
-        self._timer = threading.Timer(max(0.0, deadline - time.monotonic()), self._expire)
-        self._timer.daemon = True
-        self._timer.start()
+        self._watch = WATCHDOG.add(deadline, self._expire)
         if stdin_data is not None:
             self._feed(stdin_data)
 
@@ -107,6 +157,7 @@ class BoundedChild:
             if not raw.endswith(b"\n") and len(raw) < limit:
                 self._eof = self.cut_line = True
                 return
+            self.wrote = True
             yield raw
 
     def read_all(self) -> bytes:
@@ -130,12 +181,15 @@ class BoundedChild:
 
         A child whose output was not read to its end is killed first: the
         caller has what it needs. The time bound still applies while waiting.
+        Calling it again returns the same status.
         """
+        if self._errors.closed:
+            return self.proc.wait()
         if not self._eof:
             self.kill()
         self.stdout.close()
         code = self.proc.wait()
-        self._timer.cancel()
+        WATCHDOG.cancel(self._watch)
         self._errors.seek(0)
         self.stderr = self._errors.read(STDERR_KEPT_BYTES).decode("utf-8", "replace")
         self._errors.close()

@@ -51,7 +51,12 @@ def worker_request(pattern: str, base: str, root: str, *, secrets: SecretFiles, 
 
 def clip_line(raw: bytes) -> str:
     """A matching line as text, without its line break, cut to a readable length."""
-    text = raw.decode("utf-8", "replace").rstrip("\r\n")
+    return clip_text(raw.decode("utf-8", "replace"))
+
+
+def clip_text(text: str) -> str:
+    """A matching line already decoded, without its line break, cut to a readable length."""
+    text = text.rstrip("\r\n")
     if len(text) > MAX_LINE_CHARS:
         return text[:MAX_LINE_CHARS] + " …"
     return text

@@ -114,7 +114,7 @@ async def call(engine: Engine, tool: str, **args: object):
 
 
 def secret_note(count: int) -> str:
-    return f"[{count} secret {'file was' if count == 1 else 'files were'} not searched"
+    return f"[{count} secret {'file was' if count == 1 else 'files were'} skipped, nothing from"
 
 
 # --- git config files, through every planner tool
@@ -146,8 +146,8 @@ def test_planner_grep_in_dot_git_still_finds_other_files(leaky: Path, engine: st
     assert out.ok and ".git/HEAD:1: ref: refs/heads/main" in out.content
 
 
-def test_ripgrep_is_only_ever_given_files_the_policy_lets_through(leaky: Path, tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ripgrep_walks_each_folder_once_and_is_never_given_a_file(leaky: Path, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     real = find_rg()
     assert real is not None
     log = tmp_path / "rg-argv.log"
@@ -161,29 +161,26 @@ def test_ripgrep_is_only_ever_given_files_the_policy_lets_through(leaky: Path, t
         out = ReadOnlyTools(leaky, grep_engine="rg").grep("url|remote|ref", folder)
         assert out.ok and TOKEN not in out.content, folder
     runs = [run.strip("\n").split("\n") for run in log.read_text().split("====\n") if run.strip()]
-    assert sum("--files" in run for run in runs) == len(folders)
-    searches = [run[run.index("--") + 1:] for run in runs if "--json" in run]
-    assert len(searches) == len(folders) - 1  # .GIT holds only its config: nothing is left to search
-    assert any(".git/HEAD" in files for files in searches)
-    for files in searches:
-        for rel in files:
-            assert (leaky / rel).is_file() and not (leaky / rel).is_symlink(), rel
-            assert not SecretFiles().is_secret(rel.removeprefix("./")), rel
+    assert [run[run.index("--") + 1:] for run in runs] == [[".git"], [".git"], ["sub/.git"], ["."], [".GIT"]]
+    exclusion = f"!{grep_rg.one_glob(SecretFiles().globs())}"
+    assert all("--json" in run and exclusion in run and "--files" not in run for run in runs)
 
 
-def test_ripgrep_in_many_runs_keeps_path_order_the_hit_limit_and_the_policy(tmp_path: Path,
-                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ripgrep_over_several_runs_keeps_path_order_the_hit_limit_and_the_policy(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for n in range(30):
         (tmp_path / f"d{n:02}").mkdir()
         (tmp_path / f"d{n:02}" / "a.txt").write_text("hit\n" * 5)
         (tmp_path / f"d{n:02}" / ".env").write_text(f"hit {TOKEN}\n")
     monkeypatch.setattr(grep_rg, "RG_BATCH_ARG_BYTES", 40)
-    assert len(list(grep_rg.batches([f"./d{n:02}/a.txt" for n in range(30)], 40))) == 10
-    found = grep_module.search("hit", tmp_path, engine="rg")
+    assert len(list(grep_rg.batches([f"d0{n}/.env" for n in range(10)], 40))) == 3
+    found = grep_module.search("hit", tmp_path, secrets=SecretFiles.allowing(["d0*/.env"]), engine="rg")
     assert found.engine == "rg" and found.truncated and not found.timed_out
-    assert [(h.path.relative_to(tmp_path).as_posix(), h.line) for h in found.hits] == [
-        (f"d{n:02}/a.txt", line) for n in range(20) for line in range(1, 6)]
-    assert found.secret_files == 30
+    allowed = [(f"d{n:02}/{name}", line) for n in range(10) for name, lines in ((".env", 1), ("a.txt", 5))
+               for line in range(1, lines + 1)]
+    assert [(h.path.relative_to(tmp_path).as_posix(), h.line) for h in found.hits] == allowed + [
+        (f"d{n:02}/a.txt", line) for n in range(10, 18) for line in range(1, 6)]
+    assert found.secret_files == 20
 
 
 @pytest.mark.parametrize("folder", sorted(LISTED))

@@ -114,13 +114,13 @@ def test_grep_skips_secret_files_silently_but_counts_them(tree: Path, engine: st
     assert out.ok
     hits = sorted(line.split(":", 1)[0] for line in out.content.splitlines() if TOKEN in line and ":1:" in line)
     assert hits == sorted(PLAIN_FILES)
-    assert f"[{len(SECRET_FILES)} secret files were not searched" in out.content
+    assert f"[{len(SECRET_FILES)} secret files were skipped, nothing from them shown" in out.content
     assert ALLOW_KEY in out.content
 
 
 def test_grep_in_a_folder_counts_only_that_folder(tree: Path, engine: str) -> None:
     out = ReadOnlyTools(tree, grep_engine=engine).grep(TOKEN, "certs")
-    assert "(no matches)" in out.content and "[1 secret file was not searched" in out.content
+    assert "(no matches)" in out.content and "[1 secret file was skipped, nothing from it shown" in out.content
     clean = ReadOnlyTools(tree, grep_engine=engine).grep(TOKEN, "src")
     assert "secret" not in clean.content
 
@@ -136,7 +136,7 @@ def test_allowed_files_are_read_and_searched(tree: Path, engine: str) -> None:
     assert not tools.read_file(".env").ok
     out = tools.grep(TOKEN, ".")
     assert ".env.local:1:" in out.content and "certs/server.pem:1:" in out.content
-    assert f"[{len(SECRET_FILES) - 2} secret files were not searched" in out.content
+    assert f"[{len(SECRET_FILES) - 2} secret files were skipped, nothing from them shown" in out.content
     listing = tools.list_dir(".").content.splitlines()
     assert any(line.startswith(".env.local  (") and "bytes" in line for line in listing)
 
