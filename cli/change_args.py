@@ -27,11 +27,15 @@ def add_change_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the change's format (default: told by its text)")
 
 
-def change_request(args: argparse.Namespace, prog: str, root: Path, *, check_file: bool = True):
+def change_request(args: argparse.Namespace, prog: str, root: Path, *, read_file: bool = False):
     """What to open or apply, as a :class:`~ljtui.core.edits.change_source.ReviewRequest`; ``None`` (the reason on
-    stderr) when the arguments name no change, or the change cannot be read (a file is only looked at when
-    ``check_file``: otherwise reading it tells)."""
-    from ljtui.core.edits.change_source import git_change, read_stream
+    stderr) when the arguments name no change, or the change cannot be read.
+
+    A file goes through the one reader of changes (:mod:`~ljtui.core.edits.change_source`): with ``read_file`` it is
+    read now and the request carries its text, or why it could not be read (the apply reports that as its result);
+    otherwise it is only checked the way that reader checks it (nothing but a regular file within bounds) and the
+    request names it."""
+    from ljtui.core.edits.change_source import check_change_file, git_change, read_change_file, read_stream
     from ljtui.core.review.requests import ReviewRequest
 
     if (args.change is None) == (args.git is None):
@@ -43,11 +47,13 @@ def change_request(args: argparse.Namespace, prog: str, root: Path, *, check_fil
         change = read_stream(sys.stdin.buffer)
     else:
         path = Path(args.change)
-        if check_file and not path.is_file():
-            reason = "is a directory" if path.is_dir() else "no such file"
-            echo(f"{prog}: {path}: {reason}", sys.stderr)
+        if read_file:
+            return ReviewRequest(change=read_change_file(path, args.change, args.format), fmt=args.format)
+        problem = check_change_file(path, args.change)
+        if problem is not None:
+            echo(f"{prog}: {problem}", sys.stderr)
             return None
-        return ReviewRequest(path=path.resolve() if check_file else path, fmt=args.format)
+        return ReviewRequest(path=path.resolve(), fmt=args.format)
     if change.text is None:
         echo(f"{prog}: {change.problem or change.origin}", sys.stderr)
         return None

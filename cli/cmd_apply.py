@@ -69,17 +69,14 @@ def run(args: argparse.Namespace) -> int:
             ERROR, message="the repository cannot be used (the line above says why); nothing was written")), args.json)
     from ljtui.cli.session import headless_edits  # only the edits path loads, when the command runs
 
-    request = change_request(args, PROG, root, check_file=False)
+    request = change_request(args, PROG, root, read_file=True)
     answers = terminal_input() if args.change == STDIN and not args.yes else None
     edits = headless_edits(PROG, root, _Progress(), CliApprover(PROG, yes=args.yes, inp=answers))
     if request is None:
         return _finish(FileApply(ApplyResult(ERROR, message="no change could be read; nothing was written")),
                        args.json)
     options = ApplyOptions(partial=args.partial, chunk_size=args.chunk_size, dry_run=args.dry_run, checks=args.checks)
-    if request.path is not None:
-        outcome = asyncio.run(edits.apply_file(request.path, options, request.fmt))
-    else:
-        outcome = asyncio.run(edits.apply_change(request.change, options, request.fmt))
+    outcome = asyncio.run(edits.apply_change(request.change, options, request.fmt))
     if args.dry_run and outcome.diff:
         colour = sys.stdout.isatty() and not args.json
         diff = visible(outcome.diff)  # the plan's and the files' text: an escape in it is shown, not obeyed

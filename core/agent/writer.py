@@ -115,7 +115,10 @@ class AgentWriter:
         refused = check_spelling(path)
         if refused is not None:
             raise WriteRefused(refused.message)
-        real = os.path.realpath(os.path.join(self.root, path))
+        try:
+            real = os.path.realpath(os.path.join(self.root, path))
+        except OSError as exc:  # a link on the way was swapped while it was read
+            raise WriteRefused(f"{path}: a folder on its way changed while it was resolved ({exc.strerror})") from None
         if real == str(self.root) or not real.startswith(str(self.root) + os.sep):
             raise WriteRefused(f"{path} resolves to {real}, outside the repository (or is its root)")
         key = real[len(str(self.root)) + 1:]

@@ -2,7 +2,10 @@
 
 Each gives the change's text, or a sentence saying why there is none; the
 text is read as bytes and decoded by :func:`~ljtui.core.edits.read_change.decode_change`,
-so a diff of a file that is not UTF-8 keeps its bytes.
+so a diff of a file that is not UTF-8 keeps its bytes. Every read is bounded
+(:data:`MAX_CHANGE_BYTES`) and none waits: a file is read only when it is a
+regular file, so a FIFO, a device or a folder named as a change is refused
+at once, by what it is, in ``ljtui apply``, ``ljtui review`` and ``/open`` alike.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import BinaryIO, Callable
 from ljtui.core.edits.read_change import decode_change, undecodable
 from ljtui.core.git import GitRefused, run_git
 from ljtui.core.review.requests import ChangeText, ReviewRequest
+from ljtui.core.statedir import read_at_most
 
 MAX_CHANGE_BYTES = 20 * 1024 * 1024
 """A change larger than this is not read."""
@@ -46,37 +50,96 @@ def change_for(root: Path, request: ReviewRequest, *, big: int = MAX_CHANGE_BYTE
 def read_change_file(path: Path, shown: str, fmt: str | None = None, *, big: int = MAX_CHANGE_BYTES,
                      on_big: Callable[[int], None] | None = None) -> ChangeText:
     """Read the change in ``path`` (named ``shown`` in messages); ``on_big(size)`` is told first when it is larger
-    than ``big`` bytes. Refused: larger than :data:`MAX_CHANGE_BYTES`, not a file, or an EDIT plan (``fmt``, or
-    as its text shows) that is not UTF-8."""
+    than ``big`` bytes. Refused, never waited for: anything but a regular file (a FIFO, a device, a folder),
+    larger than :data:`MAX_CHANGE_BYTES` (also when it grows while read), or an EDIT plan (``fmt``, or as its text
+    shows) that is not UTF-8."""
+    opened = open_change_file(path, shown)
+    if isinstance(opened, str):
+        return ChangeText(None, shown, opened)
+    fd, size = opened
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO named here does not block the open
-        with os.fdopen(fd, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            if stat.S_ISDIR(st.st_mode):
-                raise IsADirectoryError
-            if not stat.S_ISREG(st.st_mode):
-                return ChangeText(None, shown, f"cannot open {shown}: not a regular file")
-            if st.st_size > MAX_CHANGE_BYTES:
-                return ChangeText(None, shown, f"cannot open {shown}: larger than {MAX_CHANGE_BYTES} bytes")
-            if st.st_size > big and on_big is not None:
-                on_big(st.st_size)
-            data = fh.read(MAX_CHANGE_BYTES + 1)
-        if len(data) > MAX_CHANGE_BYTES:
-            return ChangeText(None, shown, f"cannot open {shown}: larger than {MAX_CHANGE_BYTES} bytes")
-    except FileNotFoundError:
-        return ChangeText(None, shown, f"cannot open {shown}: no such file")
-    except IsADirectoryError:
-        return ChangeText(None, shown, f"cannot open {shown}: it is a directory")
+        if size > big and on_big is not None:
+            on_big(size)
+        data = read_at_most(fd, MAX_CHANGE_BYTES + 1)
     except OSError as exc:
         return ChangeText(None, shown, f"cannot open {shown}: {exc.strerror or exc}")
+    finally:
+        os.close(fd)
+    if len(data) > MAX_CHANGE_BYTES:
+        return ChangeText(None, shown, f"cannot open {shown}: larger than {MAX_CHANGE_BYTES} bytes")
     text = decode_change(data)
     if undecodable(text, fmt):
         return ChangeText(None, shown, f"cannot open {shown}: not UTF-8 text")
     return ChangeText(text, shown)
 
 
+def check_change_file(path: Path, shown: str) -> str | None:
+    """Why :func:`read_change_file` would refuse ``path`` before reading a byte of it (``None``: it would read it)."""
+    opened = open_change_file(path, shown)
+    if isinstance(opened, str):
+        return opened
+    os.close(opened[0])
+    return None
+
+
+def open_change_file(path: Path, shown: str) -> tuple[int, int] | str:
+    """``path`` opened for reading with its size, or why it is not read (named ``shown``).
+
+    Only a regular file is opened: anything else is refused from its ``stat`` before it is opened (and the open
+    never waits, so a FIFO swapped in is not waited on); the file opened is checked again, so one swapped in
+    between is refused too.
+    """
+    try:
+        st = os.stat(path)
+        refused = _not_readable(st, shown)
+        if refused is not None:
+            return refused
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return f"cannot open {shown}: no such file"
+    except NotADirectoryError:
+        return f"cannot open {shown}: a folder on its path is a file"
+    except OSError as exc:
+        return f"cannot open {shown}: {exc.strerror or exc}"
+    try:
+        now = os.fstat(fd)
+        refused = _not_readable(now, shown)
+    except BaseException:
+        os.close(fd)
+        raise
+    if refused is not None:
+        os.close(fd)
+        return refused
+    return fd, now.st_size
+
+
+def _not_readable(st: os.stat_result, shown: str) -> str | None:
+    """Why a change is never read from a file with this ``stat`` (``None``: it is a regular file within bounds)."""
+    if stat.S_ISDIR(st.st_mode):
+        return f"cannot open {shown}: it is a directory"
+    if not stat.S_ISREG(st.st_mode):
+        return f"cannot open {shown}: it is {_kind(st.st_mode)}, not a regular file"
+    if st.st_size > MAX_CHANGE_BYTES:
+        return f"cannot open {shown}: larger than {MAX_CHANGE_BYTES} bytes"
+    return None
+
+
+def _kind(mode: int) -> str:
+    """What a file that is not a regular file or a folder is, in words."""
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a special file"
+
+
 def read_stream(stream: BinaryIO, origin: str = "standard input") -> ChangeText:
-    """Read a change from ``stream`` (standard input), at most :data:`MAX_CHANGE_BYTES`."""
+    """Read a change from ``stream`` (standard input) until its end, or refuse it past :data:`MAX_CHANGE_BYTES`
+    (a device that never ends is read that far, no further)."""
     try:
         data = stream.read(MAX_CHANGE_BYTES + 1)
     except OSError as exc:

@@ -4,7 +4,9 @@ A rewrite replaces a file by renaming a new one over it, so everything the
 old inode carried must be copied to the new one first: mode, owner and
 group (when the process may set them) and extended attributes (ACLs,
 labels, user attributes). What cannot be kept is reported, never dropped
-silently.
+silently. A file is created by name inside a folder descriptor when one is
+given (:mod:`.folders`), and the metadata to keep is read from the
+descriptor of the file replaced, so neither follows a link.
 """
 
 from __future__ import annotations
@@ -39,8 +41,9 @@ class Keep:
     xattrs: dict[str, bytes] = field(default_factory=dict)
 
 
-def read_xattrs(path: Path) -> dict[str, bytes]:
-    """Every extended attribute of ``path``; empty where the filesystem has none."""
+def read_xattrs(path: Path | int) -> dict[str, bytes]:
+    """Every extended attribute of ``path`` (or of the file open as descriptor ``path``); empty where the
+    filesystem has none."""
     try:
         names = os.listxattr(path)
     except OSError as exc:
@@ -57,8 +60,9 @@ def read_xattrs(path: Path) -> dict[str, bytes]:
     return values
 
 
-def keep_of(path: Path, st: os.stat_result) -> Keep:
-    """What a rewrite of ``path`` (whose ``stat`` is ``st``) must keep."""
+def keep_of(path: Path | int, st: os.stat_result) -> Keep:
+    """What a rewrite of ``path`` (or of the file open as descriptor ``path``), whose ``stat`` is ``st``, must
+    keep."""
     return Keep(stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid, read_xattrs(path))
 
 
@@ -96,24 +100,27 @@ def _apply_keep(fd: int, keep: Keep, shown: str) -> list[str]:
     return lost
 
 
-def write_durable(path: Path, data: bytes, mode: int = PRIVATE_MODE, *, keep: Keep | None = None,
-                  shown: str = "") -> list[str]:
+def write_durable(path: Path | str, data: bytes, mode: int = PRIVATE_MODE, *, keep: Keep | None = None,
+                  shown: str = "", dir_fd: int | None = None) -> list[str]:
     """Create ``path`` exclusively with ``data``, fsync it, and give it ``mode`` or ``keep``.
 
     Args:
-        path: The new file (must not exist; a symlink there is not followed).
+        path: The new file (must not exist; a symlink there is not followed); a name in the folder open as
+            ``dir_fd`` when that is given.
         data: Its bytes.
         mode: Its mode when ``keep`` is not given.
         keep: Metadata taken over from a file this one replaces.
         shown: The name used in notes about metadata that could not be kept.
+        dir_fd: The folder ``path`` is created in (see :mod:`.folders`).
 
     Returns:
         One note per piece of metadata that could not be kept (empty when all was).
     """
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, PRIVATE_MODE)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, PRIVATE_MODE,
+                 dir_fd=dir_fd)
     try:
         _write_all(fd, data)
-        lost = _apply_keep(fd, keep, shown or path.name) if keep is not None else []
+        lost = _apply_keep(fd, keep, shown or Path(path).name) if keep is not None else []
         os.fchmod(fd, keep.mode if keep is not None else mode)
         os.fsync(fd)
     finally:

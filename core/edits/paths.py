@@ -6,6 +6,9 @@ A path is POSIX and relative, has no ``..``, no backslash, no leading ``~``
 (never expanded), no name longer than 255 bytes, no ``.git``
 component at any depth and does not start with ``.agent`` (both compared
 case-insensitively), and resolves inside the root at the moment it is used.
+These are the checks and the words a refusal uses; the write itself then
+goes through folder descriptors (:mod:`.folders`), so a link swapped in
+after a check can never redirect it.
 """
 
 from __future__ import annotations
@@ -129,7 +132,11 @@ def resolve_target(root: Path, path: str, block: int | None = None, *,
     if refused is not None:
         return refused
     root_real = (str(root) if root_resolved else os.path.realpath(root)).rstrip(os.sep) or os.sep
-    real_str = os.path.realpath(os.path.join(root_real, path))
+    try:
+        real_str = os.path.realpath(os.path.join(root_real, path))
+    except OSError as exc:  # a link on the way was swapped while it was read
+        return E.PathEscape(block, f"{path}: a folder on its way changed while it was resolved ({exc.strerror}); "
+                                   "refusing to write through it", file=path)
     if real_str == root_real:
         return E.NotAFile(block, f"{path} names the repo root, not a file", file=path)
     prefix = root_real if root_real == os.sep else root_real + os.sep

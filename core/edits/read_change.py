@@ -11,7 +11,8 @@ A text's format is the one whose first marker comes first in it: an EDIT
 heading, a diff's file header, a SEARCH marker or a patch envelope. A
 text with none of them is refused by name, with what each format starts
 with; a format named explicitly is read as that format, whatever the text
-looks like.
+looks like. A byte-order mark an editor saved at the start of a change is
+not part of it: every format is detected and read without it.
 """
 
 from __future__ import annotations
@@ -40,11 +41,20 @@ _MARKERS = {
     CODEX: re.compile(r"^[ \t]*\*\*\* Begin Patch[ \t]*\r?$", re.M),
 }
 
+BOM = "\ufeff"
+"""The UTF-8 byte-order mark, as text: dropped from the start of a change before its format is detected."""
+
 _SURROGATE = re.compile("[\udc80-\udcff]")
+
+
+def without_bom(text: str) -> str:
+    """``text`` without the byte-order mark at its start (one inside it is content, and kept)."""
+    return text[1:] if text.startswith(BOM) else text
 
 
 def detect_format(text: str) -> str | None:
     """The format whose first marker comes first in ``text`` (``None``: no format's marker is in it)."""
+    text = without_bom(text)
     found = [(m.start(), name) for name, pattern in _MARKERS.items() if (m := pattern.search(text)) is not None]
     return min(found)[1] if found else None
 
@@ -58,6 +68,7 @@ def read_change(text: str, fmt: str | None = None) -> tuple[EditPlan, str]:
     """
     if fmt is not None and fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
+    text = without_bom(text)
     chosen = fmt or detect_format(text)
     if chosen is None:
         known = "; ".join(DESCRIPTIONS.values())

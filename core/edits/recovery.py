@@ -4,6 +4,8 @@ Both read the journal back from the repository, which is untrusted: an
 entry or manifest that is not exactly what ljtui writes, or that names a
 path it may not write, is quarantined (moved aside, never deleted, never
 acted on) and reported in one line; the other journals are still handled.
+One recovery reads and writes every file through the same folder
+descriptors (:mod:`.folders`), from its checks to its writes.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ljtui.core.edits import journal as J
+from ljtui.core.edits.folders import RepoFolders
 from ljtui.core.edits.restore import RestoreRefused, plan_restore
 from ljtui.core.edits.undo import UndoOutcome, undo_last
 from ljtui.core.edits.write_queue import WriteQueueTimeout
@@ -86,9 +89,9 @@ def recover_journal(root: Path) -> RecoveryReport:
     try:
         if not J.pending(root):
             return report
-        with J.journal_lock(root):
+        with J.journal_lock(root), RepoFolders(root) as folders:
             for entry in J.pending(root):
-                _recover_one(root, entry, report)
+                _recover_one(root, entry, report, folders)
             J.sweep_retired(root)
             _drop_other_groups(root)
     except J.JournalBusy as busy:
@@ -102,7 +105,7 @@ def recover_journal(root: Path) -> RecoveryReport:
     return report
 
 
-def _recover_one(root: Path, entry: Path, report: RecoveryReport) -> None:
+def _recover_one(root: Path, entry: Path, report: RecoveryReport, folders: RepoFolders) -> None:
     problem = J.entry_problem(entry)
     if problem is not None:
         report.quarantine(entry, f"it {problem}")
@@ -112,7 +115,7 @@ def _recover_one(root: Path, entry: Path, report: RecoveryReport) -> None:
         return
     try:
         manifest = J.load(entry)
-        plan = plan_restore(root, entry, manifest)
+        plan = plan_restore(root, entry, manifest, folders)
     except (J.ManifestInvalid, RestoreRefused) as exc:
         report.quarantine(entry, str(exc))
         return

@@ -23,7 +23,8 @@ from ljtui.core.edits.errors import StalePlan
 from ljtui.core.edits.plan import Declarations
 from ljtui.core.review.requests import ChangeText
 from ljtui.core.edits.plan_format import EditPlan, PlanParseError
-from ljtui.core.edits.read_change import decode_change, read_change, undecodable
+from ljtui.core.edits.change_source import read_change_file
+from ljtui.core.edits.read_change import read_change, undecodable
 from ljtui.core.edits.progress import StepEvents
 from ljtui.core.edits.recovery import RecoveryReport, recover_journal
 from ljtui.core.edits.repair import format_failures_for_repair
@@ -32,9 +33,6 @@ from ljtui.core.events import Notice
 from ljtui.core.ports import EventSink
 from ljtui.core.review import events as R
 from ljtui.core.secret_files import SecretFiles
-
-MAX_PLAN_BYTES = 20 * 1024 * 1024
-"""A plan file larger than this is not read."""
 
 
 @dataclass(frozen=True)
@@ -81,10 +79,8 @@ class EditService:
                          ) -> FileApply:
         """Validate, ask (unless a dry run), write, check the change in ``path`` (an EDIT plan, a diff, Aider
         blocks or a Codex patch: ``fmt``, or detected); the outcome is always a result."""
-        text, problem = await asyncio.to_thread(_read_plan, path)
-        if text is None:
-            return FileApply(ApplyResult(ERROR, message=problem))
-        return await self.apply_change(ChangeText(text, str(path)), options, fmt)
+        change = await asyncio.to_thread(read_change_file, path, str(path), fmt)
+        return await self.apply_change(change, options, fmt)
 
     async def apply_change(self, change: ChangeText, options: ApplyOptions = ApplyOptions(),
                            fmt: str | None = None) -> FileApply:
@@ -153,12 +149,3 @@ class EditService:
 
     def _say(self, line: str) -> None:
         self._sink.emit(R.ApplyProgressed(line))
-
-
-def _read_plan(path: Path) -> tuple[str | None, str]:
-    try:
-        if path.stat().st_size > MAX_PLAN_BYTES:
-            return None, f"cannot read plan {path}: larger than {MAX_PLAN_BYTES} bytes"
-        return decode_change(path.read_bytes()), ""
-    except OSError as exc:
-        return None, f"cannot read plan {path}: {getattr(exc, 'strerror', None) or exc}"

@@ -1,24 +1,37 @@
 """The atomic, crash-safe write of a set of file changes.
 
+Every file and folder is reached through folder descriptors
+(:class:`~ljtui.core.edits.folders.RepoFolders`): each folder is opened from
+the repository root one name at a time without following a link, and each
+file is created, read, renamed and removed relative to its folder's
+descriptor, so a folder swapped for a symlink can never redirect a byte.
+
 Order of operations, each step durable before the next:
 
 1. lock the journal; re-check every target path (inside the root, not
-   protected, not read-only, no symlink on the way); snapshot every target
-   (hard link of the original inode into the journal, else a copy) and
-   check it still holds the validated bytes (else ``StalePlan``, nothing
-   written);
-2. write the manifest (temp + fsync + rename + directory fsync);
-3. for each target: re-check its path, write a temp file in the same
-   directory (``.ljtui-<id>-<n>.tmp``, short whatever the target's name)
-   carrying the old file's mode, owner, group and extended attributes,
-   fsync, ``os.replace``; then fsync every touched directory;
-   a change that sets the executable bit (a diff's mode change) gives the
-   temp file that mode instead;
-4. verify every target reads back as intended (bytes, and the executable
-   bit a change sets);
-5. commit: rename ``tx-<id>`` to ``last-<id>`` (kept for undo) or remove it.
+   protected, not read-only, no symlink on the way); open each target's
+   folder (refused when it is a symlink by then) and, through it, snapshot
+   every target (:mod:`.snapshot`: hard link of the original inode into
+   the journal, else a copy of the file opened) and check it still holds
+   the validated bytes (else ``StalePlan``, nothing written);
+2. write the manifest (temp + fsync + rename + directory fsync) in the
+   journal folder, reached the same way;
+3. for each target: check its folder's path still leads to the folder
+   opened in step 1 (else refused), create its missing folders inside it,
+   write a temp file there (``.ljtui-<id>-<n>.tmp``, short whatever the
+   target's name, never through a link) carrying the old file's mode,
+   owner, group and extended attributes, fsync, rename it over the target
+   within that folder; then fsync every touched folder; a change that sets
+   the executable bit (a diff's mode change) gives the temp file that mode
+   instead;
+4. verify every target reads back as intended through its folder (bytes,
+   and the executable bit a change sets), and that each folder's path still
+   leads to the folder written in (one moved away meanwhile is refused);
+5. commit: rename ``tx-<id>`` to ``last-<id>`` within the journal folder
+   (kept for undo) or remove it.
 
-Any error before the commit restores every file from the journal.
+Any error before the commit restores every file from the journal, through
+the same folder descriptors, so the bytes go back where they were written.
 """
 
 from __future__ import annotations
@@ -33,10 +46,10 @@ from typing import Callable, Sequence
 
 from ljtui.core.edits import errors as E
 from ljtui.core.edits import journal as J
-from ljtui.core.edits.durable import Keep, keep_of
-from ljtui.core.edits.manifest import ID_PATTERN, blob_name, temp_name
-from ljtui.core.edits.paths import recheck
+from ljtui.core.edits.folders import FOLDER_MODE, FolderRefused, RepoFolders, split
+from ljtui.core.edits.manifest import ID_PATTERN, MANIFEST_TEMP
 from ljtui.core.edits.restore import RestoreRefused, restore
+from ljtui.core.edits.snapshot import Prepared, Refused, escape, folder_now, snapshot_target, with_executable
 from ljtui.core.edits.validate import FileChange
 from ljtui.core.edits.write_queue import WriteQueueTimeout
 from ljtui.core.ports import Clock, SystemClock
@@ -75,54 +88,6 @@ class TransactionOutcome:
         return self.error is None
 
 
-@dataclass
-class _Prepared:
-    change: FileChange
-    record: J.FileRecord
-    real: Path
-    keep: Keep | None
-    """Metadata of the file a rewrite replaces (``None`` for a new or removed file)."""
-
-
-def _missing_dirs(root: Path, real: Path) -> list[Path]:
-    missing = []
-    parent = real.parent
-    while parent != root and not parent.exists():
-        missing.append(parent)
-        parent = parent.parent
-    return list(reversed(missing))
-
-
-def _checked(root: Path, path: str) -> Path:
-    """The absolute path to write for ``path``, re-checked now; raises :class:`_Refused`."""
-    target = recheck(root, path)
-    if isinstance(target, E.EditError):
-        raise _Refused(target)
-    return target.real
-
-
-def _still_in_place(item: _Prepared, checked: set[Path]) -> None:
-    """Right before writing: no folder on the way and not the file itself became a symlink.
-
-    Every path was fully re-checked when the transaction snapshotted it; this
-    repeats the part a concurrent change could undo, once per folder per pass.
-    """
-    parent = item.real.parent
-    if parent not in checked:
-        now = os.path.realpath(parent)
-        if now != str(parent):
-            raise _Refused(E.PathEscape(None, f"{item.change.path}: its folder now resolves to {now} through a "
-                                              "symlink; refusing to write through it", file=item.change.path))
-        checked.add(parent)
-    try:
-        link = stat.S_ISLNK(os.lstat(item.real).st_mode)
-    except FileNotFoundError:
-        link = False
-    if link:
-        raise _Refused(E.PathEscape(None, f"{item.change.path} became a symlink; refusing to write through it",
-                                    file=item.change.path))
-
-
 class Transaction:
     """One journaled write of a set of :class:`FileChange`."""
 
@@ -145,6 +110,8 @@ class Transaction:
             if not ID_PATTERN.fullmatch(value):
                 raise ValueError(f"transaction id {value!r} is not letters, digits, _ and - (at most 64)")
         self.dir = J.journal_dir(self.root) / f"{J.TX_PREFIX}{self.id}"
+        self.folders = RepoFolders(self.root)
+        """Every folder the transaction reads and writes in, journal included (closed when it ends)."""
         self.notes: list[str] = []
         self.started = 0
         """How many targets the write step has begun on (a rollback restores only those)."""
@@ -165,26 +132,32 @@ class Transaction:
             return TransactionOutcome(self.id, error=E.StateDirRefused(None, exc.message))
         except OSError as exc:
             return TransactionOutcome(self.id, error=E.WriteFailed(None, f"cannot use the journal: {exc}"))
+        finally:
+            self.folders.close()
+
+    def _rel(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix()
 
     def _locked(self) -> TransactionOutcome:
-        self.dir = J.open_journal(self.root, create=True) / f"{J.TX_PREFIX}{self.id}"
-        os.mkdir(self.dir)
+        journal = J.open_journal(self.root, create=True)
+        self.dir = journal / f"{J.TX_PREFIX}{self.id}"
+        os.mkdir(self.dir.name, dir_fd=self.folders.fd(self._rel(journal)))
         try:
-            os.mkdir(self.dir / J.BLOBS)
+            os.mkdir(J.BLOBS, dir_fd=self.folders.fd(self._rel(self.dir)))
             prepared = self._snapshot()
         except BaseException as exc:
             J.discard(self.dir)
-            if isinstance(exc, _Refused):
+            if isinstance(exc, Refused):
                 return TransactionOutcome(self.id, error=exc.error)
             if isinstance(exc, OSError):
                 return TransactionOutcome(self.id, error=E.WriteFailed(None, f"cannot snapshot targets: {exc}"))
             raise
         manifest = J.Manifest(self.id, self.clock.now(), self.kind, [p.record for p in prepared], self.entries,
                               self.group, sequence=J.next_sequence(self.root))
-        J.fsync_dir(self.dir / J.BLOBS)
-        manifest.save(self.dir)
-        for directory in (self.dir.parent, self.dir.parent.parent, self.root):
-            J.fsync_dir(directory)
+        self.folders.fsync(self._rel(self.dir / J.BLOBS))
+        self._save(manifest)
+        for directory in (journal, journal.parent, self.root):
+            self.folders.fsync(self._rel(directory))
         try:
             self._write_all(prepared)
             self._verify(prepared)
@@ -193,15 +166,23 @@ class Transaction:
         self._commit()
         return TransactionOutcome(self.id, [p.change.path for p in prepared], notes=self.notes)
 
+    def _save(self, manifest: J.Manifest) -> None:
+        """Write the manifest in the journal folder: temp, fsync, rename, folder fsync (as :meth:`Manifest.save`)."""
+        folder = self.folders.fd(self._rel(self.dir))
+        J.write_durable(MANIFEST_TEMP, manifest.to_json(), dir_fd=folder)
+        os.replace(MANIFEST_TEMP, J.MANIFEST, src_dir_fd=folder, dst_dir_fd=folder)
+        os.fsync(folder)
+
     def _roll_back(self, manifest: J.Manifest, exc: BaseException) -> TransactionOutcome:
         """Restore the files whose writing began (the others were never touched), then drop the journal."""
         try:
-            restore(self.root, self.dir, dataclasses.replace(manifest, files=manifest.files[:self.started]))
+            restore(self.root, self.dir, dataclasses.replace(manifest, files=manifest.files[:self.started]),
+                    self.folders, held=True)
         except (OSError, RestoreRefused) as rollback:
             return TransactionOutcome(self.id, error=E.WriteFailed(
                 None, f"{exc}; rollback incomplete ({rollback}); the journal is kept: run `ljtui recover`"))
         J.discard(self.dir)
-        if isinstance(exc, _Refused):
+        if isinstance(exc, Refused):
             return TransactionOutcome(self.id, error=dataclasses.replace(
                 exc.error, message=f"{exc.error.message}; every file was rolled back"))
         if not isinstance(exc, (OSError, _VerifyError)):
@@ -210,125 +191,99 @@ class Transaction:
         return TransactionOutcome(self.id, error=error_type(
             None, f"{exc}; every file was rolled back", file=getattr(exc, "path", None)))
 
-    def _snapshot(self) -> list[_Prepared]:
+    def _snapshot(self) -> list[Prepared]:
         prepared = []
         seen: set[str] = set()
+        blobs = self._rel(self.dir / J.BLOBS)
         for n, change in enumerate(self.changes):
             if change.path in seen:
                 raise ValueError(f"{change.path} appears twice in one transaction")
             seen.add(change.path)
-            prepared.append(self._snapshot_one(n, change))
+            prepared.append(snapshot_target(self.root, self.folders, blobs, self.id, n, change, self.notes))
         return prepared
 
-    def _snapshot_one(self, n: int, change: FileChange) -> _Prepared:
-        real = _checked(self.root, change.path)
-        try:
-            st: os.stat_result | None = os.stat(real)
-        except FileNotFoundError:
-            st = None
-        current: bytes | None = None
-        keep = None
-        if st is not None:
-            current = self._link_snapshot(real, self.dir / blob_name(n), st)
-            if change.after is not None:
-                keep = keep_of(real, st)
-                if change.mode is not None:
-                    keep = dataclasses.replace(keep, mode=with_executable(keep.mode, change.mode))
-                if st.st_nlink > 1:
-                    self.notes.append(f"{change.path} had {st.st_nlink} hard links: the other links keep the old "
-                                      "content (the new content was written to a new file in its place)")
-        if current != change.before:
-            raise _Refused(E.StalePlan(None, f"{change.path} changed on disk since the plan was validated; "
-                                             "re-validate before applying", file=change.path))
-        dirs = [d.relative_to(self.root).as_posix() for d in _missing_dirs(self.root, real)]
-        record = J.FileRecord(
-            path=change.path, existed=st is not None, mode=stat.S_IMODE(st.st_mode) if st is not None else None,
-            before_sha256=J.sha256(current), after_sha256=J.sha256(change.after),
-            blob=blob_name(n) if st is not None else None, temp=temp_name(change.path, self.id, n),
-            created_dirs=dirs)
-        return _Prepared(change, record, real, keep)
-
-    @staticmethod
-    def _link_snapshot(real: Path, blob: Path, st: os.stat_result) -> bytes:
-        """Hard-link the original inode into the journal; copy it when other names share that inode."""
-        if st.st_nlink == 1:
-            try:
-                os.link(real, blob)
-            except OSError:
-                pass
-            else:
-                return blob.read_bytes()
-        data = real.read_bytes()
-        J.write_durable(blob, data)
-        return data
-
-    def _write_all(self, prepared: list[_Prepared]) -> None:
-        dirs: set[Path] = set()
-        checked: set[Path] = set()
+    def _write_all(self, prepared: list[Prepared]) -> None:
+        touched: set[str] = set()
+        checked: set[str] = set()
         new_mode = J.new_file_mode()
         for n, item in enumerate(prepared):
             change, record = item.change, item.record
-            _still_in_place(item, checked)
+            self._still_in_place(item, checked)
             self.started = n + 1
-            for rel in record.created_dirs:
-                try:
-                    os.mkdir(self.root / rel)
-                except FileExistsError:
-                    pass
-                dirs.add((self.root / rel).parent)
-            if change.after is None:
-                item.real.unlink(missing_ok=True)
-            else:
-                temp = self.root / record.temp
-                mode = new_mode if change.mode is None else with_executable(new_mode, change.mode)
-                self.notes.extend(J.write_durable(temp, change.after, mode, keep=item.keep, shown=record.path))
-                os.replace(temp, item.real)
-            dirs.add(item.real.parent)
-        for directory in dirs:
-            J.fsync_dir(directory)
-
-    @staticmethod
-    def _verify(prepared: list[_Prepared]) -> None:
-        for item in prepared:
             try:
-                with open(item.real, "rb") as fh:
-                    data: bytes | None = fh.read()
-            except FileNotFoundError:
-                data = None
+                for rel in record.created_dirs:
+                    parent, name = split(rel)
+                    try:
+                        os.mkdir(name, FOLDER_MODE, dir_fd=self.folders.fd(parent))
+                    except FileExistsError:
+                        pass
+                    touched.add(parent)
+                folder = self.folders.fd(item.folder)
+            except FolderRefused as exc:
+                raise escape(change.path, f": {exc}") from None
+            name = split(change.path)[1]
+            if change.after is None:
+                try:
+                    os.unlink(name, dir_fd=folder)
+                except FileNotFoundError:
+                    pass
+            else:
+                temp = split(record.temp)[1]
+                mode = new_mode if change.mode is None else with_executable(new_mode, change.mode)
+                self.notes.extend(J.write_durable(temp, change.after, mode, keep=item.keep, shown=record.path,
+                                                  dir_fd=folder))
+                os.replace(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
+            touched.add(item.folder)
+        for folder_path in touched:
+            self.folders.fsync(folder_path)
+
+    def _still_in_place(self, item: Prepared, checked: set[str]) -> None:
+        """Right before writing: the target's folder is still the one snapshotted, and the file is no symlink.
+
+        Every path was fully re-checked when the transaction snapshotted it;
+        this repeats the part a concurrent change could undo, once per folder
+        per pass (the write itself goes through the folder's descriptor, so
+        a swap after this check still cannot redirect it).
+        """
+        if item.anchor not in checked:
+            if self.folders.moved(item.anchor):
+                raise escape(item.change.path, f": its folder {folder_now(self.root, item.folder)}; refusing to "
+                                               "write through it")
+            checked.add(item.anchor)
+        try:
+            st = self.folders.lstat(item.change.path)
+        except FolderRefused as exc:
+            raise escape(item.change.path, f": {exc}") from None
+        if st is not None and stat.S_ISLNK(st.st_mode):
+            raise escape(item.change.path, " became a symlink; refusing to write through it")
+
+    def _verify(self, prepared: list[Prepared]) -> None:
+        for item in prepared:
+            wanted = item.change.mode
+            try:
+                data = self.folders.read(item.change.path)
+                st = self.folders.lstat(item.change.path) if data is not None and wanted is not None else None
+            except OSError:
+                raise _VerifyError(item.change.path) from None
             if data != item.change.after:
                 raise _VerifyError(item.change.path)
-            if item.change.mode is not None and data is not None:
-                if bool(os.stat(item.real).st_mode & 0o111) != bool(item.change.mode & 0o111):
-                    raise _VerifyError(item.change.path)
+            if wanted is not None and st is not None and bool(st.st_mode & 0o111) != bool(wanted & 0o111):
+                raise _VerifyError(item.change.path)
+        for folder, path in {item.folder: item.change.path for item in prepared}.items():
+            if self.folders.moved(folder):
+                raise escape(path, f": while it was written, its folder {folder_now(self.root, folder)}; the write "
+                                   "is refused")
 
     def _commit(self) -> None:
-        journal = self.dir.parent
+        journal = self.folders.fd(self._rel(self.dir.parent))
         if self.keep_snapshot:
             previous = [p for p, m in J.scan_kept(self.root)[0] if m.group != self.group]
-            os.replace(self.dir, journal / f"{J.LAST_PREFIX}{self.id}")
-            J.fsync_dir(journal)
+            os.replace(self.dir.name, f"{J.LAST_PREFIX}{self.id}", src_dir_fd=journal, dst_dir_fd=journal)
+            os.fsync(journal)
             for old in previous:
                 J.discard(old)
         else:
             J.discard(self.dir)
-
-
-def with_executable(mode: int, wanted: int) -> int:
-    """``mode`` with its executable bits set where it can be read (``wanted`` executable) or cleared.
-
-    As git checks a file out: an executable file may be run by whoever may read it.
-    """
-    if wanted & 0o111:
-        return mode | ((mode & 0o444) >> 2)
-    return mode & ~0o111
-
-
-class _Refused(Exception):
-    """A named refusal raised inside the transaction; nothing is written, or everything is rolled back."""
-
-    def __init__(self, error: E.EditError) -> None:
-        super().__init__(error.message)
-        self.error = error
 
 
 class _VerifyError(Exception):

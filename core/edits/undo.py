@@ -5,17 +5,19 @@ journal lock, every one is checked; a malformed one is quarantined and the
 undo refused with the reason (run it again to revert the plan whose
 snapshots are intact). Every path is re-checked before it is read and again
 when it is written; a file changed since the apply is never overwritten.
+Files are read, and folders removed, through folder descriptors
+(:class:`~ljtui.core.edits.folders.RepoFolders`); the write itself is a
+transaction (:mod:`.transaction`).
 """
 
 from __future__ import annotations
 
-import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ljtui.core.edits import errors as E
 from ljtui.core.edits import journal as J
+from ljtui.core.edits.folders import RepoFolders
 from ljtui.core.edits.paths import recheck
 from ljtui.core.edits.restore import deepest_first
 from ljtui.core.edits.transaction import IdFactory, apply_changes, random_id
@@ -114,7 +116,8 @@ def undo_preview(root: Path) -> UndoPreview:
         if not snapshots:
             return UndoPreview()
         group = [(p, m) for p, m in snapshots if m.group == snapshots[0][1].group]
-        _, state, _ = _reverted_state(root, group)
+        with RepoFolders(root) as folders:
+            _, state, _ = _reverted_state(root, folders, group)
     except _Refusal as refusal:
         error = refusal.outcome.error
         return UndoPreview(problem=error.message if error is not None else "undo is not possible")
@@ -134,36 +137,40 @@ def _undo_locked(root: Path, clock: Clock | None, new_id: IdFactory) -> UndoOutc
     if not snapshots:
         return UndoOutcome(error=E.UndoRefused(None, NOTHING_TO_UNDO))
     group = [(p, m) for p, m in snapshots if m.group == snapshots[0][1].group]
-    current, state, modes = _reverted_state(root, group)
-    changes = []
-    for path, after in state.items():
-        mode = _mode_back(root / path, modes.get(path)) if after is not None else None
-        if after != current[path] or mode is not None:
-            changes.append(FileChange(path, root / path, current[path], after, mode))
+    with RepoFolders(root) as folders:
+        current, state, modes = _reverted_state(root, folders, group)
+        changes = []
+        for path, after in state.items():
+            mode = _mode_back(folders, path, modes.get(path)) if after is not None else None
+            if after != current[path] or mode is not None:
+                changes.append(FileChange(path, root / path, current[path], after, mode))
     outcome = apply_changes(root, changes, clock=clock, new_id=new_id, kind="undo", keep_snapshot=False,
                             lock_held=True)
     if not outcome.ok:
         return UndoOutcome(error=outcome.error)
     entries: list[str] = []
-    _remove_created_dirs(root, [record for _, manifest in group for record in manifest.files])
+    with RepoFolders(root) as folders:
+        _remove_created_dirs(folders, [record for _, manifest in group for record in manifest.files])
     for snap, manifest in group:
         entries[:0] = manifest.entries
         J.discard(snap)
     return UndoOutcome(outcome.files, entries=entries, notes=outcome.notes)
 
 
-def _mode_back(real: Path, mode: int | None) -> int | None:
-    """The executable bit to give back to ``real`` (as its snapshot's ``mode`` has it), when it differs now."""
+def _mode_back(folders: RepoFolders, path: str, mode: int | None) -> int | None:
+    """The executable bit to give back to ``path`` (as its snapshot's ``mode`` has it), when it differs now."""
     if mode is None:
         return None
     try:
-        now = os.stat(real, follow_symlinks=False).st_mode
+        st = folders.lstat(path)
     except OSError:
         return None
-    return mode if bool(now & 0o111) != bool(mode & 0o111) else None
+    if st is None:
+        return None
+    return mode if bool(st.st_mode & 0o111) != bool(mode & 0o111) else None
 
 
-def _reverted_state(root: Path, group: list[tuple[Path, J.Manifest]]
+def _reverted_state(root: Path, folders: RepoFolders, group: list[tuple[Path, J.Manifest]]
                     ) -> tuple[dict[str, bytes | None], dict[str, bytes | None], dict[str, int | None]]:
     """Current bytes, bytes after undoing every snapshot of ``group`` (newest first), and the modes the files
     had before the oldest of them."""
@@ -174,7 +181,7 @@ def _reverted_state(root: Path, group: list[tuple[Path, J.Manifest]]
     for snap, manifest in group:
         for record in manifest.files:
             if record.path not in state:
-                current[record.path] = state[record.path] = _read_current(root, record.path)
+                current[record.path] = state[record.path] = _read_current(root, folders, record.path)
             if J.sha256(state[record.path]) != record.after_sha256:
                 changed.append(record.path)
                 continue
@@ -186,22 +193,17 @@ def _reverted_state(root: Path, group: list[tuple[Path, J.Manifest]]
     return current, state, modes
 
 
-def _read_current(root: Path, path: str) -> bytes | None:
+def _read_current(root: Path, folders: RepoFolders, path: str) -> bytes | None:
+    """The bytes of ``path`` now, read through its folder (``None``: it does not exist)."""
     target = recheck(root, path, for_write=False)
     if isinstance(target, E.EditError):
         raise _refused(f"refusing to undo: {target.message}; nothing was written")
     try:
-        fd = os.open(target.real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return None
+        return folders.read(path)
+    except IsADirectoryError:
+        raise _refused(f"refusing to undo: {path} is no longer a regular file; nothing was written") from None
     except OSError as exc:
         raise _refused(f"refusing to undo: cannot read {path} ({exc.strerror}); nothing was written") from exc
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise _refused(f"refusing to undo: {path} is no longer a regular file; nothing was written")
-        return J.read_fd(fd)
-    finally:
-        os.close(fd)
 
 
 def _snapshot_bytes(snap: Path, record: J.FileRecord) -> bytes:
@@ -212,13 +214,11 @@ def _snapshot_bytes(snap: Path, record: J.FileRecord) -> bytes:
         raise _refused(f"refusing to undo: {moved.line()}", quarantined=[moved]) from exc
 
 
-def _remove_created_dirs(root: Path, records: list[J.FileRecord]) -> None:
+def _remove_created_dirs(folders: RepoFolders, records: list[J.FileRecord]) -> None:
     """Remove the now-empty folders the reverted transactions created, each before the folder holding it (so
     one a later write created inside one an earlier write created goes first), never through a symlink."""
     for rel in deepest_first(records):
-        if os.path.realpath(root / rel) != str(root / rel):
-            continue
         try:
-            os.rmdir(root / rel)
+            folders.remove(rel)
         except OSError:
             pass

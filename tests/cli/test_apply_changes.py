@@ -107,7 +107,7 @@ def test_bad_inputs_are_refused_by_name_with_nothing_written(git_repo: Path) -> 
         ("apply", "--git", "nosuchref..main", "--yes"): "git diff nosuchref..main failed",
         ("apply", "-", "--yes"): "standard input is empty: nothing to review",
         ("review", "--git", "HEAD..HEAD"): "git diff HEAD..HEAD is empty: the two sides are the same",
-        ("review", "missing.diff"): "ljtui review: missing.diff: no such file",
+        ("review", "missing.diff"): "ljtui review: cannot open missing.diff: no such file",
     }
     for args, message in cases.items():
         done = ljtui(git_repo, *args, stdin=b"")

@@ -86,7 +86,7 @@ def test_malformed_and_unreadable_plans_exit_two(git_repo):
     assert "UnclosedFence: block 1: the ```old fence opened on line 4 is never closed" in broken.stderr
     assert json.loads(broken.stdout)["status"] == "error"
     missing = ljtui(git_repo, "apply", str(git_repo.parent / "nope.md"))
-    assert missing.returncode == 2 and "cannot read plan" in missing.stderr
+    assert missing.returncode == 2 and f"cannot open {git_repo.parent / 'nope.md'}: no such file" in missing.stderr
 
 
 def test_every_command_recovers_a_leftover_journal_first(git_repo):

@@ -17,13 +17,13 @@ changed or not, without the diff's size.
 from __future__ import annotations
 
 import asyncio
-import os
 from typing import Any
 
 from ljtui.core.agent.permissions import Permissions
 from ljtui.core.agent.tools.base import failed, text_arg
 from ljtui.core.agent.writer import AgentWriter, PlannedWrite, Redo, WriteRefused
 from ljtui.core.edits.errors import AnchorAmbiguous, AnchorNotFound, EditError, SecretTarget
+from ljtui.core.edits.folders import RepoFolders
 from ljtui.core.edits.plan_format import DEFAULT_ENTRY_ID, EditBlock, EditPlan
 from ljtui.core.edits.validate import validate_plan
 from ljtui.core.planner.tools import first_bad_line
@@ -185,14 +185,10 @@ async def create_directory(args: dict[str, Any], ctx: ToolContext) -> ToolResult
 
 
 def _make_dirs(writer: AgentWriter, key: str) -> None:
-    """Create each missing folder, checking just before each one that it still lands inside the root."""
-    current = writer.root
-    for part in key.split("/"):
-        current = current / part
-        if current.is_dir():
-            continue
-        writer.folder(current.relative_to(writer.root).as_posix())
-        os.mkdir(current)
+    """Create each missing folder inside the one before it, reached from the root without following a link (a
+    folder swapped for a symlink meanwhile is refused, never created through)."""
+    with RepoFolders(writer.root) as folders:
+        folders.make(key)
 
 
 TOOLS = (Tool(WRITE_FILE, write_file), Tool(EDIT_FILE, edit_file), Tool(CREATE_DIRECTORY, create_directory))

@@ -64,4 +64,5 @@ def interrupted_transaction(root: Path, changes: list[FileChange]) -> Transactio
     prepared = tx._snapshot()
     J.Manifest(tx.id, 0.0, "apply", [p.record for p in prepared]).save(tx.dir)
     tx._write_all(prepared)
+    tx.folders.close()
     return tx

@@ -63,4 +63,4 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(svc, git_repo: Path) -> 
     service, sink = svc
     os.mkfifo(git_repo / "pipe.diff")
     assert not service.open_file("pipe.diff")
-    assert failures(sink) == ["cannot open pipe.diff: not a regular file"]
+    assert failures(sink) == ["cannot open pipe.diff: it is a FIFO (named pipe), not a regular file"]
