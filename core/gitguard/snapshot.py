@@ -1,8 +1,9 @@
 """What the watched places hold at one moment: every file's bytes and mode, every link's target.
 
-Everything is read relative to a descriptor of the repository root, one
-folder at a time, never following a link (``O_NOFOLLOW``): a link on the
-way is recorded as a link, and what it points to is not read. A file is
+Everything is read through descriptors of the repository's folders, each
+opened from the root one name at a time without following a link
+(:class:`~ljtui.core.edits.folders.RepoFolders`): a link on the way is
+recorded as a link, and what it points to is not read. A file is
 kept whole up to :data:`MAX_KEPT_BYTES` (so it can be put back and shown);
 a larger one is kept as its size and SHA-256. A folder holds at most
 :data:`MAX_ENTRIES` entries in a snapshot; past that the snapshot says so.
@@ -16,6 +17,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ljtui.core.edits.folders import READ_FLAGS, RepoFolders
 from ljtui.core.gitguard.places import Watched
 
 MAX_KEPT_BYTES = 1024 * 1024
@@ -23,8 +25,6 @@ MAX_KEPT_BYTES = 1024 * 1024
 MAX_ENTRIES = 5000
 """Most entries read below one watched folder."""
 READ_CHUNK = 65536
-DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 FILE, LINK, FOLDER, OTHER = "file", "link", "folder", "other"
 
 
@@ -67,53 +67,30 @@ def take(root: Path, watched: Watched) -> Snapshot:
     entries: dict[str, Entry] = {}
     crowded: list[str] = []
     try:
-        root_fd = os.open(root, DIR_FLAGS)
-    except OSError:
-        return Snapshot()
-    try:
-        for rel in watched.files:
-            entry = _read_path(root_fd, rel)
-            if entry is not None:
+        with RepoFolders(root) as folders:
+            for rel in watched.files:
+                entry = _read_path(folders, rel)
+                if entry is not None:
+                    entries[rel] = entry
+            for rel in watched.trees:
+                entry = _read_path(folders, rel)
+                if entry is None:
+                    continue
                 entries[rel] = entry
-        for rel in watched.trees:
-            entry = _read_path(root_fd, rel)
-            if entry is None:
-                continue
-            entries[rel] = entry
-            if entry.kind == FOLDER and not _read_tree(root_fd, rel, entries):
-                crowded.append(rel)
-    finally:
-        os.close(root_fd)
+                if entry.kind == FOLDER and not _read_tree(folders, rel, entries):
+                    crowded.append(rel)
+    except OSError:  # the root itself cannot be opened
+        return Snapshot()
     return Snapshot(entries, tuple(crowded))
 
 
-def _read_path(root_fd: int, rel: str) -> Entry | None:
+def _read_path(folders: RepoFolders, rel: str) -> Entry | None:
     """The entry at ``rel`` (``None``: it does not exist, or a folder on the way is not a real folder)."""
-    *folders, name = rel.split("/")
-    parent = _open_folder(root_fd, folders)
-    if parent is None:
-        return None
     try:
-        return _entry(parent, name)
-    finally:
-        if parent != root_fd:
-            os.close(parent)
-
-
-def _open_folder(root_fd: int, folders: list[str]) -> int | None:
-    """A descriptor of ``root/folders…``, each opened without following a link (``None``: not there)."""
-    fd = root_fd
-    for name in folders:
-        try:
-            next_fd = os.open(name, DIR_FLAGS, dir_fd=fd)
-        except OSError:
-            if fd != root_fd:
-                os.close(fd)
-            return None
-        if fd != root_fd:
-            os.close(fd)
-        fd = next_fd
-    return fd
+        parent, name = folders.place(rel)
+    except OSError:
+        return None
+    return _entry(parent, name)
 
 
 def _entry(parent: int, name: str) -> Entry | None:
@@ -136,7 +113,7 @@ def _entry(parent: int, name: str) -> Entry | None:
 
 def _file(parent: int, name: str, mode: int) -> Entry:
     try:
-        fd = os.open(name, FILE_FLAGS, dir_fd=parent)
+        fd = os.open(name, READ_FLAGS, dir_fd=parent)
     except OSError:
         return Entry(OTHER, mode)
     digest = hashlib.sha256()
@@ -155,22 +132,20 @@ def _file(parent: int, name: str, mode: int) -> Entry:
     return Entry(FILE, mode, bytes(kept) if size <= MAX_KEPT_BYTES else None, digest.hexdigest(), size)
 
 
-def _read_tree(root_fd: int, rel: str, entries: dict[str, Entry]) -> bool:
+def _read_tree(folders: RepoFolders, rel: str, entries: dict[str, Entry]) -> bool:
     """Add every entry below the folder ``rel``; ``False`` when there were more than :data:`MAX_ENTRIES`."""
-    top = _open_folder(root_fd, rel.split("/"))
-    if top is None:
+    try:
+        top = folders.fd(rel)
+    except OSError:
         return True
     count = 0
-    try:
-        for folder, subfolders, files, folder_fd in os.fwalk(".", dir_fd=top, follow_symlinks=False):
-            prefix = rel if folder == "." else f"{rel}/{folder[2:]}"
-            for name in sorted(subfolders) + sorted(files):
-                count += 1
-                if count > MAX_ENTRIES:
-                    return False
-                entry = _entry(folder_fd, name)
-                if entry is not None:
-                    entries[f"{prefix}/{name}"] = entry
-    finally:
-        os.close(top)
+    for folder, subfolders, files, folder_fd in os.fwalk(".", dir_fd=top, follow_symlinks=False):
+        prefix = rel if folder == "." else f"{rel}/{folder[2:]}"
+        for name in sorted(subfolders) + sorted(files):
+            count += 1
+            if count > MAX_ENTRIES:
+                return False
+            entry = _entry(folder_fd, name)
+            if entry is not None:
+                entries[f"{prefix}/{name}"] = entry
     return True
