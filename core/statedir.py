@@ -4,8 +4,12 @@ The repository is untrusted input: a committed ``.agent`` (or a folder
 below it) may be a symlink to anywhere on the machine, or a regular file.
 Every feature that keeps state there (journal, sessions, plans, gates,
 playbooks, exports) reaches it through :func:`state_dir` and opens its
-files with :func:`open_state_file`, so ljtui never creates, writes, locks
-or reads its own state through a link that leads elsewhere.
+files with :func:`open_state_file` (or writes them whole with
+:func:`replace_state_file`), so ljtui never creates, writes, locks or reads
+its own state through a link that leads elsewhere. Those two open every
+folder on the way from the repository's root without following a link and
+work in the last one's descriptor, so a folder swapped for a link between a
+check and a write cannot redirect the write either.
 """
 
 from __future__ import annotations
@@ -13,7 +17,11 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
+
+from ljtui.core.edits.folders import FolderRefused, RepoFolders
 
 AGENT_DIR = ".agent"
 """The state folder at the repository root."""
@@ -94,8 +102,33 @@ def state_dir(root: Path, *parts: str, create: bool) -> Path:
     return current
 
 
+@contextmanager
+def _state_folder(root: Path, folders: tuple[str, ...] | list[str], *, create: bool) -> Iterator[int]:
+    """A descriptor of ``<root>/.agent/<folders…>``, each folder opened from the root without following a link
+    (:class:`~ljtui.core.edits.folders.RepoFolders`), so a folder swapped for a link after a check cannot
+    redirect what is opened in it; with ``create``, missing folders are made, each inside the one before.
+
+    Raises:
+        StateDirUnsafe: A folder on the way is a symbolic link or not a folder.
+        FileNotFoundError: A folder is missing (and ``create`` is false).
+    """
+    for name in folders:
+        _check_name(name)
+    rel = "/".join((AGENT_DIR, *folders))
+    with RepoFolders(root) as reached:
+        try:
+            if create:
+                reached.make(rel)
+            yield reached.fd(rel)
+        except FolderRefused as exc:
+            raise StateDirUnsafe(exc.folder, exc.problem) from None
+
+
 def open_state_file(root: Path, *parts: str, flags: int, mode: int = STATE_FILE_MODE) -> int:
     """Open ``<root>/.agent/<parts…>`` as a regular file, never through a symlink.
+
+    Every folder on the way is opened from the root without following a link, and the file is opened in the
+    last one's descriptor.
 
     Args:
         root: The repository root.
@@ -112,14 +145,14 @@ def open_state_file(root: Path, *parts: str, flags: int, mode: int = STATE_FILE_
     """
     *folders, name = parts
     _check_name(name)
-    directory = state_dir(root, *folders, create=bool(flags & os.O_CREAT))
     shown = "/".join((AGENT_DIR, *parts))
-    try:
-        fd = os.open(directory / name, flags | _SAFE_FLAGS, mode)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise StateDirUnsafe(shown, "is a symbolic link") from exc
-        raise
+    with _state_folder(root, folders, create=bool(flags & os.O_CREAT)) as directory:
+        try:
+            fd = os.open(name, flags | _SAFE_FLAGS, mode, dir_fd=directory)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise StateDirUnsafe(shown, "is a symbolic link") from exc
+            raise type(exc)(exc.errno, exc.strerror, shown) from None  # named from the root, not its folder
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise StateDirUnsafe(shown, "is not a regular file")
@@ -185,7 +218,9 @@ def replace_state_file(root: Path, *parts: str, data: bytes, durable: bool = Tru
     """Write ``<root>/.agent/<parts…>`` whole: a private temp file beside it, fsync, rename.
 
     A reader sees the old bytes or the new ones, never a mix; a crash leaves
-    at most a stray ``.tmp`` file.
+    at most a stray ``.tmp`` file. The temp file is made, renamed and (on a
+    failure) removed in the descriptor of the file's folder, reached from the
+    root without following a link.
 
     Raises:
         StateDirUnsafe: a folder on the way is a symbolic link or not a folder.
@@ -195,22 +230,23 @@ def replace_state_file(root: Path, *parts: str, data: bytes, durable: bool = Tru
 
     *folders, name = parts
     _check_name(name)
-    folder = state_dir(root, *folders, create=True)
     temporary = f".{name}.{os.getpid()}.{random_names.token_hex(4)}.tmp"
-    try:
-        fd = open_state_file(root, *folders, temporary, flags=os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+    with _state_folder(root, folders, create=True) as directory:
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            if durable:
-                os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(folder / temporary, folder / name)
-    except BaseException:
-        try:
-            os.unlink(folder / temporary)
-        except OSError:
-            pass
-        raise
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _SAFE_FLAGS, STATE_FILE_MODE,
+                         dir_fd=directory)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                if durable:
+                    os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(temporary, name, src_dir_fd=directory, dst_dir_fd=directory)
+        except BaseException:
+            try:
+                os.unlink(temporary, dir_fd=directory)
+            except OSError:
+                pass
+            raise

@@ -194,7 +194,7 @@ def test_recovery_reports_an_unusable_journal(tmp_path):
     (journal / "tx-x").mkdir(parents=True)
     (journal / J.LOCK_NAME).mkdir()
     report = recover_journal(tmp_path)
-    assert report.errors == [f"cannot open the journal: [Errno 21] Is a directory: '{journal / J.LOCK_NAME}'"]
+    assert report.errors == [f"cannot open the journal: [Errno 21] Is a directory: '.agent/journal/{J.LOCK_NAME}'"]
 
 
 def test_half_deleted_finished_journal_is_swept_not_recovered(tmp_path):
