@@ -21,8 +21,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from ljtui.core.edits.folders import FolderRefused, RepoFolders
-
 AGENT_DIR = ".agent"
 """The state folder at the repository root."""
 STATE_DIR_MODE = 0o777
@@ -112,6 +110,8 @@ def _state_folder(root: Path, folders: tuple[str, ...] | list[str], *, create: b
         StateDirUnsafe: A folder on the way is a symbolic link or not a folder.
         FileNotFoundError: A folder is missing (and ``create`` is false).
     """
+    from ljtui.core.edits.folders import FolderRefused, RepoFolders  # only once state is written or read
+
     for name in folders:
         _check_name(name)
     rel = "/".join((AGENT_DIR, *folders))

@@ -58,7 +58,7 @@ def test_starting_the_cli_imports_no_command_and_no_ui() -> None:
 
 def test_review_refuses_a_missing_plan(tmp_path: Path, capsys) -> None:
     assert main(["review", str(tmp_path / "nope.md")]) == 2
-    assert capsys.readouterr().err.strip() == f"ljtui review: {tmp_path / 'nope.md'}: no such file"
+    assert capsys.readouterr().err.strip() == f"ljtui review: cannot open {tmp_path / 'nope.md'}: no such file"
     assert main(["review", str(tmp_path)]) == 2
     assert "is a directory" in capsys.readouterr().err
 

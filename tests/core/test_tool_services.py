@@ -19,6 +19,7 @@ from ljtui.core.confine.session import CommandSandbox
 from ljtui.core.events import Event
 from ljtui.core.gates.release import Delivery
 from ljtui.core.gates.service import GateService
+from ljtui.core.gitguard.guard import GitSettingsGuard
 from ljtui.core.planner.tools import ReadOnlyTools
 from ljtui.core.playbooks.service import PlaybookService
 from ljtui.core.tools import GateControls, ToolContext, ToolServices
@@ -26,7 +27,7 @@ from ljtui.core.tools import GateControls, ToolContext, ToolServices
 REAL_TYPES = {"MemoryStore": MemoryStore, "Permissions": Permissions, "RepoOutline": RepoOutline,
               "AgentWriter": AgentWriter, "CommandSandbox": CommandSandbox, "Delivery": Delivery,
               "GateService": GateService, "ReadOnlyTools": ReadOnlyTools, "PlaybookService": PlaybookService,
-              "Config": Config, "Event": Event}
+              "Config": Config, "Event": Event, "GitSettingsGuard": GitSettingsGuard}
 """The classes :mod:`ljtui.core.tools` names only for type checkers."""
 
 
@@ -74,7 +75,7 @@ def test_every_collaborator_has_its_own_type() -> None:
     hints = typing.get_type_hints(ToolServices, vars(tools_module), REAL_TYPES)
     expected = {"permissions": Permissions, "writer": AgentWriter, "reader": ReadOnlyTools,
                 "sandbox": CommandSandbox, "outline": RepoOutline, "memory": MemoryStore,
-                "playbooks": PlaybookService, "gates": GateControls}
+                "playbooks": PlaybookService, "gates": GateControls, "git_guard": GitSettingsGuard}
     for name, kind in expected.items():
         assert hints[name] == kind | None, name
     for field in dataclasses.fields(ToolServices):
