@@ -32,8 +32,7 @@ printed (on stderr); the events carry every call's ``ok``.
 Exit status: 0 the model finished its turn; 1 the turn failed (the model
 call, after retries, or an internal error), every tool call it made that
 was not denied failed, the session could not be resumed, or a gated
-delivery was refused; 2 a usage or configuration error, or a folder ljtui does not work in (``/``, the
-home folder, one holding ljtui's own config or state: :mod:`ljtui.core.session_root`).
+delivery was refused; 2 a usage or configuration error, or a folder ljtui does not work in.
 """
 
 from __future__ import annotations

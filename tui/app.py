@@ -67,7 +67,7 @@ class LjtuiApp(App[int]):
     ) -> None:
         """
         Args:
-            repo_root: the repository to work in (default: the current directory).
+            repo_root: the repository (default: the current directory); one ljtui does not work in raises.
             overrides: config keys from command-line flags.
             clock: time source (inject a fixed clock in tests).
             env: environment variables (default: ``os.environ``, with the provider keys ljtui withdrew from it).
@@ -77,10 +77,6 @@ class LjtuiApp(App[int]):
             review: a change to open for review at start (a file, standard input's text, a git range).
             recover: finish an apply a crash interrupted, after the first frame (reported as a notice).
             resume: a saved session to continue after the first frame (``""``: the newest).
-
-        Raises:
-            UnsafeRoot: ``repo_root`` may not be a session root (:func:`~ljtui.core.startup.prepare` checks it):
-                no app opens.
         """
         self.repo_root = (repo_root or Path.cwd()).resolve()
         self.clock = clock or SystemClock()

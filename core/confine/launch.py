@@ -295,7 +295,8 @@ def _confine(call: Libc, fd: int) -> int | None:
     return None
 
 
-def _starter(options: Options, signals: reaper.Signals, mask: object, confine: Libc | None):  # type: ignore[no-untyped-def]
+def _starter(options: Options, signals: reaper.Signals, mask: object,  # type: ignore[no-untyped-def]
+             confine: Libc | None):
     """What the program's child does: default signal handling, the sandbox when ``confine`` is given, exec."""
 
     def start() -> int:

@@ -69,8 +69,9 @@ def partial_clone(tmp_path: Path, marker: Path) -> Path:
         git(origin, "add", "f.txt")
         git(origin, "commit", "-q", "-m", text.strip())
     clone = tmp_path / "clone"
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(tmp_path)}
     subprocess.run(["git", "clone", "-q", "--no-local", "--filter=blob:none", f"file://{origin}", str(clone)],
-                   check=True, capture_output=True, env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(tmp_path)})
+                   check=True, capture_output=True, env=env)
     fetch = marker_script(tmp_path / "ext.sh", marker, "ext transport")
     git(clone, "config", "remote.origin.url", f"ext::{fetch} %S")
     git(clone, "config", "protocol.ext.allow", "always")

@@ -91,8 +91,8 @@ async def test_a_daemon_a_gate_check_leaves_ends_with_the_check(repo: Path, mark
     assert_gone(marker)
 
 
-async def test_a_daemon_an_mcp_servers_tool_starts_ends_when_the_server_is_stopped(repo: Path, confined,  # type: ignore[no-untyped-def]
-                                                                                   marker: Path) -> None:
+async def test_a_daemon_an_mcp_servers_tool_starts_ends_when_the_server_is_stopped(  # type: ignore[no-untyped-def]
+        repo: Path, confined, marker: Path) -> None:
     server = McpServer("spawner", McpServerConfig(command=sys.executable, args=[SPAWNER]),
                        ServerEnvironment(repo, confined, child_env()), start_timeout=30, call_timeout=30)
     try:

@@ -32,8 +32,8 @@ CLI_RUNS = 1
 CLI_FILES = 48
 FILES = 12
 """Files each write puts in the swapped folder (the more, the longer the window a path-based writer leaves)."""
-REFUSALS = ("outside the repo root (through a symlink)", "nothing is written through it", "refusing to write through it",
-            "the write is refused")
+REFUSALS = ("outside the repo root (through a symlink)", "nothing is written through it",
+            "refusing to write through it", "the write is refused")
 """How a refused write says so: where the path leads now, or that its folder moved while it was written."""
 
 
