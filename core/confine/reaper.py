@@ -36,7 +36,10 @@ RESCAN_SECONDS = 0.02
 STOP_SIGNALS = (_signal.SIGTERM, _signal.SIGHUP, _signal.SIGINT)
 """Signals that ask the holder to stop the command."""
 RESET_SIGNALS = (*STOP_SIGNALS, _signal.SIGCHLD, _signal.SIGPIPE, _signal.SIGXFSZ)
-"""Signals the program gets back at their default handling (Python ignores SIGPIPE and SIGXFSZ)."""
+"""Signals the program gets back as a program :class:`subprocess.Popen` starts gets them: SIGPIPE and SIGXFSZ (which
+Python ignores) at their default, the others as the launcher was given them (a background job of a shell is given
+SIGINT ignored, say)."""
+PYTHON_IGNORES = (_signal.SIGPIPE, _signal.SIGXFSZ)
 
 
 class Signals:
@@ -44,6 +47,9 @@ class Signals:
 
     def __init__(self) -> None:
         self.stop = False
+        self.ignored = {number for number in RESET_SIGNALS
+                        if number not in PYTHON_IGNORES and _signal.getsignal(number) == _signal.SIG_IGN}
+        """The signals the launcher was given ignored, which the program is given ignored too."""
         self.read, self.write = posix.pipe()
         for fd in (self.read, self.write):
             posix.set_blocking(fd, False)
@@ -64,10 +70,11 @@ class Signals:
             pass
 
     def forget(self) -> None:
-        """Give every signal this handles back its default handling, and close the pipe."""
+        """Give every signal this handles back the handling it was given (see :data:`RESET_SIGNALS`), and close the
+        pipe."""
         _signal.set_wakeup_fd(-1)
         for number in RESET_SIGNALS:
-            _signal.signal(number, _signal.SIG_DFL)
+            _signal.signal(number, _signal.SIG_IGN if number in self.ignored else _signal.SIG_DFL)
         posix.close(self.read)
         posix.close(self.write)
 
