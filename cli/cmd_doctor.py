@@ -18,9 +18,12 @@ and prints:
   to other processes), which provider keys it holds outside its environment,
   and which credential variables commands do not get (names only).
 
+Run in a folder ljtui does not work in (``/``, the home folder, one
+holding ljtui's own folders: :mod:`ljtui.core.session_root`), it says so
+and why, and reports what a project folder would get.
+
 ``--json`` prints the same as one object. Exit status: 0 commands are
-sandboxed; 1 they are not (unsandboxed); 2 a usage error, or a folder no
-session works in (``/``, the home folder, one holding ljtui's own folders).
+sandboxed; 1 they are not (unsandboxed); 2 a usage error.
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ import argparse
 import json
 import os
 import shutil
+import sys
+import tempfile
+from pathlib import Path
 from typing import Any
 
 EXIT_SANDBOXED = 0
@@ -56,12 +62,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ljtui.cli.main import model_overrides, repo_root_arg
+    from ljtui.cli.main import model_overrides
+    from ljtui.core.edits.paths import find_repo_root
+    from ljtui.core.session_root import UnsafeRoot, place_refusal
 
-    root = repo_root_arg(args, PROG)
-    if root is None:
+    start = getattr(args, "repo", None) or Path.cwd()
+    if not start.is_dir():
+        from ljtui.cli.output import echo
+
+        echo(f"{PROG}: --repo {start}: not a directory", sys.stderr)
         return EXIT_USAGE
-    report = gather(root, model_overrides(args))
+    root = find_repo_root(start)
+    refusal = place_refusal(root)
+    if refusal is None:
+        report = gather(root, model_overrides(args))
+    else:  # a folder ljtui does not work in: what a project folder would get, and why not here
+        with tempfile.TemporaryDirectory(prefix="ljtui-doctor-") as project:
+            report = gather(Path(project), model_overrides(args))
+        report["repository"] = str(root)
+        report["refused"] = UnsafeRoot(refusal, start).message
     if args.json:
         print(json.dumps(report, indent=2))  # ASCII only: every other character, controls too, is an escape
     else:
@@ -125,7 +144,8 @@ def render(report: dict[str, Any]) -> list[str]:
     process = report["process"]
     label = box["backend"] if box["confined"] else "unsandboxed"
     model = report["model"]
-    lines = [f"{PROG}: {report['repository']}", "",
+    lines = [f"{PROG}: {report['repository']}", *([f"  {report['refused']}; below is what a project folder gets"]
+                                                    if report.get("refused") else []), "",
              _row("model", f"{model['label']}: {model['problem']}" if model["problem"] else model["label"]),
              _row("sandbox", label), _row("  why", box["why"])]
     abi = box["landlock_abi"]

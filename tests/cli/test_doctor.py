@@ -98,9 +98,16 @@ def test_a_bad_sandbox_setting_is_a_warning_and_the_default_stays(repo: Path, tm
     assert any("has unknown key 'netwrok' (known: backend, network, write_paths)" in w for w in report["warnings"])
 
 
-def test_doctor_refuses_the_home_folder_as_a_repository_and_says_why(tmp_path: Path) -> None:
+def test_doctor_in_the_home_folder_says_ljtui_does_not_work_there_and_reports_the_sandbox(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
     done = doctor(home, tmp_path / "cfg", HOME=str(home))
-    assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.startswith(f"ljtui doctor: {home} is your home folder: ljtui does not work there")
+    assert done.returncode == 0, done.stderr
+    first, second = done.stdout.splitlines()[:2]
+    assert first == f"ljtui doctor: {home}"
+    assert second.startswith(f"  {home} is your home folder: ljtui does not work there")
+    assert second.endswith("below is what a project folder gets")
+    assert "sandbox" in done.stdout and list(home.iterdir()) == []
+    report = json.loads(doctor(home, tmp_path / "cfg", "--json", HOME=str(home)).stdout)
+    assert report["repository"] == str(home) and "is your home folder" in report["refused"]
+    assert report["sandbox"]["confined"]

@@ -85,7 +85,7 @@ def test_run_in_a_plain_folder_given_with_repo_works_and_its_commands_write_ther
 
 @pytest.mark.parametrize("argv", [
     [], ["sessions"], ["stats"], ["mcp", "list"], ["gates", "list"], ["playbook", "list"], ["undo", "--yes"],
-    ["recover"], ["doctor"], ["apply", "PLAN"], ["review", "PLAN"], ["trust", "--yes"], ["acp", "--repo", "."],
+    ["recover"], ["apply", "PLAN"], ["review", "PLAN"], ["trust", "--yes"], ["acp", "--repo", "."],
     ["plan", "--source", ".", "--request", "x", "--out", "OUT", "--script", str(SCRIPTS / "hello.yaml")],
 ], ids=lambda argv: argv[0] if argv else "app")
 def test_every_command_refuses_the_home_folder_before_it_starts(places: dict[str, Path], tmp_path: Path,
