@@ -315,11 +315,13 @@ def _search_named(rg: str, pattern: str, files: list[str], kept: _Kept, deadline
 
 def _read_rg(child: BoundedChild, kept: _Kept, outcome: GrepOutcome, *, stop_after: int) -> bool:
     """Add one ripgrep run's lines to ``kept``, stopping it once ``kept`` holds more than ``stop_after``;
-    whether it refused to run (an error and no output at all).
+    whether it could not do the search (an error and no output at all, or it died of a signal not ours).
 
     A search that ran writes at least its summary, even when it failed to
     read some folder (exit status 2 too); one that could not run (a pattern
-    ripgrep refuses, an unusable option) writes nothing.
+    ripgrep refuses, an unusable option) writes nothing; one that ran out of
+    its memory bound (:data:`~ljtui.core.planner.grep_rg.RG_MEMORY_BYTES`)
+    aborts, and the lines of the file it was in were never reported.
     """
     try:
         for matches in grep_rg.read_matches(child, kept.root, kept.max_hits):
@@ -330,7 +332,8 @@ def _read_rg(child: BoundedChild, kept: _Kept, outcome: GrepOutcome, *, stop_aft
         code = child.finish()
     if child.expired.is_set():
         outcome.timed_out = True
-    return code == grep_rg.RG_EXIT_ERROR and not child.wrote and not outcome.timed_out
+    crashed = code < 0 and not child.killed
+    return crashed or (code == grep_rg.RG_EXIT_ERROR and not child.wrote and not outcome.timed_out)
 
 
 def _searchable(path: Path) -> bool:
@@ -349,6 +352,6 @@ def _path_order(rel: str) -> list[str]:
 
 def _start_quietly(argv: list[str], root: Path, deadline: float) -> BoundedChild | None:
     try:
-        return BoundedChild(argv, cwd=str(root), deadline=deadline)
+        return BoundedChild(argv, cwd=str(root), deadline=deadline, memory_bytes=grep_rg.RG_MEMORY_BYTES)
     except OSError:
         return None

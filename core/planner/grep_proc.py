@@ -87,17 +87,22 @@ class BoundedChild:
         cwd: its working folder.
         deadline: a :func:`time.monotonic` time after which it is killed.
         stdin_data: bytes written to its standard input (then closed).
+        memory_bytes: the most data memory (``RLIMIT_DATA``) it may use, set as soon as it started (``None``:
+            no bound of ours).
 
     Raises:
         OSError: the command cannot start.
     """
 
-    def __init__(self, argv: Sequence[str], *, cwd: str, deadline: float, stdin_data: bytes | None = None) -> None:
+    def __init__(self, argv: Sequence[str], *, cwd: str, deadline: float, stdin_data: bytes | None = None,
+                 memory_bytes: int | None = None) -> None:
         self.expired = threading.Event()
         self.cut_line = False
         """A partial last line was dropped (the process died mid-line)."""
         self.wrote = False
         """The child wrote at least one complete line."""
+        self.killed = False
+        """This side killed the child (its deadline, or output it no longer needed)."""
         self.stderr = ""
         """The start of what the child wrote to stderr, once :meth:`finish` returned."""
         self._eof = False
@@ -111,6 +116,8 @@ class BoundedChild:
         except BaseException:
             self._errors.close()
             raise
+        if memory_bytes is not None:
+            _bound_memory(self.proc.pid, memory_bytes)
         self._watch = WATCHDOG.add(deadline, self._expire)
         if stdin_data is not None:
             self._feed(stdin_data)
@@ -136,6 +143,7 @@ class BoundedChild:
 
     def kill(self) -> None:
         """Kill the child and anything it started (its own session), so its pipe closes."""
+        self.killed = True
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -194,3 +202,13 @@ class BoundedChild:
         self.stderr = self._errors.read(STDERR_KEPT_BYTES).decode("utf-8", "replace")
         self._errors.close()
         return code
+
+
+def _bound_memory(pid: int, limit: int) -> None:
+    """Lower the data memory limit of the child ``pid`` to ``limit`` (where the system can)."""
+    try:
+        import resource
+
+        resource.prlimit(pid, resource.RLIMIT_DATA, (limit, limit))
+    except (ImportError, AttributeError, OSError, ValueError):
+        pass

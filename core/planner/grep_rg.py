@@ -39,6 +39,10 @@ RG_DFA_SIZE_LIMIT_BYTES = 16 * 1024 * 1024
 """Memory ripgrep's regex engine may use for its DFA cache. ripgrep's own
 default (1000M) lets one hostile pattern on one long line grow it to about
 800 MB; at this size the same search used 36 MB and ran faster."""
+RG_MEMORY_BYTES = 256 * 1024 * 1024
+"""ripgrep's data memory (``RLIMIT_DATA``). Its JSON printer holds a whole matching line's message: one 5 MB
+line with five million matches made ripgrep's walk use 519 MB. Past this bound ripgrep stops, and the RE2
+engine searches instead (30 MB for the same line); a normal search uses a few tens of megabytes."""
 RG_LINE_BYTES = 1024 * 1024
 """Longest JSON message from ripgrep that is parsed whole."""
 RG_BATCH_ARG_BYTES = 256 * 1024
