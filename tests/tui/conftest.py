@@ -114,9 +114,37 @@ def _followed(app: LjtuiApp) -> bool:
 
 async def settle(pilot) -> None:
     """Let engine work finish, or stop at the dialog it opened (the file watcher runs on); a Conversation
-    that follows its output is at its end."""
+    that follows its output is at its end, and its scrollbar has stopped changing (on a loaded machine a
+    layout pass can still move it a fraction of a cell after the scroll reached the end)."""
     await until(pilot, lambda: _quiet(pilot.app), "engine work to finish or a dialog to open")
     await pilot.pause()
+    seen = _scrollbar(pilot.app)
+    for _ in range(STABLE_PAUSES):
+        await pilot.pause()
+        now = _scrollbar(pilot.app)
+        if now == seen:
+            return
+        seen = now
+
+
+STABLE_PAUSES = 20
+"""Most extra pauses :func:`settle` waits for the Conversation's scrollbar to stop changing."""
+
+
+def _scrollbar(app: LjtuiApp) -> tuple[object, ...]:
+    """What the Conversation's vertical scrollbar draws from (empty when there is none)."""
+    from textual.css.query import NoMatches
+
+    from ljtui.tui.widgets.conversation import Conversation
+
+    try:
+        conv = app.main_screen.query_one(Conversation)
+    except (NoMatches, AssertionError, IndexError):
+        return ()
+    if not conv.show_vertical_scrollbar:
+        return (conv.scroll_y, conv.virtual_size)
+    bar = conv.vertical_scrollbar
+    return (conv.scroll_y, conv.virtual_size, bar.window_size, bar.window_virtual_size, bar.position)
 
 
 def notices(app: LjtuiApp) -> list[str]:
