@@ -215,16 +215,18 @@ def test_an_unprivileged_user_gets_the_namespace_and_the_sandbox(tmp_path: Path)
             path.mkdir(exist_ok=True)
             os.chown(path, UNPRIVILEGED, UNPRIVILEGED)
         marker_path = folder / "marker"
-        readable = subprocess.run(["setpriv", f"--reuid={UNPRIVILEGED}", f"--regid={UNPRIVILEGED}", "--clear-groups",
-                                   "test", "-r", str(LAUNCHER), "-a", "-r", DAEMON])
-        if readable.returncode != 0:
-            pytest.skip(f"uid {UNPRIVILEGED} cannot read the launcher here")
+        programs = base / "programs"  # copies the user can read wherever the test's own files are
+        programs.mkdir()
+        for source in (LAUNCHER, LAUNCHER.with_name("reaper.py"), Path(DAEMON)):
+            shutil.copy(source, programs / source.name)
+        os.chmod(programs, 0o755)
+        launcher, daemon = programs / LAUNCHER.name, programs / Path(DAEMON).name
         fd = landlock.ruleset_fd(Rules((Place(folder, "here"),)))
-        command = (f"id -u; echo $$; {SYSTEM_PYTHON} {DAEMON} {marker_path} ignore-term && echo started; "
+        command = (f"id -u; echo $$; {SYSTEM_PYTHON} {daemon} {marker_path} ignore-term && echo started; "
                    f"echo x > {outside}/file 2>/dev/null || echo refused")
         try:
             done = subprocess.run(["setpriv", f"--reuid={UNPRIVILEGED}", f"--regid={UNPRIVILEGED}", "--clear-groups",
-                                   SYSTEM_PYTHON, "-I", "-S", "-B", str(LAUNCHER), "--landlock", str(fd),
+                                   SYSTEM_PYTHON, "-I", "-S", "-B", str(launcher), "--landlock", str(fd),
                                    "--grace", "0.2", "--", "/bin/bash", "-c", command],
                                   cwd=folder, env=ENV, capture_output=True, text=True, timeout=60, pass_fds=(fd,))
         finally:
