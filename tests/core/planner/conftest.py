@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.core.planner.grep_trees import names  # noqa: F401 - a fixture the grep tests share
 from tests.core.planner.helpers import SAMPLE_REPO
 
 

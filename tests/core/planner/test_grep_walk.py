@@ -17,14 +17,11 @@ import json
 import os
 import re
 import struct
-import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from ljtui.core.planner import grep as grep_module
 from ljtui.core.planner import grep_rg
@@ -32,8 +29,9 @@ from ljtui.core.planner.grep import find_rg, search
 from ljtui.core.planner.grep_scan import matcher, scan
 from ljtui.core.planner.tools import ReadOnlyTools
 from ljtui.core.repo import SKIP_DIRS
-from ljtui.core.secret_files import DOTTED_CAPITAL_I, KELVIN_SIGN, SecretFiles
+from ljtui.core.secret_files import KELVIN_SIGN, SecretFiles
 from tests.conftest import git
+from tests.core.planner.grep_trees import rg_files, write
 
 MARK = "needle_4f2"
 """What every grep here looks for; every file of the tree holds it."""
@@ -77,11 +75,6 @@ NAMED = (".ENV.local", "notes.txt", "safe.pem", f"deploy/{KELVIN_SIGN}ubeconfig"
          "gitlink/config", "gitlink/modules/lib/config", ".GIT/config", "sub/.Kube/config")
 """Secret files named directly, as they are or through a link."""
 HIT = re.compile(r"^(.+?):\d+: ")
-
-
-def write(root: Path, rel: str, text: str) -> None:
-    (root / rel).parent.mkdir(parents=True, exist_ok=True)
-    (root / rel).write_text(text, encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -208,84 +201,7 @@ def test_search_refuses_a_start_outside_the_tree_or_in_state(hiding: Path, engin
         assert state.hits == [] and "ljtui's own state folder" in state.error, folder
 
 
-# --- the rule as globs, and what the walk leaves out
-
-
-@pytest.fixture(scope="module")
-def names(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Files named by every default rule, in several cases and with a Kelvin sign, and look-alikes."""
-    root = tmp_path_factory.mktemp("names")
-    secret = [".env", ".ENV", ".Env.local", "a.pem", "A.PEM", "b.key", f"b.{KELVIN_SIGN}ey", "c.p12", "d.PFX",
-              "e.ppk", "id_rsa", "ID_RSA.pub", "id_dsa", "id_ecdsa", "id_ed25519", "x_sk", f"x_s{KELVIN_SIGN}",
-              ".npmrc", ".PYPIRC", ".netrc", ".pgpass", ".git-credentials", ".htpasswd", "credentials",
-              "Credentials.json", "kubeconfig", f"{KELVIN_SIGN}ubeconfig", "kubeconfig.yaml", "kubeconfig.yml",
-              "p.kubeconfig", "t.tfvars", "t.TFVARS.json", "my-service-account.json", "a_service_account_b.json",
-              "serviceaccount.json", "gcp-sa-key.json", "deploy_SA_KEY.json", "client_secret_1.json",
-              ".git/config", ".git/config.worktree", ".git/worktrees/w/config.worktree", "sub/.GIT/modules/m/config",
-              ".kube/config", ".KUBE/config", f".{KELVIN_SIGN}ube/config", ".docker/config.json",
-              "deep/er/.env.production"]
-    plain = ["env.py", "keys.txt", "kubeconfig.go", "config.json", "config", "docker/config.json", "kube/config",
-             ".kube/cache/config", "service_account.py", "service-account.yaml", "sa.json", ".git/HEAD",
-             ".git/hooks/config.py", "pem/readme.md", "credentials.d/readme", ".envs/tool.txt", "id.py"]
-    for rel in secret + plain:
-        write(root, rel, "x\n")
-    policy = SecretFiles()
-    assert all(policy.is_secret(rel) for rel in secret) and not any(policy.is_secret(rel) for rel in plain)
-    return root
-
-
-def rg_files(root: Path, *globs: str, base: str = ".") -> set[str]:
-    rg = find_rg()
-    assert rg is not None
-    out = subprocess.run([rg, "--files", "--null", *grep_rg.WALK, *globs, "--", base], cwd=root,
-                         capture_output=True, check=False).stdout
-    return {os.fsdecode(raw).removeprefix("./") for raw in out.split(b"\0") if raw}
-
-
-def test_the_rule_as_globs_matches_exactly_the_secret_files(names: Path) -> None:
-    policy = SecretFiles()
-    listed = rg_files(names, "--glob", grep_rg.one_glob(policy.globs()))
-    everything = rg_files(names)
-    assert listed == {rel for rel in everything if policy.is_secret(rel)}
-    assert len(listed) == 47
-
-
-def test_unusual_patterns_become_globs_that_miss_no_secret_file(tmp_path: Path) -> None:
-    patterns = ("se?ret[0-9].txt", "[!a]b.cfg", "a[b.ini", "ünï*.conf", "x{y,z}.env", "!bang", "#hash",
-                "k.k.k.k.k", "toki*", "sp ace.txt")
-    secret = ["secret1.txt", "SE_RET9.TXT", "SEéRET1.txt", "xb.cfg", "a[b.ini", "ÜNÏcode.conf", "x{y,z}.env",
-              "!bang", "#hash", f"k.{KELVIN_SIGN}.k.K.k", f"tok{DOTTED_CAPITAL_I}n.txt",
-              f"TO{KELVIN_SIGN}{DOTTED_CAPITAL_I}N", "sp ace.txt"]
-    for name in [*secret, "secret.txt", "ab.cfg", "nope.conf"]:
-        (tmp_path / name).write_text("x\n")
-    policy = SecretFiles(patterns)
-    assert all(policy.is_secret(name) for name in secret)
-    listed = rg_files(tmp_path, "--glob", grep_rg.one_glob(policy.globs()))
-    assert set(secret) <= listed
-
-
-NAME_CHARS = f"abikKxy.-_ é{KELVIN_SIGN}{DOTTED_CAPITAL_I}[]!"
-"""Characters of the names drawn below: letters with odd lower cases, fnmatch's special characters."""
-
-
-@st.composite
-def name_and_pattern(draw: st.DrawFn) -> tuple[str, str]:
-    """A file name and a pattern written from it: some characters in another case, some replaced by ``?``
-    or ``*``, some bracketed; the pattern may or may not match the name."""
-    name = draw(st.text(NAME_CHARS, min_size=1, max_size=8))
-    pattern = ""
-    for char in name:
-        pattern += draw(st.sampled_from([char, char.upper(), char.lower(), "?", "*", f"[{char}]", f"[!{char}]"]))
-    return name, pattern
-
-
-@settings(max_examples=300, deadline=None)
-@given(name_and_pattern())
-def test_the_glob_form_matches_every_name_its_pattern_matches(drawn: tuple[str, str]) -> None:
-    name, pattern = drawn
-    policy = SecretFiles((pattern,))
-    if policy.is_secret(name):
-        assert matcher(policy.globs()).paths.match(os.fsencode(name)), (pattern, policy.globs())
+# --- what the walk leaves out
 
 
 def test_the_scan_names_exactly_what_the_walk_leaves_out(hiding: Path, names: Path, tmp_path: Path) -> None:
