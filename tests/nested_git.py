@@ -6,8 +6,8 @@ setting a repository can make). Its own ``.git/config`` names a clean,
 smudge and process filter for every file, a ``core.fsmonitor`` program and a
 ``core.hooksPath``, and its ``.git/hooks`` and that hooks folder hold every
 hook git runs on its own. Each program only appends a line to a marker file
-in the test's own temporary folder. Its file is changed since its commit, so
-a git that asks whether ``sub`` changed starts a second git inside it.
+in the test's own temporary folder. Its file is changed since its commit (same size, another mtime), so
+a git that asks whether ``sub`` changed starts a second git inside it, which runs the clean filter.
 """
 
 from __future__ import annotations
@@ -22,6 +22,10 @@ from tests.conftest import git
 HOOKS = ("post-index-change", "reference-transaction", "pre-commit", "post-commit", "post-checkout",
          "pre-auto-gc", "fsmonitor-watchman")
 """Hooks planted in the nested repository (each appends its name to the marker)."""
+
+STALE_TIME = 1_000_000_000
+"""The changed file's mtime: unlike its index entry's, with the size unchanged, so git must compare the content
+through the clean filter to tell whether it changed (a changed size would answer without the filter)."""
 
 
 def marker_script(path: Path, marker: Path, label: str, *, passthrough: bool = False) -> Path:
@@ -66,7 +70,9 @@ def plant_nested(repo: Path, tools: Path) -> Path:
     git(repo, "config", "submodule.sub.ignore", "none")
     git(repo, "add", ".gitmodules", "sub")
     git(repo, "commit", "-q", "-m", "nested repository")
-    (sub / "data.txt").write_text("nested, changed\n", encoding="utf-8")
+    changed = sub / "data.txt"
+    changed.write_text("NESTED\n", encoding="utf-8")
+    os.utime(changed, (STALE_TIME, STALE_TIME))
     return marker
 
 
