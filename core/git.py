@@ -104,7 +104,8 @@ class GitRefused(subprocess.SubprocessError):
 
 
 def run_git(args: Sequence[str], cwd: Path, *, options: Sequence[str] = (), env: Mapping[str, str] | None = None,
-            timeout: float = GIT_TIMEOUT_S, executable: str = "git") -> subprocess.CompletedProcess[bytes]:
+            timeout: float = GIT_TIMEOUT_S, executable: str = "git",
+            input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     """Run ``git OPTIONS ARGS`` in ``cwd`` with every program of any repository's settings switched off.
 
     Args:
@@ -114,6 +115,7 @@ def run_git(args: Sequence[str], cwd: Path, *, options: Sequence[str] = (), env:
         env: the environment, already without keys or credentials (default :func:`child_env`).
         timeout: seconds before git is killed.
         executable: the git program.
+        input: bytes for git's standard input (default: none, end of file at once).
 
     Returns:
         The finished process, output as bytes; a non-zero exit is not an exception.
@@ -128,8 +130,11 @@ def run_git(args: Sequence[str], cwd: Path, *, options: Sequence[str] = (), env:
     environment = _environment(env)
     settings = [*FIXED_SETTINGS, *overrides(cwd, options, environment, executable)]
     command = [executable, *GLOBAL_FLAGS, *_as_flags(settings), *options, *_with_command_flags(args)]
-    return subprocess.run(command, cwd=cwd, env=environment, capture_output=True, stdin=subprocess.DEVNULL,
-                          timeout=timeout, check=False)
+    if input is None:
+        return subprocess.run(command, cwd=cwd, env=environment, capture_output=True, stdin=subprocess.DEVNULL,
+                              timeout=timeout, check=False)
+    return subprocess.run(command, cwd=cwd, env=environment, capture_output=True, input=input, timeout=timeout,
+                          check=False)
 
 
 def overrides(cwd: Path, options: Sequence[str] = (), env: Mapping[str, str] | None = None,
