@@ -99,14 +99,19 @@ def gather(root: Any, overrides: dict[str, object]) -> dict[str, Any]:
     from ljtui.core.providers import provider_label, provider_problem
     from ljtui.core.session_root import guarded_folders
 
+    from ljtui.core.layer.service import Layer
+    from ljtui.core.layer.view import HIDDEN_FOLDERS
+
     loaded = load_config(root, provider_keys.environment(), overrides)
     settings = loaded.config.agent.sandbox
+    layer = Layer(root, loaded.config.agent.layer)
     sandbox = CommandSandbox(root, settings.backend, write_paths=settings.write_paths, network=settings.network,
-                             pass_env=loaded.config.agent.pass_env)
+                             pass_env=loaded.config.agent.pass_env, layer=layer, read_paths=settings.read_paths)
     try:
         status = sandbox.status
         rules = sandbox.rules(root)
-        allows = rules.describe() if status.confined else "everything you may do"
+        allows = rules.describe() if status.confined or sandbox.layered else "everything you may do"
+        view = sandbox.home_view()
     finally:
         sandbox.close()
     program = shutil.which("bwrap")
@@ -125,6 +130,10 @@ def gather(root: Any, overrides: dict[str, object]) -> dict[str, Any]:
                     "never_writable": [{"folder": f.path, "what": f.label}
                                        for f in guarded_folders() if f.own],
                     "setting": settings.backend},
+        "layer": {"mode": layer.status.mode, "why": layer.status.why, "setting": loaded.config.agent.layer,
+                  "ask_commands": loaded.config.agent.ask_commands, "home": str(view.home) if view.home else None,
+                  "home_visible": [{"path": str(p), "why": why} for p, why in view.visible],
+                  "read_paths": [str(p) for p in view.granted], "hidden": list(HIDDEN_FOLDERS)},
         "process": {"dumpable": provider_keys.is_dumpable(), "uid": os.getuid() if hasattr(os, "getuid") else None},
         "keys_held": sorted(provider_keys.held_names()),
         "withheld_from_commands": withheld,
@@ -163,6 +172,7 @@ def render(report: dict[str, Any]) -> list[str]:
                       + "), your home folder as a whole, nor /"))
     if not box["confined"]:
         lines.append(_row("", "every command asks; session grants and allow-lists do not cover commands"))
+    lines += layer_lines(report["layer"])
     dumpable = process["dumpable"]
     lines.append(_row("process", "non-dumpable: other processes cannot read ljtui's memory or environment"
                       if dumpable is False else "dumpable: processes of your user can read ljtui's environment"
@@ -180,6 +190,23 @@ def render(report: dict[str, Any]) -> list[str]:
     if report["passed_to_commands"]:
         lines.append(_row("", f"passed by agent.pass_env: {', '.join(report['passed_to_commands'])}"))
     lines += [f"warning: {w}" for w in report["warnings"]]
+    return lines
+
+
+def layer_lines(layer: dict[str, Any]) -> list[str]:
+    """The layer's rows: layered or direct and why, and what a layered command sees of the machine."""
+    if layer["mode"] != "layered":
+        return [_row("layer", "direct: changes are written to your files directly"), _row("  why", layer["why"])]
+    asks = ("commands in the layer run without a dialog (network, leaving the sandbox still ask)"
+            if layer["ask_commands"] == "layered" else "every command asks (agent.ask_commands: always)")
+    lines = [_row("layer", "layered: every write and every command's effect waits in a copy-on-write layer until "
+                  "you apply it (`ljtui layer diff`)"), _row("  why", layer["why"]), _row("  asks", asks),
+             _row("  hidden", f"{', '.join(layer['hidden'])} (the machine's sockets), and your home folder "
+                  f"{layer['home'] or '(none)'} but:")]
+    for row in layer["home_visible"]:
+        lines.append(_row("", f"{row['path']} ({row['why']})"))
+    for path in layer["read_paths"]:
+        lines.append(_row("", f"{path} (agent.sandbox.read_paths)"))
     return lines
 
 

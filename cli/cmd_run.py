@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ljtui.cli.approver import CliApprover
+from ljtui.cli.run_endings import deliver_open_gate, take_layer
 from ljtui.cli.main import add_model_flags, add_resume_flags, model_overrides, refused_root
 from ljtui.cli.output import JsonLinesSink, VisibleStream, echo, json_text, silence_stdout
 from ljtui.core.config import Config, load_config
@@ -357,7 +358,9 @@ async def _run(config: Config, repo: Path, args: argparse.Namespace) -> int:
             done = await engine.run_turn(args.request)
         else:
             done = await engine.handle_message(args.request)
-        delivery = await _deliver_open_gate(engine)
+        delivery = await deliver_open_gate(engine)
+        await take_layer(engine, take=args.yes or "write" in {n.strip() for n in args.allow.split(",")},
+                         say=lambda line: echo(f"{PROG}: {line}", sys.stderr))
     finally:
         await engine.aclose()
     if delivery is not None and not delivery.delivered:
@@ -384,17 +387,3 @@ async def _run(config: Config, repo: Path, args: argparse.Namespace) -> int:
     if text is not None and tally.calls:
         echo(tally.line(), sys.stderr)
     return EXIT_OK
-
-
-async def _deliver_open_gate(engine: Engine):
-    """At the end of a headless run, deliver a gated run's staged change (refused until the gate passes)."""
-    from ljtui.core.gates.refusals import refusal_message, refusals
-    from ljtui.core.gates.release import Delivery
-
-    gates = engine.session_gates.built
-    if gates is None or gates.run is None or gates.run.delivered or not gates.run.staged:
-        return None
-    try:
-        return await engine.deliver_gate()
-    except refusals() as exc:
-        return Delivery(False, f"the gated run was not delivered: {refusal_message(exc)}")

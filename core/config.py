@@ -46,7 +46,12 @@ PROVIDER_NAMES: tuple[str, ...] = ("anthropic", "openai-compatible", "scripted")
 ROUTING_CHOICES: tuple[str, ...] = ("model", "chat")
 """Values of ``agent.routing``: a short model call decides, or every plain message goes to chat."""
 
-CHOICES: dict[str, tuple[str, ...]] = {"provider.name": PROVIDER_NAMES, "agent.routing": ROUTING_CHOICES}
+LAYER_CHOICES: tuple[str, ...] = ("auto", "on", "off")
+"""Values of ``agent.layer``."""
+ASK_COMMANDS_CHOICES: tuple[str, ...] = ("layered", "always")
+"""Values of ``agent.ask_commands``."""
+CHOICES: dict[str, tuple[str, ...]] = {"provider.name": PROVIDER_NAMES, "agent.routing": ROUTING_CHOICES,
+                                       "agent.layer": LAYER_CHOICES, "agent.ask_commands": ASK_COMMANDS_CHOICES}
 """Keys whose value must be one of a fixed set."""
 
 REPO = "repo"
@@ -137,6 +142,9 @@ class SandboxConfig:
     """Commands may connect and listen on the network (TCP) without asking for it each time."""
     write_paths: list[str] = field(default_factory=list)
     """Further folders commands may write below, absolute or ``~/…``, e.g. ``["~/.cache/pip"]``."""
+    read_paths: list[str] = field(default_factory=list)
+    """Further places commands in the layer may read (they see of the home folder only the toolchains, and no
+    socket of the machine), absolute or ``~/…``, e.g. ``["~/.config/gh", "/run/docker.sock"]``."""
 
 
 @dataclass
@@ -160,6 +168,15 @@ class AgentConfig:
     """Seconds a ``bash`` command may run before it and its children are killed."""
     sandbox: SandboxConfig = opt(factory=SandboxConfig, scope=USER)
     """The commands' sandbox: ``{backend, network, write_paths}`` (see :class:`SandboxConfig`)."""
+    layer: str = opt("auto", scope=USER)
+    """The copy-on-write layer (LAYER-1): ``auto``/``on`` — every write and every command's effect lands in a layer
+    over the repository, reviewed before it reaches your files, where this system can mount one; ``off`` — changes
+    are written to your files directly."""
+    ask_commands: str = opt("layered", scope=USER)
+    """``layered``: a sandboxed command in the layer runs without a dialog (network, leaving the sandbox and direct
+    mode still ask); ``always``: every command asks, as without a layer."""
+    ask_writes: bool = opt(False, scope=USER)
+    """In the layer, ask before each write of the file tools too (the review at the end of the turn replaces it)."""
     pass_env: list[str] = opt(factory=list, scope=USER)
     """Credential variables commands get anyway, e.g. ``[GITHUB_TOKEN]`` (never a provider key)."""
     max_tool_calls_per_reply: int = opt(25, scope=REPO, minimum=1, maximum=1000)
@@ -370,9 +387,10 @@ def sandbox_problem(sandbox: SandboxConfig) -> str | None:
     """Why an ``agent.sandbox`` mapping is unusable, or None."""
     if sandbox.backend not in SANDBOX_BACKENDS:
         return f"backend is {sandbox.backend!r}, expected one of: {', '.join(SANDBOX_BACKENDS)}"
-    relative = [p for p in sandbox.write_paths if not os.path.isabs(os.path.expanduser(p))]
-    if relative:
-        return f"write_paths must be absolute or start with ~/ (got {relative[0]!r})"
+    for key in ("write_paths", "read_paths"):
+        relative = [p for p in getattr(sandbox, key) if not os.path.isabs(os.path.expanduser(p))]
+        if relative:
+            return f"{key} must be absolute or start with ~/ (got {relative[0]!r})"
     return None
 
 

@@ -107,7 +107,8 @@ class Engine:
                                 sleep=sleep or asyncio.sleep, log=lambda: self.session_log,
                                 permissions=self.services.permissions)
         self.context = PromptContext(repo_root, self.settings, self.sink, outline=self.services.outline,
-                                     memory=self.services.memory, after_build=self.session_gates.restore)
+                                     memory=self.services.memory, after_build=self.session_gates.restore,
+                                     layered=lambda: sandbox.layered)
         root = ToolRoot(repo_root, self.services, settings=self.settings, clock=self.clock,
                         staging=self.session_gates.staging_root)
         self.tool_runner = ToolRunner(self.settings, self.sink, self.tools, root)
@@ -212,7 +213,13 @@ class Engine:
         sandbox = self.sandbox
         status = sandbox.status
         allows = sandbox.rules(self.repo_root).describe() if status.confined else "everything you may do"
-        self.sink.emit(SandboxChecked(status.backend, status.confined, status.why, allows))
+        layer = sandbox.layer.status if sandbox.layer is not None else None
+        self.sink.emit(SandboxChecked(status.backend, status.confined, status.why, allows,
+                                      layer.mode if layer is not None else "direct",
+                                      layer.why if layer is not None else "no layer in this session"))
+        if layer is not None and not layer.layered and self.config.agent.layer != "off":
+            self.sink.emit(Notice(f"No layer: changes are written to your files directly ({layer.why}).",
+                                  "warning"))
         return status
 
     async def trust_repository(self, enables: list[str], env: Mapping[str, str],
@@ -245,13 +252,29 @@ class Engine:
     # --- messages, plans and the conversation --------------------------------------------------
 
     async def handle_message(self, text: str) -> TurnResult | RunOutcome | None:
-        """A plain message: routed, then run as a chat turn or a task plan (:class:`SessionTasks`)."""
-        return await self.tasks.handle_message(text)
+        """A plain message: routed, then run as a chat turn or a task plan (:class:`SessionTasks`); the layer's net
+        change is then put under review."""
+        try:
+            return await self.tasks.handle_message(text)
+        finally:
+            await self.review_layer(quiet=True)
 
     async def run_turn(self, text: str) -> TurnResult | None:
         """Run one user message to the end of the model's turn; ``None`` when it failed (``TurnFailed`` says
-        why)."""
-        return await self.chat.run_turn(text)
+        why); the layer's net change is then put under review."""
+        try:
+            return await self.chat.run_turn(text)
+        finally:
+            await self.review_layer(quiet=True)
+
+    async def review_layer(self, *, quiet: bool = False) -> bool:
+        """Put the layer's net change under review (F4, ``/diff``, and the end of each turn, ``quiet``)."""
+        from ljtui.core.layer.review import LayerReview
+
+        layer = self.sandbox.layer
+        if layer is None or (quiet and not await asyncio.to_thread(lambda: layer.status.layered)):
+            return False
+        return await asyncio.to_thread(LayerReview(layer, lambda: self.review, self.sink).open, quiet=quiet)
 
     async def run_plan(self, goal: str, *, skill: str | None = None) -> RunOutcome:
         """Run ``goal`` as a task plan (or skill ``skill``'s steps), approved before anything runs."""

@@ -227,12 +227,16 @@ class SandboxChecked(Event):
         confined: whether commands run in a sandbox at all (``False``: "unsandboxed").
         why: one sentence: why this backend.
         allows: what a command may do, e.g. ``writes: this repository, a private temp dir; network: off``.
+        layer: ``layered`` (every change waits in the copy-on-write layer) or ``direct``.
+        layer_why: one sentence: why.
     """
 
     backend: str
     confined: bool
     why: str
     allows: str
+    layer: str = "direct"
+    layer_why: str = ""
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,17 @@ SECRET_VARS = (
 )
 
 
+DIRECT_CONFIG = "agent:\n  layer: off\n"
+"""The user config every test starts with: changes go to the files directly, as on a machine without overlays.
+Tests of the copy-on-write layer turn it on (``layered`` below, or their own config file)."""
+
+
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Point config at an empty temp dir and drop keys from the environment."""
+    """Point config at a temp dir holding :data:`DIRECT_CONFIG` and drop keys from the environment."""
     config_home = tmp_path_factory.mktemp("xdg-config")
+    (config_home / "ljtui").mkdir()
+    (config_home / "ljtui" / "config.yaml").write_text(DIRECT_CONFIG, encoding="utf-8")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(config_home))
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("xdg-state")))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
@@ -46,3 +53,11 @@ def git_repo(tmp_path: Path) -> Path:
     git(repo, "add", ".")
     git(repo, "commit", "-q", "-m", "initial")
     return repo
+
+
+@pytest.fixture
+def layered(isolated_env: Path) -> Path:
+    """The user config with the copy-on-write layer on (``agent.layer: auto``); returns the config file."""
+    path = isolated_env / "ljtui" / "config.yaml"
+    path.write_text("agent:\n  layer: auto\n", encoding="utf-8")
+    return path

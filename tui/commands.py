@@ -170,6 +170,10 @@ def _theme(app: LjtuiApp, args: str) -> None:
     app.choose_theme(args)
 
 
+def _layer_diff(app: LjtuiApp, _: str) -> None:
+    app.bridge.run(app.engine.review_layer(), "layer")
+
+
 def _gates_command(app: LjtuiApp, args: str) -> None:
     app.bridge.run(app.gates_command(args), "gates")
 
@@ -255,6 +259,8 @@ ACTIONS = Registry((
            scope=GATES),
     Action("gates.recheck", "Gates pane: run the failed checks again", _gates("action_recheck_failed"), keys="r",
            label="Re-run failed", scope=GATES),
+    Action("review.layer", "Show what the layer holds (the agent's writes and commands' effects) in the Diff pane",
+           _layer_diff, slash="diff", usage="/diff"),
     Action("review.open", "Open a change to review: an EDIT plan, a diff, Aider or Codex edits (--git A..B, "
                           "--format F)", _open, slash="open", usage="/open FILE", args=REQUIRED),
     Action("chat", "Send a message to the agent (the same as typing it)", _chat, slash="chat",

@@ -97,8 +97,9 @@ async def show_event(screen: MainScreen, event: Event, calls: dict[str, str]) ->
             conv.add_notice(message, level)
         case ConfigChanged(provider=provider):
             screen.status.provider = provider
-        case SandboxChecked(confined=confined, why=why):
+        case SandboxChecked(confined=confined, why=why, layer=layer):
             screen.status.unsandboxed = not confined
+            screen.status.layer = layer
             if not confined:
                 conv.add_notice(f"Unsandboxed: {why}. Every command asks, and no grant or allow-list covers one "
                                 "(`ljtui doctor` says more).", "warning")

@@ -27,8 +27,10 @@ class PromptContext:
     ``memory``; ``after_build`` runs once the prompt is built (the gates restore an open run then)."""
 
     def __init__(self, root: Path, settings: SessionSettings, sink: EventSink, *, outline: RepoOutline | None,
-                 memory: MemoryStore | None, after_build: Callable[[], object]) -> None:
+                 memory: MemoryStore | None, after_build: Callable[[], object],
+                 layered: Callable[[], bool] | None = None) -> None:
         self._root = root
+        self._layered = layered
         self._settings = settings
         self._sink = sink
         self._outline = outline
@@ -54,7 +56,7 @@ class PromptContext:
         from ljtui.core.secret_files import SecretFiles
 
         facts = gather(self._root, SecretFiles.allowing(self._settings.config.security.allow_secret_files),
-                       outline=self._outline_text, memory=self._memory_text)
+                       outline=self._outline_text, memory=self._memory_text, layered=self._layered)
         return system_prompt(facts)
 
     def _outline_text(self) -> str:

@@ -18,6 +18,10 @@ a real parse of the line and from the session's sandbox:
   every simple command in it matches an entry;
 * a command that looks dangerous is never covered: it is asked every time
   and only "allow once" (with or without the network) is offered;
+* in the repository's layer (network off, ``agent.ask_commands: layered``),
+  a sandboxed command runs without a dialog, dangerous-looking or not: it
+  can change nothing but the layer, which the user reviews before anything
+  reaches the tree, and it reads nothing of the home folder but toolchains;
 * without a sandbox on this system nothing covers a command: it is asked
   every time, "allow once" only, and the dialog says "unsandboxed";
 * inside the sandbox the dialog also offers the network for this command
@@ -57,8 +61,9 @@ MCP_POLICY = "mcp"
 """``--allow mcp``: every MCP server's tools (``--allow mcp__SERVER__TOOL``: that one)."""
 MCP_TOOL_PREFIX = "mcp__"
 
-ONCE, SESSION, POLICY, RUN, REPLY = "once", "session", "policy", "run", "reply"
-"""Scopes of a decision; ``reply``: denied with an earlier call of the same reply, unasked."""
+ONCE, SESSION, POLICY, RUN, REPLY, LAYER = "once", "session", "policy", "run", "reply", "layer"
+"""Scopes of a decision; ``reply``: denied with an earlier call of the same reply, unasked; ``layer``: a command
+that can change nothing but the layer, run unasked."""
 NETWORK, NETWORK_SESSION, UNCONFINED = "network", "network_session", "unconfined"
 """Dialog answers that widen the sandbox: network for this command, for the session; no sandbox this once."""
 ALLOW, DENY = "allow", "deny"
@@ -102,6 +107,9 @@ class CommandFacts:
     network: bool = False
     network_enforced: bool = True
     why_asked: str = ""
+    layered: bool = False
+    """It runs in the repository's layer, network off, and the user's ``agent.ask_commands`` is ``layered``: it
+    can change nothing but the layer, which the user reviews, so it runs without a dialog."""
 
 
 @dataclass
@@ -226,6 +234,8 @@ class Permissions:
     async def _decide_command(self, tool: str, subject: str, title: str, lines: tuple[str, ...],
                               danger: str | None, facts: CommandFacts, reply: ReplyCalls | None = None) -> Permission:
         network = facts.network and facts.confined
+        if facts.layered and facts.confined and not facts.network:
+            return Permission(True, LAYER)
         if danger is None and facts.confined:
             if facts.plain and (tool in self.granted or tool in self.run_grants):
                 return Permission(True, SESSION if tool in self.granted else RUN, network=network)

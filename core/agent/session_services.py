@@ -44,6 +44,9 @@ def session_sandbox(config: Config, root: Path) -> CommandSandbox:
     """The sandbox every command of the session at ``root`` runs in, as the configuration asks."""
     from ljtui.core.confine.session import CommandSandbox
 
+    from ljtui.core.layer.service import Layer
+
     sandbox = config.agent.sandbox
     return CommandSandbox(root, sandbox.backend, write_paths=sandbox.write_paths, network=sandbox.network,
-                          pass_env=config.agent.pass_env)
+                          pass_env=config.agent.pass_env, layer=Layer(root, config.agent.layer),
+                          read_paths=sandbox.read_paths)

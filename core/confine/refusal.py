@@ -31,6 +31,10 @@ NETWORK_WORDS: tuple[str, ...] = ("Network is unreachable", "ENETUNREACH", "conn
 SCAN_CHARS = 64_000
 """Characters of output (from the end) that are read."""
 PATH = re.compile(r"(?<![\w.~-])(/[^\s'\"`:;,()\[\]{}<>|]+)")
+READ_ONLY_GIT = ("layer: .git (and .agent) are read-only in the layer, so a git command that writes (add, commit, "
+                 "checkout, stash, branch, a hook) fails here: that is by design, not an error to get around. Change "
+                 "the files instead; the user reviews this turn's change and ljtui commits it on apply when asked.")
+"""What the model is told when a command in the layer tried to write git's own files."""
 GRANT_HINT = ("Only the user can widen the sandbox: in this command's dialog (n: with network, u: once without "
               "the sandbox) or in their own config (agent.sandbox.write_paths, agent.sandbox.network). Do not try to "
               "get around it; ask the user, or work inside the repository (temp files go in $TMPDIR).")
@@ -46,6 +50,8 @@ def refusal_note(output: str, exit_code: int | None, confinement: Confinement) -
              if any(w in line for w in (*DENIED_WORDS, "Network is unreachable", "ENETUNREACH"))]
     if not lines:
         return None
+    if confinement.layered and any(_names_read_only(line) for line in lines):
+        return READ_ONLY_GIT
     allowed = ", ".join(p.label for p in rules.places)
     outside = _refused_paths(lines, confinement)
     if outside:
@@ -57,6 +63,12 @@ def refusal_note(output: str, exit_code: int | None, confinement: Confinement) -
         return None
     network = "" if rules.network or not rules.network_enforced else " or to reach the network (it is off)"
     return (f"sandbox: this may be the sandbox refusing a write outside {allowed}{network}. {GRANT_HINT}")
+
+
+def _names_read_only(line: str) -> bool:
+    """Whether a refusal line is about ``.git`` or ``.agent`` (read-only in the layer)."""
+    return any(f"{name}/" in line or line.rstrip().endswith(name) or f"{name}:" in line or f"{name}'" in line
+               for name in (".git", ".agent")) or "index.lock" in line
 
 
 def _refused_paths(lines: list[str], confinement: Confinement) -> list[str]:

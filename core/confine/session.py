@@ -30,18 +30,23 @@ import shutil
 import tempfile
 import threading
 from pathlib import Path
-from typing import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 from ljtui.core.childenv import child_env
 from ljtui.core.confine.rules import Place, Rules
 from ljtui.core.confine.spawn import Confinement
 from ljtui.core.confine.status import AUTO, NONE, SandboxStatus, detect
+from ljtui.core.layer.view import HomeView, home_view
 from ljtui.core.session_root import UnsafeRoot, place_refusal
+
+if TYPE_CHECKING:
+    from ljtui.core.layer.service import Layer
 
 TMP_PREFIX = "ljtui-session-"
 """Name prefix of the private temp dirs."""
 TMP_LABEL = "a private temp dir"
 REPO_LABEL = "this repository"
+LAYER_LABEL = "the layer over this repository"
 STAGING_LABEL = "the staging tree"
 
 Detect = Callable[[str], SandboxStatus]
@@ -59,6 +64,9 @@ class CommandSandbox:
         detect: finds the backend (tests inject one).
         temp_parent: where the private temp dir is made (default: the system temp dir).
         env: locates the home and ljtui's own folders (default: ``os.environ``).
+        layer: the repository's layer (:class:`~ljtui.core.layer.service.Layer`); ``None``: commands work on the
+            tree directly.
+        read_paths: ``agent.sandbox.read_paths``: further places layered commands may read.
 
     Raises:
         UnsafeRoot: ``repo_root`` is ``/``, a home folder, or holds or lies inside one of ljtui's own folders.
@@ -66,7 +74,8 @@ class CommandSandbox:
 
     def __init__(self, repo_root: Path, backend: str = AUTO, *, write_paths: Iterable[str] = (),
                  network: bool = False, pass_env: Iterable[str] = (), detect: Detect = detect,
-                 temp_parent: Path | None = None, env: Mapping[str, str] | None = None) -> None:
+                 temp_parent: Path | None = None, env: Mapping[str, str] | None = None,
+                 layer: Layer | None = None, read_paths: Iterable[str] = ()) -> None:
         self.env = env
         refusal = place_refusal(repo_root, env)
         if refusal is not None:
@@ -82,6 +91,10 @@ class CommandSandbox:
         self._temp_parent = temp_parent
         self._status: SandboxStatus | None = None
         self._tmp: Path | None = None
+        self.layer = layer
+        """The repository's layer: where it works, commands run in it (unless the user lets one leave the sandbox)."""
+        self.read_paths = tuple(read_paths)
+        """``agent.sandbox.read_paths``: what layered commands may read besides the toolchains of the home folder."""
         self._lock = threading.Lock()
 
     @property
@@ -152,6 +165,8 @@ class CommandSandbox:
         status = self.status
         real = Path(os.path.realpath(cwd))
         label = REPO_LABEL if real == self.repo_root else STAGING_LABEL if self.repo_root in real.parents else str(real)
+        if label == REPO_LABEL and self.layered:
+            label = LAYER_LABEL
         own = (Place(real, label), Place(self.tmp_dir, TMP_LABEL))
         places = (*(p for p in own if place_refusal(p.path, self.env) is None), *self.extra_places())
         return Rules(places, self.network if network is None else network, status.network_enforced)
@@ -160,11 +175,31 @@ class CommandSandbox:
         """A command's environment: ljtui's without keys or credentials (but ``agent.pass_env``), plus ``extra``."""
         return {**child_env(secrets=secrets, pass_env=self.pass_env), **(extra or {})}
 
+    @property
+    def layered(self) -> bool:
+        """Whether commands run in the repository's layer (probes it on first use: call from a thread)."""
+        return self.layer is not None and self.layer.status.layered
+
+    def layered_at(self, cwd: Path) -> bool:
+        """Whether a command working in ``cwd`` runs in the layer: the session has one and ``cwd`` is the
+        repository (a gate's staging tree is a folder of its own)."""
+        return self.layered and Path(os.path.realpath(cwd)) == self.repo_root
+
+    def home_view(self) -> HomeView:
+        """What a layered command sees of the home folder (the toolchains, and ``read_paths``)."""
+        return home_view(self.env, self.read_paths, self.repo_root)
+
     def confinement(self, rules: Rules, *, unconfined: bool = False) -> Confinement:
-        """How to start a command under ``rules``; ``unconfined`` only when the user chose it for this one."""
+        """How to start a command under ``rules``: in the layer where there is one; ``unconfined`` (only when the
+        user chose it for this one) runs it on the tree with the user's full rights."""
         status = self.status
-        if unconfined and status.confined:
-            status = SandboxStatus(NONE, "you allowed this one command without the sandbox", status.abi)
+        if unconfined:
+            if status.confined:
+                status = SandboxStatus(NONE, "you allowed this one command without the sandbox", status.abi)
+            return Confinement(status, rules, self.tmp_dir)
+        if self.layer is not None and any(place.label == LAYER_LABEL for place in rules.places):
+            return Confinement(status, rules, self.tmp_dir, layer=self.layer.command_args(self.home_view()),
+                               layer_root=self.repo_root)
         return Confinement(status, rules, self.tmp_dir)
 
     def close(self) -> None:

@@ -114,14 +114,26 @@ class Confinement:
     rules: Rules
     tmp_dir: Path
     pid_namespace: bool = True
+    layer: tuple[str, ...] = ()
+    """In layered mode: the ``bwrap`` program and the options that mount the repository's layer and the machine's
+    view (:meth:`~ljtui.core.layer.service.Layer.command_args`); the command then runs in the layer."""
+    layer_root: Path | None = None
+    """The repository the layer covers (a writable place inside it is the layer's, never bound from the tree)."""
 
     @property
     def confined(self) -> bool:
         """Whether the command runs in a sandbox."""
-        return self.status.confined
+        return self.status.confined or bool(self.layer)
+
+    @property
+    def layered(self) -> bool:
+        """Whether the command runs in the repository's layer."""
+        return bool(self.layer)
 
     def describe(self) -> str:
         """What the dialog shows: ``sandbox landlock · writes: …; network: off``, or the unsandboxed warning."""
+        if self.layered:
+            return f"in the layer · {self.rules.describe()}"
         if not self.confined:
             return "unsandboxed: this command runs with your full rights (no sandbox on this system)"
         return f"sandbox {self.status.backend} · {self.rules.describe()}"
@@ -151,6 +163,9 @@ class Confinement:
             LandlockUnavailable: the Landlock ruleset could not be built.
         """
         env = {**env, **{var: str(self.tmp_dir) for var in TEMP_VARS}}
+        if self.layer:
+            yield layered_argv(self.layer, self.rules, self.layer_root, cwd, argv), env, ()
+            return
         backend = self.status.backend
         if backend == BUBBLEWRAP:
             assert self.status.bwrap is not None
@@ -170,3 +185,17 @@ class Confinement:
                                 pid_namespace=self.pid_namespace), env, (fd, lifeline)
         finally:
             os.close(fd)
+
+
+def layered_argv(layer: tuple[str, ...], rules: Rules, repo: Path | None, cwd: Path, argv: list[str]) -> list[str]:
+    """The command line that runs ``argv`` in ``cwd`` in the layer: ``layer`` (the program and its mounts), then
+    read-write binds of the writable places outside the repository, the network off unless ``rules`` allow it."""
+    args = list(layer)
+    for path in rules.paths:
+        if repo is not None and (path == repo or repo in path.parents):
+            continue  # the layer is the repository's only writable form
+        if path.exists():
+            args += ["--bind", str(path), str(path)]
+    if not rules.network:
+        args.append("--unshare-net")
+    return [*args, "--chdir", str(cwd), "--", *argv]

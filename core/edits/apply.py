@@ -66,8 +66,9 @@ class Preview:
         for _, changes in self.chunks:
             for key, change in changes.items():
                 first = merged.get(key, change)
-                merged[key] = FileChange(key, change.real, first.before, change.after)
-        return [c for c in merged.values() if c.before != c.after]
+                mode = change.mode if change.mode is not None else first.mode
+                merged[key] = FileChange(key, change.real, first.before, change.after, mode)
+        return [c for c in merged.values() if c.before != c.after or c.mode is not None]
 
 
 def preview_plan(plan: EditPlan, root: Path, *, partial: bool = False, chunk_size: int = DEFAULT_CHUNK_SIZE,

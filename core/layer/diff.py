@@ -52,7 +52,12 @@ def _mode(side: Side) -> str:
 
 
 def _lines(data: bytes) -> list[str]:
-    return data.decode("utf-8").splitlines(keepends=True)
+    """The lines of a text file, broken at line feeds only, as git breaks them (a form feed, a lone carriage
+    return or a Unicode line separator is part of its line)."""
+    text = data.decode("utf-8")
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]
 
 
 def _hunks(before: bytes, after: bytes) -> list[str]:

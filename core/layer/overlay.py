@@ -90,6 +90,10 @@ def probe(bwrap: str | None, repo: Path, scratch_parent: Path) -> str | None:
             lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
             return f"an overlay cannot be mounted here: {lines[-1] if lines else f'exit {done.returncode}'}"
         if os.path.lexists(repo / PROBE_NAME):
+            try:
+                os.unlink(repo / PROBE_NAME)
+            except OSError:
+                pass
             return "a write in the overlay reached the repository"
         if not (upper / PROBE_NAME).is_file():
             return "a write in the overlay did not land in its upper folder"

@@ -41,6 +41,9 @@ MAX_RECORD_BYTES = 32 * 1024 * 1024
 FOLDER_MODE = 0o700
 Stamp = tuple[int, int, int, int]
 """``(inode, size, mtime_ns, ctime_ns)`` of a file in the tree."""
+UNKNOWN: Stamp = (-1, -1, -1, -1)
+"""The stamp recorded where the tree's stamp is not known (the record was lost): it matches no file, nor the
+absence of one, so the path counts as changed by the user."""
 
 
 class LayerRecordError(ValueError):

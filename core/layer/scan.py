@@ -104,7 +104,7 @@ class LayerChange:
     Attributes:
         entries: the changed paths, sorted.
         held: what the layer holds that is never delivered, each with why (``.git`` made by a command, a FIFO,
-            a file too large to read).
+            a file too large to read, a file or folder the user cannot read).
         empty_folders: folders the layer made that hold nothing (a tree cannot be given an empty folder by a diff).
     """
 
@@ -176,13 +176,17 @@ class _Scan:
         if st.st_size > MAX_FILE_BYTES:
             self.held.append((rel, f"{st.st_size} bytes: larger than {MAX_FILE_BYTES} bytes"))
             return None
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+        chunks: list[bytes] = []
         try:
-            chunks = []
-            while chunk := os.read(fd, 1 << 20):
-                chunks.append(chunk)
-        finally:
-            os.close(fd)
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+            try:
+                while chunk := os.read(fd, 1 << 20):
+                    chunks.append(chunk)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            self.held.append((rel, f"cannot be read: {exc.strerror or exc}"))
+            return None
         return Side(b"".join(chunks), stat.S_IMODE(st.st_mode))
 
     def tree_kind(self, rel: str) -> str:
@@ -214,7 +218,11 @@ class _Scan:
         """Read the upper folder at ``rel``; ``whole``: the layer's folder replaces the tree's entirely (opaque,
         or where the tree has no folder). Returns whether anything below it is a file."""
         upper = self.upper / rel if rel else self.upper
-        names = sorted(os.listdir(upper))
+        try:
+            names = sorted(os.listdir(upper))
+        except OSError as exc:  # a folder a command made unreadable: held whole, never counted empty
+            self.held.append((rel, f"cannot be read: {exc.strerror or exc}"))
+            return True
         if whole and self.tree_kind(rel) == "dir":
             for name in sorted(os.listdir(self.tree / rel)):
                 if name not in names:
@@ -272,7 +280,7 @@ def scan(upper: Path, tree: Path, *, stamps: Mapping[str, Stamp | None] | None =
         before = walker.side(tree / rel, rel) if walker.tree_kind(rel) == "file" else Side()
         if before is None or after is None:
             continue
-        if before.exists and before == after:
+        if before.exists and _same(before, after):
             continue
         kind = MODIFY if before.exists else CREATE
         entries[rel] = LayerEntry(rel, kind, before, after, ignored=rel in ignored_set)
@@ -286,6 +294,13 @@ def scan(upper: Path, tree: Path, *, stamps: Mapping[str, Stamp | None] | None =
         paired = {rel: _stale(entry, tree, stamps) for rel, entry in paired.items()}
     return LayerChange(tuple(paired[k] for k in sorted(paired)), tuple(sorted(walker.held)),
                        tuple(sorted(walker.empty)))
+
+
+def _same(before: Side, after: Side) -> bool:
+    """Whether the layer's file is the tree's as git sees it: the same bytes, kind and executable bit (other
+    permission bits travel in no diff)."""
+    return (before.data == after.data and before.link == after.link
+            and (before.link or before.executable == after.executable))
 
 
 def _moves(entries: dict[str, LayerEntry]) -> dict[str, LayerEntry]:

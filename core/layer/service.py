@@ -12,19 +12,21 @@ Every method does disk or process work: call them from a thread.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
 import sys
 import threading
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping
+from typing import AsyncIterator, Callable, Iterable, Iterator, Mapping
 
 from ljtui.core.git import run_git
 from ljtui.core.layer import overlay, replay
-from ljtui.core.layer.place import LayerPlace, LayerRecordError, _remove_tree, stamp_of
+from ljtui.core.layer.place import UNKNOWN, LayerPlace, LayerRecordError, Stamp, _remove_tree, stamp_of
+from ljtui.core.layer.view import HomeView, view_args
 from ljtui.core.layer.scan import DELETE, MOVE, LayerChange, LayerEntry, covered_paths, scan, with_ignored
 
 LAYERED, DIRECT = "layered", "direct"
@@ -161,8 +163,9 @@ class Layer:
                 held.__exit__(None, None, None)
             self._mount_lock.release()
 
-    def mount_args(self) -> list[str]:
-        """The ``bwrap`` options, after the program, that run a command in the layer (hold :meth:`holding`).
+    def mount_args(self, view: HomeView | None = None) -> list[str]:
+        """The ``bwrap`` options, after the program, that run a process in the layer (hold :meth:`holding`);
+        ``view``: hide the home folder and the machine's sockets but what it keeps (:mod:`.view`).
 
         Raises:
             LayerUnavailable: the session works directly.
@@ -170,17 +173,30 @@ class Layer:
         status = self.status
         if not status.layered or status.bwrap is None:
             raise LayerUnavailable(status.why)
-        return [*overlay.base_args(status.bwrap)[1:], *overlay.overlay_args(self.repo, self.place.upper,
-                                                                             self.place.work)]
+        hidden = view_args(view) if view is not None else []
+        return [*overlay.base_args(status.bwrap)[1:], *hidden,
+                *overlay.overlay_args(self.repo, self.place.upper, self.place.work)]
+
+    def command_args(self, view: HomeView) -> tuple[str, ...]:
+        """The ``bwrap`` program and options that run a command in the layer, seeing of the machine what
+        ``view`` keeps (for :class:`~ljtui.core.confine.spawn.Confinement`).
+
+        Raises:
+            LayerUnavailable: the session works directly.
+        """
+        return (self.status.bwrap or "bwrap", *self.mount_args(view))
 
     def record(self) -> None:
-        """Record the tree's stamp of every path the layer now covers that it did not before (hold :meth:`holding`)."""
+        """Record the tree's stamp of every path the layer now covers that it did not before (hold :meth:`holding`).
+        A record that cannot be read back is replaced by one that marks every covered path unknown: the user's
+        edits made meanwhile stay stale, never overwritten."""
+        covered = covered_paths(self.place.upper, self.repo)
         try:
             stamps = self.place.read_stamps()
         except LayerRecordError:
-            stamps = {}
-        fresh = {rel: stamp_of(self.repo / rel) for rel in covered_paths(self.place.upper, self.repo)
-                 if rel not in stamps}
+            self.place.write_stamps({rel: UNKNOWN for rel in covered})
+            return
+        fresh = {rel: stamp_of(self.repo / rel) for rel in covered if rel not in stamps}
         if fresh:
             self.place.write_stamps({**stamps, **fresh})
 
@@ -188,14 +204,9 @@ class Layer:
         """The layer's net change against the tree as it is now (hold :meth:`holding`)."""
         try:
             stamps = self.place.read_stamps()
-        except LayerRecordError:
-            stamps = {}
-            unknown = True
-        else:
-            unknown = False
+        except LayerRecordError:  # no trustworthy record: every path counts as changed by the user
+            stamps = {p: UNKNOWN for p in covered_paths(self.place.upper, self.repo)}
         change = scan(self.place.upper, self.repo, stamps=stamps)
-        if unknown:  # no trustworthy record: every path counts as changed by the user, so nothing is overwritten
-            change = scan(self.place.upper, self.repo, stamps={p: None for e in change.entries for p in e.paths})
         return with_ignored(change, self._ignored([e.path for e in change.entries if e.kind != DELETE]))
 
     def _ignored(self, paths: list[str]) -> set[str]:
@@ -221,9 +232,9 @@ class Layer:
         """
         entries = list(pending)
         try:
-            stamps = self.place.read_stamps()
+            stamps: dict[str, Stamp | None] = dict(self.place.read_stamps())
         except LayerRecordError:
-            stamps = {}
+            stamps = {p: UNKNOWN for e in entries for p in e.paths}
         if not entries:
             self.place.remove()
             return
@@ -262,16 +273,15 @@ class Layer:
             lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
             raise OSError(f"the layer could not be rebuilt: {lines[-1] if lines else f'exit {done.returncode}'}")
 
-    def settle(self, rejected: Iterable[str] = ()) -> LayerChange:
-        """After the user applied part of the change and rejected ``rejected`` (tree paths): keep only what is
-        still pending (hold :meth:`holding`). Returns what is left."""
-        refused = set(rejected)
+    def settle(self, decided: Iterable[str] = ()) -> LayerChange:
+        """After the user's decisions: every entry touching a ``decided`` path (tree paths whose blocks were
+        applied or rejected) leaves the layer, the rest stays (hold :meth:`holding`). A file with one hunk
+        applied and one rejected thus leaves whole: the tree has what the user took. Returns what is left."""
+        done = set(decided)
         change = self.change()
-        pending = [e for e in change.entries if not refused.intersection(e.paths)]
-        if len(pending) != len(change.entries) or change.held or change.empty_folders or not change.entries:
-            self.keep_only(pending)
-            return self.change()
-        return change
+        pending = [e for e in change.entries if not done.intersection(e.paths)]
+        self.keep_only(pending)  # also drops the upper folder's copies of what the tree now holds
+        return self.change()
 
     def drop(self) -> None:
         """Throw the whole layer away (hold :meth:`holding`)."""
@@ -285,3 +295,30 @@ class Layer:
             _remove_tree(self.place.upper)
             _remove_tree(self.place.work)
             os.replace(old, self.place.upper)
+
+
+@asynccontextmanager
+async def held(layer: Layer) -> AsyncIterator[None]:
+    """Hold ``layer`` alone for the body (a command's whole life), then record what it took.
+
+    Waiting for the layer happens in a thread; a cancellation while waiting still lets go of the layer once the
+    thread got it, so it is never left held.
+    """
+    hold = layer.holding()
+    entering = asyncio.ensure_future(asyncio.to_thread(hold.__enter__))
+    try:
+        await asyncio.shield(entering)
+    except asyncio.CancelledError:
+        entering.add_done_callback(lambda done: None if done.cancelled() or done.exception() is not None
+                                   else hold.__exit__(None, None, None))
+        raise
+    try:
+        yield
+    finally:
+        def leave() -> None:
+            try:
+                layer.record()
+            finally:
+                hold.__exit__(None, None, None)
+
+        await asyncio.shield(asyncio.to_thread(leave))

@@ -76,11 +76,20 @@ class ReviewService:
         """The last diff computed: block number, review version, lines, note."""
         self._shown_checked = 0
         """How many blocks were checked in the last picture emitted."""
+        self._origin = ""
+        self._decided: Callable[[set[str]], None] | None = None
+        """Told, after an apply of the change under review, every path whose blocks were decided (written, or
+        rejected): the layer lets go of them."""
 
     @property
     def active(self) -> bool:
         """True while a plan is under review."""
         return self._review is not None
+
+    @property
+    def origin(self) -> str | None:
+        """Where the change under review came from (``None``: nothing is under review)."""
+        return self._origin if self._review is not None else None
 
     def targets(self) -> set[str]:
         """Repo-relative files the plan under review touches (what a watcher should report)."""
@@ -127,6 +136,17 @@ class ReviewService:
         review.check(FIRST_CHECK_BLOCKS)
         return self._open(review, origin)
 
+    def open_decided(self, text: str, origin: str, decided: Callable[[set[str]], None]) -> bool:
+        """Put the diff ``text`` under review like :meth:`open_text`; after it is applied, ``decided`` is told the
+        paths whose blocks were written or rejected (the layer's review)."""
+        review = self._parsed(text, origin, "diff")
+        if review is None:
+            return False
+        review.check(FIRST_CHECK_BLOCKS)
+        opened = self._open(review, origin)
+        self._decided = decided
+        return opened
+
     def resume_text(self, text: str, origin: str) -> bool:
         """Put a resumed session's plan under review again only while every block still applies; a plan the
         files already hold, or one that no longer applies, is told in a notice and not opened."""
@@ -154,6 +174,8 @@ class ReviewService:
     def _open(self, review: Review, origin: str) -> bool:
         with self._lock:
             self._review = review
+            self._origin = origin
+            self._decided = None
             self._diff = None
             self._seq += 1
             self._shown_checked = review.checked
@@ -178,6 +200,7 @@ class ReviewService:
         """Drop the plan under review."""
         with self._lock:
             self._review = None
+            self._decided = None
             self._diff = None
             self._publish(())
 
@@ -251,14 +274,15 @@ class ReviewService:
 
     # --- apply -----------------------------------------------------------------
 
-    async def apply(self) -> None:
-        """Check, ask, then write the accepted blocks in one transaction."""
+    async def apply(self, *, asked: bool = True) -> None:
+        """Check, ask, then write the accepted blocks in one transaction (``asked=False``: the user already
+        answered, e.g. ``ljtui run --allow write``)."""
         prepared = await asyncio.to_thread(self._prepare_apply)
         if prepared is None:
             return
         request, numbers = prepared
-        decision = await self._ask(request)
-        if decision.choice != YES:
+        decision = await self._ask(request) if asked else None
+        if decision is not None and decision.choice != YES:
             self._sink.emit(Notice(APPLY_CANCELLED))
             return
         await asyncio.to_thread(self._apply, numbers)
@@ -297,10 +321,16 @@ class ReviewService:
             if isinstance(outcome, ApplyRefused):
                 self._refuse(outcome)
                 return
+            decided = self._decided
             if outcome.result.files:
                 self._review = None
+                self._decided = None
             self._publish(())  # the closed review first: a view moves on from it before the result shows
             self._sink.emit(R.ApplyFinished(outcome.result.to_dict(), len(outcome.preview.plan.blocks)))
+            if decided is not None and outcome.result.files:
+                written = set(outcome.result.files)
+                decided({key for rb in review.blocks for key in rb.keys
+                         if not rb.accepted or set(rb.keys) <= written})
             if outcome.result.files:
                 self._resync(outcome.preview.plan.declarations, outcome.result.files)
 

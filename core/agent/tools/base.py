@@ -49,6 +49,16 @@ def int_arg(args: dict[str, Any], name: str, *, minimum: int, maximum: int) -> i
     return value
 
 
+def bool_arg(args: dict[str, Any], name: str) -> bool:
+    """An optional true/false argument (absent: false)."""
+    value = args.get(name)
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise ToolError(f"argument '{name}' must be true or false, got {value!r:.40}")
+    return value
+
+
 def failed(message: str) -> ToolResult:
     """A failed call: the model reads the whole message, the UI its first line."""
     return ToolResult(False, f"error: {message}", message.splitlines()[0][:160] if message else "error")

@@ -17,7 +17,9 @@ the sandbox refused something (with how the user can grant it).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import signal
+from contextlib import AbstractAsyncContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +27,12 @@ from ljtui.core.agent.command_rules import check_line
 from ljtui.core.agent.danger import danger_of
 from ljtui.core.agent.permissions import CommandFacts, Permissions
 from ljtui.core.agent.shell import NOT_STARTED, ShellResult, run_command
-from ljtui.core.agent.tools.base import failed, int_arg, text_arg
+from ljtui.core.agent.tools.base import bool_arg, failed, int_arg, text_arg
 from ljtui.core.confine.refusal import refusal_note
 from ljtui.core.confine.rules import Rules
 from ljtui.core.confine.session import CommandSandbox
+from ljtui.core.confine.spawn import Confinement
+from ljtui.core.layer.service import DIRECT_WORDS, held
 from ljtui.core.confine.status import SandboxStatus
 from ljtui.core.display import shown
 from ljtui.core.events import ToolOutput
@@ -52,13 +56,19 @@ async def bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     timeout = float(asked) if asked is not None else limit
     permissions: Permissions = require(ctx.services.permissions, "permissions")
     sandbox: CommandSandbox = require(ctx.services.sandbox, "sandbox")
-    rules = await asyncio.to_thread(sandbox.rules, ctx.root)  # finds (and self-tests) the sandbox on first use
+    wants_network = bool_arg(args, "network")
+    # finds (and self-tests) the sandbox and the layer on first use
+    rules, layered = await asyncio.to_thread(lambda: (sandbox.rules(ctx.root), sandbox.layered_at(ctx.root)))
     danger, facts = await asyncio.to_thread(command_facts, command, ctx.root, permissions.policy.allow_commands,
                                             sandbox.status, rules)
-    title = "Run this command?" if sandbox.status.confined else "Run this command unsandboxed?"
+    quiet = layered and ctx.config.agent.ask_commands == "layered" and not wants_network
+    facts = dataclasses.replace(facts, confined=facts.confined or layered, layered=quiet)
+    title = "Run this command?" if facts.confined else "Run this command unsandboxed?"
+    if wants_network:
+        title = "Run this command with the network?"
     answer = await permissions.request(tool="bash", subject=command, title=title,
                                        lines=request_lines(command, ctx.root, timeout, asked is None,
-                                                           sandbox_line(sandbox.status, rules)),
+                                                           sandbox_line(sandbox.status, rules, layered)),
                                        turn=ctx.turn, call_id=ctx.call_id, agent=ctx.agent, danger=danger,
                                        command=facts)
     if not answer.allowed:
@@ -74,13 +84,21 @@ async def bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     secrets = [ctx.config.provider.api_key] if ctx.config.provider.api_key else []
     env = sandbox.environment(secrets, dict(ctx.services.command_env))
     try:
-        async with watched(ctx.services.git_guard, described(command)) as watch:
+        async with watched(ctx.services.git_guard, described(command)) as watch, in_layer(sandbox, confinement):
             result = await run_command(command, ctx.root, confinement=confinement, timeout=timeout,
                                        on_output=stream, cancelled=ctx.cancelled, env=env)
     except OSError as exc:
         raise ToolError(f"cannot start /bin/bash in {ctx.root}: {exc.strerror or exc}") from None
     return report(result, timeout, asked is None, refusal_note(result.output, result.exit_code, confinement),
                   watch.report)
+
+
+def in_layer(sandbox: CommandSandbox, confinement: Confinement) -> AbstractAsyncContextManager[None]:
+    """Hold the session's layer for a layered command's whole life (nothing else mounts or changes it meanwhile);
+    nothing for a command on the tree."""
+    if confinement.layered and sandbox.layer is not None:
+        return held(sandbox.layer)
+    return nullcontext()
 
 
 def command_facts(command: str, root: Path, allow_commands: tuple[str, ...], status: SandboxStatus,
@@ -94,11 +112,14 @@ def command_facts(command: str, root: Path, allow_commands: tuple[str, ...], sta
     return danger, facts
 
 
-def sandbox_line(status: SandboxStatus, rules: Rules) -> str:
-    """The dialog's sandbox line: ``sandbox landlock · writes: …; network: off`` or ``unsandboxed …``."""
+def sandbox_line(status: SandboxStatus, rules: Rules, layered: bool = False) -> str:
+    """The dialog's sandbox line: ``in the layer · writes: …; network: off``, ``sandbox landlock · writes: …;
+    network: off · changes are written to your files directly`` or ``unsandboxed …``."""
+    if layered:
+        return f"in the layer · {rules.describe()}"
     if not status.confined:
-        return f"unsandboxed: {status.why}"
-    return f"sandbox {status.backend} · {rules.describe()}"
+        return f"unsandboxed: {status.why} · {DIRECT_WORDS}"
+    return f"sandbox {status.backend} · {rules.describe()} · {DIRECT_WORDS}"
 
 
 def request_lines(command: str, root: Path, timeout: float, from_config: bool, sandbox: str = "") -> list[str]:

@@ -52,7 +52,7 @@ def test_ljtui_plan_reads_the_users_config(repo: Path, tmp_path: Path, isolated_
                                            capsys: pytest.CaptureFixture[str]) -> None:
     prepare(repo)
     if allowed:
-        (isolated_env / "ljtui").mkdir()
+        (isolated_env / "ljtui").mkdir(exist_ok=True)
         (isolated_env / "ljtui" / "config.yaml").write_text(yaml.safe_dump(
             {"security": {"allow_secret_files": [".env.local"]}, "planner": {"prompt_budget_tokens": BUDGET}}))
     model = tmp_path / "model.yaml"
