@@ -109,7 +109,7 @@ def gather(root: Any, overrides: dict[str, object]) -> dict[str, Any]:
                              pass_env=loaded.config.agent.pass_env, layer=layer, read_paths=settings.read_paths)
     try:
         status = sandbox.status
-        rules = sandbox.rules(root)
+        rules = sandbox.rules(root, layered=True)
         allows = rules.describe() if status.confined or sandbox.layered else "everything you may do"
         view = sandbox.home_view()
     finally:

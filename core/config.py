@@ -50,6 +50,8 @@ LAYER_CHOICES: tuple[str, ...] = ("auto", "on", "off")
 """Values of ``agent.layer``."""
 ASK_COMMANDS_CHOICES: tuple[str, ...] = ("layered", "always")
 """Values of ``agent.ask_commands``."""
+SWITCHES: dict[str, dict[bool, str]] = {"agent.layer": {True: "on", False: "off"}}
+"""Text settings whose ``on``/``off`` YAML reads as booleans."""
 CHOICES: dict[str, tuple[str, ...]] = {"provider.name": PROVIDER_NAMES, "agent.routing": ROUTING_CHOICES,
                                        "agent.layer": LAYER_CHOICES, "agent.ask_commands": ASK_COMMANDS_CHOICES}
 """Keys whose value must be one of a fixed set."""
@@ -350,6 +352,8 @@ def _apply_key(loaded: LoadedConfig, dotted: str, value: Any, origin: str, layer
     meta = next(f.metadata for f in dataclasses.fields(section) if f.name == key)
     if layer == FROM_REPO_FILE and not _repo_may_set(loaded, dotted, value, meta.get("scope", TRUSTED), origin):
         return
+    if dotted in SWITCHES and isinstance(value, bool):
+        value = SWITCHES[dotted][value]  # YAML reads a bare on/off as true/false
     try:
         coerced = coerce(value, hints[key])
     except ValueError as exc:

@@ -212,7 +212,8 @@ class Engine:
 
         sandbox = self.sandbox
         status = sandbox.status
-        allows = sandbox.rules(self.repo_root).describe() if status.confined else "everything you may do"
+        allows = (sandbox.rules(self.repo_root, layered=True).describe() if status.confined or sandbox.layered
+                  else "everything you may do")
         layer = sandbox.layer.status if sandbox.layer is not None else None
         self.sink.emit(SandboxChecked(status.backend, status.confined, status.why, allows,
                                       layer.mode if layer is not None else "direct",

@@ -33,8 +33,10 @@ _FUNCTION_KEY = re.compile(r"f\d+")
 
 
 def demo_settings(demo: DemoRepo, chunk_delay: float = DEMO_CHUNK_DELAY) -> dict[str, Any]:
-    """The configuration keys the demo sets over every other layer: its recorded model."""
-    return {"provider.name": "scripted", "provider.script": str(demo.script), "provider.chunk_delay": chunk_delay}
+    """The configuration keys the demo sets over every other layer: its recorded model, and no copy-on-write layer
+    (the tour works on its own copy of the sample project, and its recording shows each command's dialog)."""
+    return {"provider.name": "scripted", "provider.script": str(demo.script), "provider.chunk_delay": chunk_delay,
+            "agent.layer": "off"}
 
 
 def key_names(keymap: Mapping[str, str]) -> dict[str, str]:

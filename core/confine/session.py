@@ -156,16 +156,17 @@ class CommandSandbox:
                     refused.append((text, refusal.reason))
         return refused
 
-    def rules(self, cwd: Path, *, network: bool | None = None) -> Rules:
+    def rules(self, cwd: Path, *, network: bool | None = None, layered: bool = False) -> Rules:
         """The rules of a command working in ``cwd``: writes below ``cwd`` (the repository, a staging tree
         inside it, or an MCP server's own folder), the private temp dir and the user's write paths
-        (``network``: ``None`` means the session's setting). A folder commands may never write
+        (``network``: ``None`` means the session's setting; ``layered``: a command that runs in the layer, whose
+        repository place is the layer's). A folder commands may never write
         (:func:`~ljtui.core.session_root.place_refusal`) is left out, whoever asked for it.
         Finds the backend on first use: call from a thread."""
         status = self.status
         real = Path(os.path.realpath(cwd))
         label = REPO_LABEL if real == self.repo_root else STAGING_LABEL if self.repo_root in real.parents else str(real)
-        if label == REPO_LABEL and self.layered:
+        if label == REPO_LABEL and layered and self.layered:
             label = LAYER_LABEL
         own = (Place(real, label), Place(self.tmp_dir, TMP_LABEL))
         places = (*(p for p in own if place_refusal(p.path, self.env) is None), *self.extra_places())
@@ -189,15 +190,16 @@ class CommandSandbox:
         """What a layered command sees of the home folder (the toolchains, and ``read_paths``)."""
         return home_view(self.env, self.read_paths, self.repo_root)
 
-    def confinement(self, rules: Rules, *, unconfined: bool = False) -> Confinement:
-        """How to start a command under ``rules``: in the layer where there is one; ``unconfined`` (only when the
-        user chose it for this one) runs it on the tree with the user's full rights."""
+    def confinement(self, rules: Rules, *, unconfined: bool = False, layered: bool = False) -> Confinement:
+        """How to start a command under ``rules``: ``layered`` (a ``bash`` command) in the layer where there is one
+        and the command works in the repository; ``unconfined`` (only when the user chose it for this one) runs it
+        on the tree with the user's full rights."""
         status = self.status
         if unconfined:
             if status.confined:
                 status = SandboxStatus(NONE, "you allowed this one command without the sandbox", status.abi)
             return Confinement(status, rules, self.tmp_dir)
-        if self.layer is not None and any(place.label == LAYER_LABEL for place in rules.places):
+        if layered and self.layer is not None and any(place.label == LAYER_LABEL for place in rules.places):
             return Confinement(status, rules, self.tmp_dir, layer=self.layer.command_args(self.home_view()),
                                layer_root=self.repo_root)
         return Confinement(status, rules, self.tmp_dir)

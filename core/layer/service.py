@@ -248,7 +248,7 @@ class Layer:
             ops.append(("put", entry.path))
         old = self.place.folder / OLD_UPPER
         os.replace(self.place.upper, old)
-        _remove_tree(self.place.work)
+        self.place.discard(self.place.work)
         self.place.ensure()
         try:
             self._replay(old, ops)
@@ -258,8 +258,7 @@ class Layer:
             os.replace(old, self.place.upper)
             self.place.work.mkdir(mode=0o700)
             raise
-        os.replace(old, self.place.folder / GONE_UPPER)
-        _remove_tree(self.place.folder / GONE_UPPER)
+        self.place.discard(old)
         kept = {p for e in entries for p in e.paths}
         self.place.write_stamps({p: s for p, s in stamps.items() if p in kept})
 
@@ -288,13 +287,14 @@ class Layer:
         self.place.remove()
 
     def _recover(self) -> None:
-        """Undo a rebuild a crash interrupted: the old upper folder is the layer."""
-        _remove_tree(self.place.folder / GONE_UPPER)
+        """Undo a rebuild a crash interrupted (the old upper folder is the layer), and empty the trash."""
+        self.place.discard(self.place.folder / GONE_UPPER)
         old = self.place.folder / OLD_UPPER
         if old.is_dir():
-            _remove_tree(self.place.upper)
-            _remove_tree(self.place.work)
+            self.place.discard(self.place.upper)
+            self.place.discard(self.place.work)
             os.replace(old, self.place.upper)
+        self.place.empty_trash()
 
 
 @asynccontextmanager

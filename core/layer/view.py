@@ -6,7 +6,7 @@ model. It sees the system's programs and libraries (read-only), its own
 temp dir, the repository through the layer, and:
 
 * of the home folder, only the toolchains the user's environment uses:
-  each ``PATH`` entry below home (the folder above a ``bin`` entry, so a
+  each ``PATH`` entry below home or a hidden folder (the folder above a ``bin`` entry, so a
   virtual environment or ``~/.cargo`` comes whole) and the language
   folders :data:`TOOLCHAIN_NAMES` names when they exist, read-only; plus
   what ``agent.sandbox.read_paths`` in the user's config grants;
@@ -56,20 +56,25 @@ def _inside(path: Path, folder: Path) -> bool:
 
 def home_view(env: Mapping[str, str] | None = None, read_paths: Iterable[str] = (),
               repo: Path | None = None) -> HomeView:
-    """The home folder's view for layered commands, from the environment's ``HOME`` and ``PATH``."""
+    """The home folder's view for layered commands, from the environment's ``HOME`` and ``PATH`` (a ``PATH`` entry
+    in a hidden folder, a virtual environment in ``/tmp`` say, stays visible too)."""
     env = os.environ if env is None else env
     text = env.get("HOME") or ""
     home = Path(os.path.realpath(text)) if text and os.path.isabs(text) else None
     visible: dict[Path, str] = {}
+    hidden = [Path(f) for f in HIDDEN_FOLDERS]
     if home is not None and home != Path("/"):
-        for entry in (env.get("PATH") or "").split(os.pathsep):
-            if not entry or not os.path.isabs(entry):
-                continue
-            real = Path(os.path.realpath(entry))
-            if not _inside(real, home) or real == home or not real.is_dir():
-                continue
-            whole = real.parent if real.name == "bin" and real.parent != home else real
-            visible.setdefault(whole, f"on PATH ({entry})")
+        hidden.append(home)
+    for entry in (env.get("PATH") or "").split(os.pathsep):
+        if not entry or not os.path.isabs(entry):
+            continue
+        real = Path(os.path.realpath(entry))
+        under = next((h for h in hidden if _inside(real, h) and real != h), None)
+        if under is None or not real.is_dir():
+            continue
+        whole = real.parent if real.name == "bin" and real.parent != under else real
+        visible.setdefault(whole, f"on PATH ({entry})")
+    if home is not None and home != Path("/"):
         for name in TOOLCHAIN_NAMES:
             path = home / name
             if path.is_dir() and not path.is_symlink():
@@ -91,8 +96,8 @@ def view_args(view: HomeView) -> list[str]:
             args += ["--tmpfs", folder]
     if view.home is not None and view.home.is_dir():
         args += ["--tmpfs", str(view.home)]
-        for path, _why in view.visible:
-            args += ["--ro-bind-try", str(path), str(path)]
+    for path, _why in view.visible:
+        args += ["--ro-bind-try", str(path), str(path)]
     for path in view.granted:
         args += ["--ro-bind-try", str(path), str(path)]
     return args

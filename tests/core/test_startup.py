@@ -27,6 +27,7 @@ def prepared(repo: Path) -> dict[str, list[str]]:
 
 
 def test_a_start_with_no_config_or_theme_file_imports_no_yaml_trust_or_provider_types(git_repo: Path) -> None:
+    (Path(os.environ["XDG_CONFIG_HOME"]) / "ljtui" / "config.yaml").unlink()
     result = prepared(git_repo)
     assert result["imported"] == []
     assert result["themes"] == ["ljtui/themes/dark", "ljtui/themes/high-contrast", "ljtui/themes/light"]
@@ -35,7 +36,7 @@ def test_a_start_with_no_config_or_theme_file_imports_no_yaml_trust_or_provider_
 
 def test_a_user_theme_file_is_read_after_the_bundled_themes(git_repo: Path) -> None:
     themes = Path(os.environ["XDG_CONFIG_HOME"]) / "ljtui" / "themes"
-    themes.mkdir(parents=True)
+    themes.mkdir(parents=True, exist_ok=True)
     (themes / "mine.yaml").write_text("name: mine\nprimary: '#ff0000'\n", encoding="utf-8")
     result = prepared(git_repo)
     assert result["themes"][-1] == str(themes / "mine.yaml")

@@ -58,7 +58,8 @@ async def bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     sandbox: CommandSandbox = require(ctx.services.sandbox, "sandbox")
     wants_network = bool_arg(args, "network")
     # finds (and self-tests) the sandbox and the layer on first use
-    rules, layered = await asyncio.to_thread(lambda: (sandbox.rules(ctx.root), sandbox.layered_at(ctx.root)))
+    rules, layered = await asyncio.to_thread(lambda: (sandbox.rules(ctx.root, layered=True),
+                                                      sandbox.layered_at(ctx.root)))
     danger, facts = await asyncio.to_thread(command_facts, command, ctx.root, permissions.policy.allow_commands,
                                             sandbox.status, rules)
     quiet = layered and ctx.config.agent.ask_commands == "layered" and not wants_network
@@ -76,7 +77,7 @@ async def bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if answer.network_for_session:
         sandbox.network_session = True
     confinement = sandbox.confinement(rules.with_network(rules.network or answer.network),
-                                      unconfined=answer.unconfined)
+                                      unconfined=answer.unconfined, layered=layered)
 
     def stream(text: str) -> None:
         ctx.emit(ToolOutput(ctx.turn, ctx.call_id, text, ctx.agent))
