@@ -110,7 +110,7 @@ class Engine:
                                      memory=self.services.memory, after_build=self.session_gates.restore,
                                      layered=lambda: sandbox.layered)
         root = ToolRoot(repo_root, self.services, settings=self.settings, clock=self.clock,
-                        staging=self.session_gates.staging_root)
+                        staging=self.session_gates.staging_root, layer=sandbox.layer)
         self.tool_runner = ToolRunner(self.settings, self.sink, self.tools, root)
         self.kit = AgentKit(repo_root, self.settings, self.sink, self.turn_counter, self.model, self.tool_runner,
                             self.context, self.session_gates.tail, self.ask, self.services.permissions,
@@ -426,6 +426,7 @@ class Engine:
     async def aclose(self) -> None:
         """Stop the MCP servers; close the session log, the sandbox's temp dir and the provider's connections."""
         await self.mcp.stop()
+        await asyncio.to_thread(self.tool_runner.root.close)
         await asyncio.to_thread(self.session_log.close)
         await asyncio.to_thread(self.sandbox.close)
         await self.model.aclose()

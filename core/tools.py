@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from ljtui.core.gates.release import Delivery
     from ljtui.core.gates.service import GateService
     from ljtui.core.gitguard.guard import GitSettingsGuard
+    from ljtui.core.layer.tools import LayerOutline, LayerReader, LayerTools
     from ljtui.core.outline.repo_outline import RepoOutline
     from ljtui.core.planner.tools import ReadOnlyTools
     from ljtui.core.playbooks.service import PlaybookService
@@ -70,9 +71,10 @@ class ToolServices:
     Attributes:
         permissions: asks the user before a write, a command or a memory save.
         writer: the one write path (transactions, undo).
-        reader: the read-only file tools shared with the planner.
+        reader: the read-only file tools shared with the planner (in the layer: its tool host's).
         sandbox: where commands run.
-        outline: the repository outline (``get_outline``, ``find_symbol``, the system prompt).
+        outline: the repository outline (``get_outline``, ``find_symbol``, the system prompt; in the layer: its
+            tool host's).
         memory: the long-term memory store.
         playbooks: the session's playbook library.
         gates: the gate controls of the session.
@@ -80,19 +82,22 @@ class ToolServices:
         command_env: variables added to a command's environment where the tools work (a staging tree's git
             ceiling).
         git_guard: watches git's executable settings around every command.
+        layer_tools: the layer's tool host, when the session works in a layer: the write tools run there, so they
+            write in the layer what commands see (``None``: they write the user's files through ``writer``).
     """
 
     permissions: Permissions | None = None
     writer: AgentWriter | None = None
-    reader: ReadOnlyTools | None = None
+    reader: ReadOnlyTools | LayerReader | None = None
     sandbox: CommandSandbox | None = None
-    outline: RepoOutline | None = None
+    outline: RepoOutline | LayerOutline | None = None
     memory: MemoryStore | None = None
     playbooks: PlaybookService | None = None
     gates: GateControls | None = None
     session_id: Callable[[], str | None] | None = None
     command_env: Mapping[str, str] = field(default_factory=dict)
     git_guard: GitSettingsGuard | None = None
+    layer_tools: LayerTools | None = None
 
 
 def require(value: T | None, name: str) -> T:

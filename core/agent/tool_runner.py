@@ -29,6 +29,7 @@ class ToolRunner:
                   agent: str = AGENT_CHAT) -> ToolResultBlock:
         """Run one tool call of ``agent`` (from ``tools``, default the session's), reported as events."""
         self._sink.emit(ToolCallStarted(turn, call.id, call.name, dict(call.input), agent))
+        await self.root.prepare()
         outcome = await (tools or self.tools).call(call.name, call.input, self.context(turn, call.id, agent))
         self._sink.emit(ToolCallFinished(turn, call.id, call.name, outcome.ok, outcome.summary, agent,
                                          shown_output(outcome.content)))

@@ -10,4 +10,6 @@ patcher's transaction, when the user applies it:
 * :mod:`.diff` — that change as a git diff, which the review reads like any other change;
 * :mod:`.replay` — rebuilding the upper folder from what is still pending;
 * :mod:`.service` — :class:`~.service.Layer`, the one object the others are given.
+* :mod:`.tools` — the file tools of a layered session, answered by a tool host in the layer
+  (:mod:`.host`, started and asked by :mod:`.host_process` through :mod:`.host_protocol`).
 """

@@ -37,6 +37,8 @@ LAYER_CHOICES = ("auto", "on", "off")
 OLD_UPPER, GONE_UPPER = "upper.old", "upper.gone"
 REPLAY_TIMEOUT_SECONDS = 120.0
 CHECK_IGNORE_CHUNK = 2000
+HOLD_POLL_SECONDS = 0.05
+"""How often a wait for the layer stops the tool host again (one that started meanwhile)."""
 
 
 class LayerUnavailable(RuntimeError):
@@ -128,15 +130,16 @@ class Layer:
         while True:
             stopper = self._stopper
             if stopper is not None:
-                stopper()
-            with self._mount_lock:
-                if self._stopper is not None and self._stopper is not stopper:
-                    continue  # a host started while this waited: stop it too
-                with self.place.locked():
-                    self._recover()
-                    self.place.ensure()
-                    yield self.place
-                return
+                stopper()  # a host started meanwhile is stopped on the next round
+            if self._mount_lock.acquire(timeout=HOLD_POLL_SECONDS):
+                break
+        try:
+            with self.place.locked():
+                self._recover()
+                self.place.ensure()
+                yield self.place
+        finally:
+            self._mount_lock.release()
 
     def host_acquire(self, stop: Callable[[], None]) -> None:
         """Take the layer for the tool host, whose ``stop`` ends it (:meth:`holding` calls it to take the layer

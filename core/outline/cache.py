@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ljtui.core.outline.cache_place import cache_place
+from ljtui.core.outline.cache_place import cache_place, pinned_folder
 from ljtui.core.outline.model import ROWS_PATTERN
 from ljtui.core.outline.parse import MAX_FILE_BYTES, STATUSES, Entry
 from ljtui.core.outline.files import LANGUAGES, MAX_FILES
@@ -130,12 +130,14 @@ def owner_of(root: Path) -> list[int]:
 
     A cache committed to a repository, or copied along with it, was written
     for another folder: it is ignored, so no entry of it is believed (not
-    even one whose content hash matches a file).
+    even one whose content hash matches a file). A process whose caches are
+    pinned to a folder (:func:`~ljtui.core.outline.cache_place.pin_folder`)
+    sees its root through a mount of its own: that folder ties them instead.
 
     Raises:
         OSError: the root cannot be examined.
     """
-    st = os.stat(root)
+    st = os.stat(pinned_folder() or root)
     return [st.st_dev, st.st_ino]
 
 

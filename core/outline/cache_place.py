@@ -16,6 +16,11 @@ outline is built from the files.
 The answer is remembered per root while the files it depends on (the git
 index, the ignore files, the git config, the root itself) keep their stat
 signature, so a warm outline costs no git call.
+
+A process may pin its caches to one folder (:func:`pin_folder`): the
+layer's tool host does, since ``.agent`` is read-only in the layer, and
+the repository it sees is a new mount (a new device number) each time the
+host starts, which would make every cache keyed by it a stranger.
 """
 
 from __future__ import annotations
@@ -72,6 +77,8 @@ NOWHERE = CachePlace(source=UNKNOWN, usable=False)
 """git cannot tell whether the cache would show in the user's status: no cache is read or written."""
 
 
+_PINNED: list[Path] = []
+"""The folder this process keeps every outline cache in, when :func:`pin_folder` set one."""
 _MEMO: dict[str, tuple[tuple[object, ...], CachePlace]] = {}
 """Answers by root (and cache dir and names), with the stat signature they rest on."""
 _MEMO_LOCK = threading.Lock()
@@ -91,6 +98,8 @@ def cache_place(root: Path, names: tuple[str, ...], *, writing: bool,
         StateDirUnsafe: ``.agent`` or its ``.gitignore`` is a symlink (only when ``writing``).
         OSError: ``.agent/.gitignore`` could not be written (only when ``writing``).
     """
+    if _PINNED:
+        return CachePlace(pinned_cache_folder(root), GIT)
     memo_key = f"{root}\0{user_cache_dir(env)}\0{' '.join(names)}"
     with _MEMO_LOCK:
         known = _MEMO.get(memo_key)
@@ -103,6 +112,29 @@ def cache_place(root: Path, names: tuple[str, ...], *, writing: bool,
             with _MEMO_LOCK:
                 _MEMO[memo_key] = (signature, answer)
     return answer
+
+
+def pin_folder(folder: Path) -> None:
+    """Keep every outline cache of this process below ``folder`` (made when missing), whatever git says, keyed by
+    the root's path alone (for a process that sees its repository through a mount of its own: the layer's tool
+    host).
+
+    Raises:
+        OSError: the folder cannot be made.
+    """
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _PINNED[:] = [folder]
+
+
+def pinned_folder() -> Path | None:
+    """The folder :func:`pin_folder` set, if any."""
+    return _PINNED[0] if _PINNED else None
+
+
+def pinned_cache_folder(root: Path) -> Path:
+    """The folder of ``root``'s cache below the pinned folder."""
+    key = hashlib.sha256(os.fsencode(os.path.realpath(root))).hexdigest()
+    return _PINNED[0] / key[:KEY_CHARS]
 
 
 def user_cache_folder(root: Path, env: Mapping[str, str] | None = None) -> Path:

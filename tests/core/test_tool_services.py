@@ -20,6 +20,7 @@ from ljtui.core.events import Event
 from ljtui.core.gates.release import Delivery
 from ljtui.core.gates.service import GateService
 from ljtui.core.gitguard.guard import GitSettingsGuard
+from ljtui.core.layer.tools import LayerOutline, LayerReader, LayerTools
 from ljtui.core.planner.tools import ReadOnlyTools
 from ljtui.core.playbooks.service import PlaybookService
 from ljtui.core.tools import GateControls, ToolContext, ToolServices
@@ -27,7 +28,8 @@ from ljtui.core.tools import GateControls, ToolContext, ToolServices
 REAL_TYPES = {"MemoryStore": MemoryStore, "Permissions": Permissions, "RepoOutline": RepoOutline,
               "AgentWriter": AgentWriter, "CommandSandbox": CommandSandbox, "Delivery": Delivery,
               "GateService": GateService, "ReadOnlyTools": ReadOnlyTools, "PlaybookService": PlaybookService,
-              "Config": Config, "Event": Event, "GitSettingsGuard": GitSettingsGuard}
+              "Config": Config, "Event": Event, "GitSettingsGuard": GitSettingsGuard, "LayerReader": LayerReader,
+              "LayerOutline": LayerOutline, "LayerTools": LayerTools}
 """The classes :mod:`ljtui.core.tools` names only for type checkers."""
 
 
@@ -73,9 +75,10 @@ def test_a_context_starts_with_no_collaborators_and_has_no_lookup_by_name(tmp_pa
 
 def test_every_collaborator_has_its_own_type() -> None:
     hints = typing.get_type_hints(ToolServices, vars(tools_module), REAL_TYPES)
-    expected = {"permissions": Permissions, "writer": AgentWriter, "reader": ReadOnlyTools,
-                "sandbox": CommandSandbox, "outline": RepoOutline, "memory": MemoryStore,
-                "playbooks": PlaybookService, "gates": GateControls, "git_guard": GitSettingsGuard}
+    expected = {"permissions": Permissions, "writer": AgentWriter, "reader": ReadOnlyTools | LayerReader,
+                "sandbox": CommandSandbox, "outline": RepoOutline | LayerOutline, "memory": MemoryStore,
+                "playbooks": PlaybookService, "gates": GateControls, "git_guard": GitSettingsGuard,
+                "layer_tools": LayerTools}
     for name, kind in expected.items():
         assert hints[name] == kind | None, name
     for field in dataclasses.fields(ToolServices):

@@ -2,23 +2,29 @@
 
 One implementation with the read-only planner (:class:`~ljtui.core.planner.tools.ReadOnlyTools`):
 the same sandbox, secret-file policy, regex guard, RE2/ripgrep engines and
-limits, so the agent and the planner read the repository the same way.
+limits, so the agent and the planner read the repository the same way. In
+a layered session the same code runs in the layer's tool host
+(:class:`~ljtui.core.layer.tools.LayerReader`), so the tools read what
+commands see.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ljtui.core.agent.tools.base import int_arg, text_arg
 from ljtui.core.planner.tools import ReadOnlyTools
 from ljtui.core.tools import Tool, ToolContext, ToolResult, require
 from ljtui.core.agent.tools.specs.files import GREP_FILES, LIST_FILES, READ_FILE
 
+if TYPE_CHECKING:
+    from ljtui.core.layer.tools import LayerReader
+
 MAX_LINE = 10_000_000
 
 
-def _reader(ctx: ToolContext) -> ReadOnlyTools:
+def _reader(ctx: ToolContext) -> ReadOnlyTools | LayerReader:
     return require(ctx.services.reader, "reader")
 
 
