@@ -185,6 +185,7 @@ class LjtuiAgent:
                                               lambda: prepare(root, env, overrides).config)
             await engine.start_mcp()
         await engine.handle_message(text)
+        await take_layer(engine)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self.sessions.get(session_id)
@@ -268,3 +269,12 @@ def prompt_text(blocks: list[Any]) -> str:
         elif isinstance(block, ResourceContentBlock):
             parts.append(f"[{block.name}]({block.uri})")
     return "\n".join(parts)
+
+
+async def take_layer(engine: Engine) -> None:
+    """After a turn in the layer: ask the editor once whether to apply its net change (the apply's own question,
+    naming every file and block); a no leaves it in the layer (`ljtui layer diff` shows it)."""
+    from ljtui.core.layer.review import ORIGIN
+
+    if engine.review.origin == ORIGIN:
+        await engine.review.apply()

@@ -36,3 +36,8 @@ async def take_layer(engine: Engine, *, take: bool, say: Callable[[str], None]) 
         say("the change stays in the layer: `ljtui layer diff` shows it, `ljtui layer apply` takes it")
         return
     await review.apply(asked=False)
+    if review.origin == ORIGIN:
+        say("the layer's change was not applied (the lines above say why); it stays in the layer: "
+            "`ljtui layer diff` shows it")
+    else:
+        say("applied the layer's change to your files (`ljtui undo` reverts it)")
