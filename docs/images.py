@@ -25,6 +25,7 @@ SOURCES: dict[str, tuple[str, str]] = {
     "review.svg": ("test_snapshots", "test_diff_pane_accepted_rejected_stale[120x40]"),
     "demo.svg": ("test_demo", "test_first_screen_with_the_plan_under_review[120x40]"),
     "permission.svg": ("test_agent_in_app", "test_permission_dialog_with_a_diff[120x40]"),
+    "layer.svg": ("test_layer_review", "test_snapshot_of_a_commands_deletions_and_the_ignored_build_output"),
     "task-plan.svg": ("test_plan_pane_snapshots", "test_a_plan_awaiting_approval[120x40]"),
     "gate-check.svg": ("test_gates_pane_snapshots", "test_a_failed_check_s_command_and_output_expanded[120x40]"),
 }

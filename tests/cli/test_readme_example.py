@@ -38,8 +38,12 @@ def test_the_agent_example_reads_edits_runs_and_is_undone(tmp_path: Path) -> Non
     edited, _, undone = proc.stdout.partition("reverted greet.py\n")
     assert 'def greet():\n    return "hello"\n' in edited
     assert undone == 'def greet():\n    return "hi"\n'
-    for line in ("[tool read_file: ok: greet.py lines 1-2 of 2]", "[edit_file: allow (policy)]",
-                 "[tool edit_file: ok: wrote greet.py]", "[bash: allow (policy)]", "hello\n[tool bash: ok: exit 0"):
+    if "[tool edit_file: ok: wrote greet.py in the layer]" in proc.stderr:  # where an overlay can be mounted
+        expected: tuple[str, ...] = ("[tool edit_file: ok: wrote greet.py in the layer]", "[bash: allow (layer)]",
+                                     "ljtui run: applied the layer's change to your files")
+    else:
+        expected = ("[edit_file: allow (policy)]", "[tool edit_file: ok: wrote greet.py]", "[bash: allow (policy)]")
+    for line in ("[tool read_file: ok: greet.py lines 1-2 of 2]", "hello\n[tool bash: ok: exit 0", *expected):
         assert line in proc.stderr, proc.stderr
     [scratch] = (tmp_path / "tmp").iterdir()
     status = subprocess.run(["git", "status", "--porcelain"], cwd=scratch, capture_output=True, text=True).stdout
