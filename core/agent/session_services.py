@@ -45,8 +45,10 @@ def session_sandbox(config: Config, root: Path) -> CommandSandbox:
     from ljtui.core.confine.session import CommandSandbox
 
     from ljtui.core.layer.service import Layer
+    from ljtui.core.secret_files import SecretFiles
 
     sandbox = config.agent.sandbox
     return CommandSandbox(root, sandbox.backend, write_paths=sandbox.write_paths, network=sandbox.network,
                           pass_env=config.agent.pass_env, layer=Layer(root, config.agent.layer),
-                          read_paths=sandbox.read_paths)
+                          read_paths=sandbox.read_paths,
+                          secrets=SecretFiles.allowing(config.security.allow_secret_files))

@@ -23,7 +23,7 @@ import re
 from ljtui.core.confine.spawn import Confinement
 
 DENIED_WORDS: tuple[str, ...] = ("Permission denied", "Operation not permitted", "Read-only file system",
-                                 "EACCES", "EPERM", "EROFS")
+                                 "EACCES", "EPERM", "EROFS", "Device or resource busy")
 """How programs print a refused file operation (or, under Landlock, a refused connect)."""
 NETWORK_WORDS: tuple[str, ...] = ("Network is unreachable", "ENETUNREACH", "connect", "Connection", "socket",
                                   "resolve", "Name or service not known", "getaddrinfo", "urlopen", "HTTP")
@@ -35,6 +35,10 @@ READ_ONLY_GIT = ("layer: .git (and .agent) are read-only in the layer, so a git 
                  "checkout, stash, branch, a hook) fails here: that is by design, not an error to get around. Change "
                  "the files instead; the user reviews this turn's change and ljtui commits it on apply when asked.")
 """What the model is told when a command in the layer tried to write git's own files."""
+HIDDEN_SECRET = ("layer: {path} is a secret file (a .env file, a key, credentials): commands in the layer can "
+                 "neither read, change nor remove it, as the file tools cannot. Do not try to get around it: if the task needs it, ask the user "
+                 "(they can allow it with security.allow_secret_files in their own config).")
+"""What the model is told when a command in the layer was refused a secret file."""
 GRANT_HINT = ("Only the user can widen the sandbox: in this command's dialog (n: with network, u: once without "
               "the sandbox) or in their own config (agent.sandbox.write_paths, agent.sandbox.network). Do not try to "
               "get around it; ask the user, or work inside the repository (temp files go in $TMPDIR).")
@@ -52,6 +56,9 @@ def refusal_note(output: str, exit_code: int | None, confinement: Confinement) -
         return None
     if confinement.layered and any(_names_read_only(line) for line in lines):
         return READ_ONLY_GIT
+    secret = _named_secret(lines, confinement)
+    if secret is not None:
+        return HIDDEN_SECRET.format(path=secret)
     allowed = ", ".join(p.label for p in rules.places)
     outside = _refused_paths(lines, confinement)
     if outside:
@@ -63,6 +70,19 @@ def refusal_note(output: str, exit_code: int | None, confinement: Confinement) -
         return None
     network = "" if rules.network or not rules.network_enforced else " or to reach the network (it is off)"
     return (f"sandbox: this may be the sandbox refusing a write outside {allowed}{network}. {GRANT_HINT}")
+
+
+def _named_secret(lines: list[str], confinement: Confinement) -> str | None:
+    """The hidden secret file a refusal line names, if one does."""
+    if not confinement.hidden:
+        return None
+    for line in lines:
+        if "Permission denied" not in line and "busy" not in line:
+            continue
+        for rel in sorted(confinement.hidden, key=len, reverse=True):
+            if re.search(rf"(?<![\w.~/-]){re.escape(rel)}(?![\w.~/-])", line):
+                return rel
+    return None
 
 
 def _names_read_only(line: str) -> bool:

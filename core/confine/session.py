@@ -36,7 +36,9 @@ from ljtui.core.childenv import child_env
 from ljtui.core.confine.rules import Place, Rules
 from ljtui.core.confine.spawn import Confinement
 from ljtui.core.confine.status import AUTO, NONE, SandboxStatus, detect
+from ljtui.core.layer.secret_view import SecretView, hiding_args, placeholder
 from ljtui.core.layer.view import HomeView, home_view
+from ljtui.core.secret_files import SecretFiles
 from ljtui.core.session_root import UnsafeRoot, place_refusal
 
 if TYPE_CHECKING:
@@ -67,6 +69,7 @@ class CommandSandbox:
         layer: the repository's layer (:class:`~ljtui.core.layer.service.Layer`); ``None``: commands work on the
             tree directly.
         read_paths: ``agent.sandbox.read_paths``: further places layered commands may read.
+        secrets: the session's secret-file policy: the files it names are hidden from layered commands.
 
     Raises:
         UnsafeRoot: ``repo_root`` is ``/``, a home folder, or holds or lies inside one of ljtui's own folders.
@@ -75,7 +78,8 @@ class CommandSandbox:
     def __init__(self, repo_root: Path, backend: str = AUTO, *, write_paths: Iterable[str] = (),
                  network: bool = False, pass_env: Iterable[str] = (), detect: Detect = detect,
                  temp_parent: Path | None = None, env: Mapping[str, str] | None = None,
-                 layer: Layer | None = None, read_paths: Iterable[str] = ()) -> None:
+                 layer: Layer | None = None, read_paths: Iterable[str] = (),
+                 secrets: SecretFiles | None = None) -> None:
         self.env = env
         refusal = place_refusal(repo_root, env)
         if refusal is not None:
@@ -95,6 +99,8 @@ class CommandSandbox:
         """The repository's layer: where it works, commands run in it (unless the user lets one leave the sandbox)."""
         self.read_paths = tuple(read_paths)
         """``agent.sandbox.read_paths``: what layered commands may read besides the toolchains of the home folder."""
+        self.secret_view = SecretView(self.repo_root, secrets or SecretFiles())
+        """The repository's secret files, hidden from commands in the layer."""
         self._lock = threading.Lock()
 
     @property
@@ -190,18 +196,26 @@ class CommandSandbox:
         """What a layered command sees of the home folder (the toolchains, and ``read_paths``)."""
         return home_view(self.env, self.read_paths, self.repo_root)
 
-    def confinement(self, rules: Rules, *, unconfined: bool = False, layered: bool = False) -> Confinement:
+    def hidden_secrets(self) -> tuple[str, ...] | None:
+        """The secret files a layered command gets unreadable placeholders over (``None``: they could not all be
+        found, so a command must be asked for). Disk and process work: call from a thread."""
+        return self.secret_view.paths(self.layer.place.upper if self.layer is not None else None)
+
+    def confinement(self, rules: Rules, *, unconfined: bool = False, layered: bool = False,
+                    hidden: tuple[str, ...] = ()) -> Confinement:
         """How to start a command under ``rules``: ``layered`` (a ``bash`` command) in the layer where there is one
-        and the command works in the repository; ``unconfined`` (only when the user chose it for this one) runs it
-        on the tree with the user's full rights."""
+        and the command works in the repository, ``hidden`` (:meth:`hidden_secrets`) unreadable there;
+        ``unconfined`` (only when the user chose it for this one) runs it on the tree with the user's full rights."""
         status = self.status
         if unconfined:
             if status.confined:
                 status = SandboxStatus(NONE, "you allowed this one command without the sandbox", status.abi)
             return Confinement(status, rules, self.tmp_dir)
         if layered and self.layer is not None and any(place.label == LAYER_LABEL for place in rules.places):
-            return Confinement(status, rules, self.tmp_dir, layer=self.layer.command_args(self.home_view()),
-                               layer_root=self.repo_root)
+            args = self.layer.command_args(self.home_view())
+            if hidden:
+                args = (*args, *hiding_args(self.repo_root, hidden, placeholder(self.layer.place.folder)))
+            return Confinement(status, rules, self.tmp_dir, layer=args, layer_root=self.repo_root, hidden=hidden)
         return Confinement(status, rules, self.tmp_dir)
 
     def close(self) -> None:

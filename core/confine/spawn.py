@@ -119,6 +119,8 @@ class Confinement:
     view (:meth:`~ljtui.core.layer.service.Layer.command_args`); the command then runs in the layer."""
     layer_root: Path | None = None
     """The repository the layer covers (a writable place inside it is the layer's, never bound from the tree)."""
+    hidden: tuple[str, ...] = ()
+    """The repository's secret files the command cannot read in the layer (repository-relative)."""
 
     @property
     def confined(self) -> bool:

@@ -59,10 +59,10 @@ def overlay_args(repo: Path, upper: Path, work: Path) -> list[str]:
 
 
 def base_args(bwrap: str) -> list[str]:
-    """The start of every layered ``bwrap`` command line: new user, pid, ipc and uts namespaces, the whole file
-    system read-only, a fresh ``/dev`` and ``/proc``."""
+    """The start of every layered ``bwrap`` command line: new user, pid, ipc and uts namespaces, no capability
+    (bwrap keeps them for root unless told), the whole file system read-only, a fresh ``/dev`` and ``/proc``."""
     return [bwrap, "--die-with-parent", "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-            "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+            "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
 
 
 def probe(bwrap: str | None, repo: Path, scratch_parent: Path) -> str | None:

@@ -58,11 +58,10 @@ async def bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     sandbox: CommandSandbox = require(ctx.services.sandbox, "sandbox")
     wants_network = bool_arg(args, "network")
     # finds (and self-tests) the sandbox and the layer on first use
-    rules, layered = await asyncio.to_thread(lambda: (sandbox.rules(ctx.root, layered=True),
-                                                      sandbox.layered_at(ctx.root)))
+    rules, layered, hidden = await asyncio.to_thread(layer_facts, sandbox, ctx.root)
     danger, facts = await asyncio.to_thread(command_facts, command, ctx.root, permissions.policy.allow_commands,
                                             sandbox.status, rules)
-    quiet = layered and ctx.config.agent.ask_commands == "layered" and not wants_network
+    quiet = layered and hidden is not None and ctx.config.agent.ask_commands == "layered" and not wants_network
     facts = dataclasses.replace(facts, confined=facts.confined or layered, layered=quiet)
     title = "Run this command?" if facts.confined else "Run this command unsandboxed?"
     if wants_network:
@@ -77,7 +76,7 @@ async def bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if answer.network_for_session:
         sandbox.network_session = True
     confinement = sandbox.confinement(rules.with_network(rules.network or answer.network),
-                                      unconfined=answer.unconfined, layered=layered)
+                                      unconfined=answer.unconfined, layered=layered, hidden=hidden or ())
 
     def stream(text: str) -> None:
         ctx.emit(ToolOutput(ctx.turn, ctx.call_id, text, ctx.agent))
@@ -92,6 +91,13 @@ async def bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raise ToolError(f"cannot start /bin/bash in {ctx.root}: {exc.strerror or exc}") from None
     return report(result, timeout, asked is None, refusal_note(result.output, result.exit_code, confinement),
                   watch.report)
+
+
+def layer_facts(sandbox: CommandSandbox, root: Path) -> tuple[Rules, bool, tuple[str, ...] | None]:
+    """The command's rules, whether it runs in the layer, and the secret files hidden there (``None``: they could
+    not be found, so the command is asked for). Finds the sandbox and the layer on first use: call from a thread."""
+    layered = sandbox.layered_at(root)
+    return sandbox.rules(root, layered=True), layered, sandbox.hidden_secrets() if layered else ()
 
 
 def in_layer(sandbox: CommandSandbox, confinement: Confinement) -> AbstractAsyncContextManager[None]:
