@@ -28,6 +28,7 @@ from ljtui.core.approval import ApprovalRequest, Approver, Decision, DenyAll
 from ljtui.core.asking import ask_through
 from ljtui.core.config import Config
 from ljtui.core.events import AGENT_CHAT, ConfigChanged, Notice, SessionResumed, Usage
+from ljtui.core.layer.session import SessionLayer
 from ljtui.core.gates.facade import SessionGates
 from ljtui.core.gitguard.guard import GitSettingsGuard
 from ljtui.core.mcp.session import SessionMcp
@@ -100,6 +101,8 @@ class Engine:
             config, repo_root, self.clock, self.ask, self.sink.emit, sandbox=sandbox, playbooks=self.playbooks,
             gates=self.session_gates, session_id=session_id, git_guard=self.git_guard)
         """What tools reach through their context (permissions, writer, reader …)."""
+        self.layer_review = SessionLayer(sandbox.layer, lambda: self.review, self.sink)
+        """The layer's net change under review at the end of each turn, and what the model is told of it."""
         self.tools = tools if tools is not None else _agent_tools()
         self.mcp = SessionMcp(self.settings, repo_root, sandbox, self.sink.emit, git_guard=self.git_guard)
         """The session's MCP servers; :meth:`start_mcp` starts them and adds their tools."""
@@ -256,7 +259,7 @@ class Engine:
         """A plain message: routed, then run as a chat turn or a task plan (:class:`SessionTasks`); the layer's net
         change is then put under review."""
         try:
-            return await self.tasks.handle_message(text)
+            return await self.tasks.handle_message(self._told(text))
         finally:
             await self.review_layer(quiet=True)
 
@@ -264,18 +267,17 @@ class Engine:
         """Run one user message to the end of the model's turn; ``None`` when it failed (``TurnFailed`` says
         why); the layer's net change is then put under review."""
         try:
-            return await self.chat.run_turn(text)
+            return await self.chat.run_turn(self._told(text))
         finally:
             await self.review_layer(quiet=True)
 
+    def _told(self, text: str) -> str:
+        """``text`` after what the model must hear first: what the user applied and rejected of the layer."""
+        return self.layer_review.told(text)
+
     async def review_layer(self, *, quiet: bool = False) -> bool:
         """Put the layer's net change under review (F4, ``/diff``, and the end of each turn, ``quiet``)."""
-        from ljtui.core.layer.review import LayerReview
-
-        layer = self.sandbox.layer
-        if layer is None or (quiet and not await asyncio.to_thread(lambda: layer.status.layered)):
-            return False
-        return await asyncio.to_thread(LayerReview(layer, lambda: self.review, self.sink).open, quiet=quiet)
+        return await self.layer_review.open(quiet=quiet)
 
     async def run_plan(self, goal: str, *, skill: str | None = None) -> RunOutcome:
         """Run ``goal`` as a task plan (or skill ``skill``'s steps), approved before anything runs."""

@@ -170,6 +170,10 @@ def _theme(app: LjtuiApp, args: str) -> None:
     app.choose_theme(args)
 
 
+def _reject_reason(app: LjtuiApp, _: str) -> None:
+    app.bridge.run(app.engine.review.reject_with_reason(app.main_screen.diff_pane.current_number), "reject")
+
+
 def _layer_diff(app: LjtuiApp, _: str) -> None:
     app.bridge.run(app.engine.review_layer(), "layer")
 
@@ -202,6 +206,8 @@ ACTIONS = Registry((
            palette=False),
     Action("review.prev", "Diff pane: select the previous block", _move(-1), keys="k,up", label="Prev",
            scope=DIFF, palette=False),
+    Action("review.reject_reason", "Diff pane: reject the selected block, saying why (the model reads it)",
+           _reject_reason, keys="r", scope=DIFF),
     Action("review.accept_all", "Diff pane: accept every block", _set_all(True), keys="A", label="All",
            scope=DIFF),
     Action("review.reject_all", "Diff pane: reject every block", _set_all(False), keys="R", label="None",

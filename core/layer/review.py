@@ -25,6 +25,7 @@ from ljtui.core.layer.service import Layer
 from ljtui.core.ports import EventSink
 
 if TYPE_CHECKING:
+    from ljtui.core.review.decisions import Decisions
     from ljtui.core.review.service import ReviewService
 
 ORIGIN = "the layer"
@@ -90,10 +91,13 @@ def summarize(change: LayerChange) -> LayerSummary:
 class LayerReview:
     """Opens the layer's net change for review, and settles the layer after the user's apply."""
 
-    def __init__(self, layer: Layer, review: Callable[[], ReviewService], sink: EventSink) -> None:
+    def __init__(self, layer: Layer, review: Callable[[], ReviewService], sink: EventSink,
+                 tell: Callable[[str], None] | None = None) -> None:
         self.layer = layer
         self._review = review
         self._sink = sink
+        self._tell = tell
+        """Keeps what the model is told with the next message (what was applied and rejected, and why)."""
 
     def summary(self) -> LayerSummary:
         """What the layer holds now."""
@@ -116,10 +120,13 @@ class LayerReview:
             return False
         return self._review().open_decided(found.text, ORIGIN, self.settle)
 
-    def settle(self, decided: set[str]) -> None:
-        """Let go of every entry whose paths the user decided (applied or rejected); keep the rest."""
+    def settle(self, decided: Decisions) -> None:
+        """Let go of every entry whose paths the user decided (applied or rejected), keep the rest, and keep for
+        the model what was applied and rejected."""
         with self.layer.holding():
-            left = self.layer.settle(decided)
+            left = self.layer.settle(decided.paths)
+        if self._tell is not None:
+            self._tell(decided.for_model())
         if left.entries:
             self._sink.emit(Notice(f"The layer still holds {len(left.entries)} change(s) you have not decided "
                                    "(/diff shows them)."))

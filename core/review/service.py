@@ -35,6 +35,7 @@ from ljtui.core.ports import Clock, EventSink
 from ljtui.core.review import events as R
 from ljtui.core.review.notes import cut_line, refresh_notes, size_text
 from ljtui.core.review.export import EXPORT_CANCELLED, ExportRefused, ask_where, write_export  # noqa: F401
+from ljtui.core.review.decisions import MAX_REASON_CHARS, Decisions, decisions, described
 from ljtui.core.review.requests import ChangeText, ReviewRequest
 from ljtui.core.edits.plan import Declarations
 from ljtui.core.edits.read_change import EDIT
@@ -77,7 +78,9 @@ class ReviewService:
         self._shown_checked = 0
         """How many blocks were checked in the last picture emitted."""
         self._origin = ""
-        self._decided: Callable[[set[str]], None] | None = None
+        self._decided: Callable[[Decisions], None] | None = None
+        self._reasons: dict[int, str] = {}
+        """Why the user rejected blocks of the change under review, by block number."""
         """Told, after an apply of the change under review, every path whose blocks were decided (written, or
         rejected): the layer lets go of them."""
 
@@ -136,9 +139,9 @@ class ReviewService:
         review.check(FIRST_CHECK_BLOCKS)
         return self._open(review, origin)
 
-    def open_decided(self, text: str, origin: str, decided: Callable[[set[str]], None]) -> bool:
+    def open_decided(self, text: str, origin: str, decided: Callable[[Decisions], None]) -> bool:
         """Put the diff ``text`` under review like :meth:`open_text`; after it is applied, ``decided`` is told the
-        paths whose blocks were written or rejected (the layer's review)."""
+        paths whose blocks were written or rejected, and which, with the user's reasons (the layer's review)."""
         review = self._parsed(text, origin, "diff")
         if review is None:
             return False
@@ -176,6 +179,7 @@ class ReviewService:
             self._review = review
             self._origin = origin
             self._decided = None
+            self._reasons = {}
             self._diff = None
             self._seq += 1
             self._shown_checked = review.checked
@@ -237,6 +241,28 @@ class ReviewService:
     def toggle(self, number: int | None) -> None:
         """Accept or reject block ``number`` (a stale block is accepted again); ``None``: no block shown."""
         self._change(lambda review: review.toggle(number) if number is not None else [])
+
+    async def reject_with_reason(self, number: int | None) -> None:
+        """Ask why block ``number`` is rejected, then reject it with that reason (told to the model after the
+        apply); ``None``: no block shown."""
+        if number is None:
+            return
+        with self._lock:
+            review = self._review
+            rb = next((b for b in review.blocks if b.number == number), None) if review is not None else None
+            if rb is None:
+                self._sink.emit(Notice(NO_REVIEW, "warning"))
+                return
+            shown = described(rb)
+        decision = await self._ask(confirm("reject_reason", f"Reject block {number}?",
+                                           [shown, "", "Why (the model reads it with your next message):"],
+                                           "reject", "cancel", text=self._reasons.get(number, "")))
+        if decision.choice != YES:
+            return
+        with self._lock:
+            if self._review is review:
+                self._reasons[number] = (decision.text or "").strip()[:MAX_REASON_CHARS]
+                self._change(lambda r: r.set_accepted(number, False))
 
     def set_all(self, accepted: bool) -> None:
         """Accept or reject every block."""
@@ -328,9 +354,7 @@ class ReviewService:
             self._publish(())  # the closed review first: a view moves on from it before the result shows
             self._sink.emit(R.ApplyFinished(outcome.result.to_dict(), len(outcome.preview.plan.blocks)))
             if decided is not None and outcome.result.files:
-                written = set(outcome.result.files)
-                decided({key for rb in review.blocks for key in rb.keys
-                         if not rb.accepted or set(rb.keys) <= written})
+                decided(decisions(review.blocks, set(outcome.result.files), self._reasons))
             if outcome.result.files:
                 self._resync(outcome.preview.plan.declarations, outcome.result.files)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ljtui.core.approval import ScriptedApprover
+from ljtui.core.approval import Decision, ScriptedApprover
 from ljtui.core.config import Config
 from ljtui.core.engine import Engine
 from ljtui.core.events import PermissionDecided, SandboxChecked
@@ -68,7 +68,8 @@ def repo(git_repo: Path) -> Path:
 async def test_a_destructive_command_changes_nothing_and_its_deletions_are_reviewed_applied_and_undone(
         repo: Path, tmp_path: Path) -> None:
     before = snapshot(repo)
-    approver = ScriptedApprover({"apply": ["yes"], "undo": ["yes"]})
+    approver = ScriptedApprover({"apply": ["yes"], "undo": ["yes"],
+                                 "reject_reason": [Decision("yes", "b.py is still imported by the CLI")]})
     engine, sink = engine_for(repo, tmp_path, DESTROY, approver)
     result = await engine.run_turn("clean up")
     assert result is not None
@@ -85,8 +86,9 @@ async def test_a_destructive_command_changes_nothing_and_its_deletions_are_revie
     page = await _to_thread(review.diff, numbers["src/a.py"])
     assert page is not None and "-A = 1" in page.lines and not any(
         line.startswith("+") and not line.startswith("+++") for line in page.lines), page.lines
-    await _to_thread(review.toggle, numbers["src/b.py"])  # keep b.py
+    await review.reject_with_reason(numbers["src/b.py"])  # keep b.py, saying why
     await _to_thread(review.toggle, numbers["app.py"])  # keep the uncommitted work
+    assert [r.kind for r in approver.asked] == ["reject_reason"]
     await review.apply()
     assert not (repo / "src" / "a.py").exists()
     assert (repo / "src" / "b.py").read_text(encoding="utf-8") == "B = 2\n"
@@ -94,6 +96,12 @@ async def test_a_destructive_command_changes_nothing_and_its_deletions_are_revie
     layer = Layer(repo)
     with layer.holding():
         assert layer.change().entries == ()  # what was decided left the layer, rejected ones too
+    told = engine._told("next request")
+    assert told.startswith("[ljtui: the user reviewed the layer's change from your last turn.]\n"), told
+    assert "applied to the user's files: src/a.py: " in told
+    assert "rejected (removed from the layer): src/b.py: " in told
+    assert "the user's reason: b.py is still imported by the CLI" in told and told.endswith("\n\nnext request")
+    assert engine._told("again") == "again"  # told once
     await review.undo()
     assert (repo / "src" / "a.py").read_text(encoding="utf-8") == "A = 1\n"
     assert {k: v for k, v in snapshot(repo).items() if not k.startswith(".git/")} \
