@@ -40,6 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "undoable with `ljtui undo`); drop: throw it away. Exit 0: done; 1: partial; 2: refused.")
     parser.add_argument("action", choices=("diff", "apply", "drop"))
     parser.add_argument("--yes", action="store_true", help="apply or drop without asking (needed without a terminal)")
+    parser.add_argument("--commit", metavar="MESSAGE",
+                        help="apply: then commit exactly the files written, with MESSAGE (nothing else you staged)")
     parser.add_argument("--repo", type=Path, default=argparse.SUPPRESS, help="repository root (default: from cwd)")
     parser.set_defaults(func=run)
 
@@ -89,10 +91,37 @@ def run(args: argparse.Namespace) -> int:
             layer.drop()
         echo("dropped the layer")
         return EXIT_OK
-    return _apply(root, layer, found, approver)
+    if args.commit is not None and not args.commit.strip():
+        echo(f"{PROG}: --commit needs a message", sys.stderr)
+        return EXIT_REFUSED
+    status, written = _apply(root, layer, found, approver)
+    if args.commit is not None and status == EXIT_OK and written:
+        return _commit(root, written, args.commit)
+    return status
 
 
-def _apply(root: Path, layer: object, found: object, approver: CliApprover) -> int:
+def _commit(root: Path, paths: list[str], message: str) -> int:
+    """Commit exactly ``paths`` (added, changed or removed) with ``message``; what else is staged stays staged."""
+    import subprocess
+
+    def git(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
+
+    added = git("add", "-A", "--", *paths)
+    done = git("commit", "--only", "-q", "-m", message, "--", *paths) if added.returncode == 0 else added
+    if done.returncode != 0:
+        said = (done.stderr or done.stdout).strip().splitlines()
+        why = next((line for line in said if line.startswith(("fatal:", "error:"))), said[-1] if said else "")
+        echo(f"{PROG}: the change is applied, but git could not commit it: {why or f'exit {done.returncode}'}",
+             sys.stderr)
+        return EXIT_PARTIAL
+    head = git("rev-parse", "--short", "HEAD").stdout.strip()
+    echo(f"committed {len(paths)} file(s) as {head}")
+    return EXIT_OK
+
+
+def _apply(root: Path, layer: object, found: object, approver: CliApprover) -> tuple[int, list[str]]:
+    """Apply the layer's text change; the exit status and the files written."""
     from ljtui.cli.session import headless_edits
     from ljtui.core.edits.service import ApplyOptions
     from ljtui.core.layer.review import ORIGIN, LayerSummary
@@ -104,7 +133,7 @@ def _apply(root: Path, layer: object, found: object, approver: CliApprover) -> i
         echo(line, sys.stderr)
     if not found.text:
         echo("nothing to apply as text")
-        return EXIT_OK
+        return EXIT_OK, []
     edits = headless_edits(PROG, root, _Say(), approver)
     outcome = asyncio.run(edits.apply_change(ChangeText(found.text, ORIGIN), ApplyOptions(), "diff"))
     result = outcome.result
@@ -120,4 +149,4 @@ def _apply(root: Path, layer: object, found: object, approver: CliApprover) -> i
             left = layer.settle(decided)
         if left.entries:
             echo(f"the layer still holds {len(left.entries)} change(s): `ljtui layer diff` shows them", sys.stderr)
-    return result.exit_code
+    return result.exit_code, sorted(result.files)
