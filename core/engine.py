@@ -218,7 +218,8 @@ class Engine:
         allows = (sandbox.rules(self.repo_root, layered=True).describe() if status.confined or sandbox.layered
                   else "everything you may do")
         layer = sandbox.layer.status if sandbox.layer is not None else None
-        self.sink.emit(SandboxChecked(status.backend, status.confined, status.why, allows,
+        confined = status.confined or (layer is not None and layer.layered)  # the layer's bubblewrap confines too
+        self.sink.emit(SandboxChecked(status.backend, confined, status.why, allows,
                                       layer.mode if layer is not None else "direct",
                                       layer.why if layer is not None else "no layer in this session"))
         if layer is not None and not layer.layered and self.config.agent.layer != "off":

@@ -99,7 +99,7 @@ async def show_event(screen: MainScreen, event: Event, calls: dict[str, str]) ->
             screen.status.provider = provider
         case SandboxChecked(confined=confined, why=why, layer=layer):
             screen.status.unsandboxed = not confined
-            screen.status.layer = layer
+            screen.status.layer_mode = layer
             if not confined:
                 conv.add_notice(f"Unsandboxed: {why}. Every command asks, and no grant or allow-list covers one "
                                 "(`ljtui doctor` says more).", "warning")

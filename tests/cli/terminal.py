@@ -83,14 +83,17 @@ class Terminal:
         return code
 
 
-def scripted_ljtui(tmp_path: Path, script: Path) -> tuple[Terminal, Path]:
+def scripted_ljtui(tmp_path: Path, script: Path, user_config: str = "") -> tuple[Terminal, Path]:
     """``ljtui`` with the scripted model on a pseudo-terminal, in a fresh one-commit repository under ``tmp_path``
-    and with a home of its own; returns the terminal and the repository."""
+    and with a home of its own (``user_config``: its config file's text); returns the terminal and the repository."""
     from tests.conftest import git
 
     repo, home = tmp_path / "repo", tmp_path / "home"
     repo.mkdir()
     home.mkdir()
+    if user_config:
+        (home / ".config" / "ljtui").mkdir(parents=True)
+        (home / ".config" / "ljtui" / "config.yaml").write_text(user_config, encoding="utf-8")
     (repo / "README.md").write_text("# sample\n", encoding="utf-8")
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", ".")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import glob
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -128,6 +129,7 @@ def test_the_copy_is_trusted_until_the_demo_forgets_it(tmp_path: Path) -> None:
 
 
 def test_a_trust_list_that_cannot_be_written_is_a_clear_failure(tmp_path: Path, isolated_env: Path) -> None:
+    shutil.rmtree(isolated_env / "ljtui")  # holding the user config every test starts with
     (isolated_env / "ljtui").write_text("a file where the config folder should be", encoding="utf-8")
     parent = tmp_path / "demos"
     parent.mkdir()

@@ -32,6 +32,7 @@ def engine_on(demo: DemoRepo) -> tuple[Engine, ListSink, ScriptedApprover]:
     config = Config()
     config.provider.name = "scripted"
     config.provider.script = str(SCRIPT_PATH)
+    config.agent.layer = "off"  # as the demo runs (demo_settings)
     sink = ListSink()
     approver = ScriptedApprover({kind: list(answers) for kind, answers in ANSWERS.items()})
     return Engine(config, sink, repo_root=demo.root, approver=approver), sink, approver

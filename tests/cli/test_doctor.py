@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from ljtui.core.confine import landlock
+from ljtui.core.layer.service import Layer
 from tests.core.confine.helpers import default_status
 
 SUBPROCESS_TIMEOUT = 60
@@ -30,6 +31,11 @@ def doctor(repo: Path, config_home: Path, *args: str, **env: str) -> subprocess.
                           capture_output=True, text=True, env=environment, timeout=SUBPROCESS_TIMEOUT)
 
 
+def repository_place(repo: Path) -> str:
+    """How commands' writes to ``repo`` are named: where overlays work, they land in the layer over it."""
+    return "the layer over this repository" if Layer(repo).status.layered else "this repository"
+
+
 def user_config(config_home: Path, text: str) -> None:
     (config_home / "ljtui").mkdir(parents=True, exist_ok=True)
     (config_home / "ljtui" / "config.yaml").write_text(text, encoding="utf-8")
@@ -44,7 +50,7 @@ def test_doctor_reports_the_sandbox_the_kernel_and_how_the_key_is_kept(repo: Pat
     assert box["backend"] == status.backend and box["confined"] == status.confined and box["why"] == status.why
     if status.backend == "landlock":
         assert box["landlock_abi"] == landlock.abi_version() and "writes" in box["landlock_covers"]
-        assert box["allows"] == "writes: this repository, a private temp dir; network: off"
+        assert box["allows"] == f"writes: {repository_place(repo)}, a private temp dir; network: off"
     assert report["keys_held"] == ["ANTHROPIC_API_KEY"] and KEY not in done.stdout
     assert {"GITHUB_TOKEN", "AWS_SESSION_TOKEN"} <= set(report["withheld_from_commands"])
     if sys.platform.startswith("linux"):
@@ -60,7 +66,7 @@ def test_doctor_in_words_and_with_the_users_sandbox_settings(repo: Path, tmp_pat
     text = done.stdout
     assert text.splitlines()[0] == f"ljtui doctor: {repo}"
     if default_status().confined:
-        assert f"commands    writes: this repository, a private temp dir, {cache}; network: on" in text
+        assert f"commands    writes: {repository_place(repo)}, a private temp dir, {cache}; network: on" in text
         assert "ignored     agent.sandbox.write_paths (not absolute, or missing): ~/missing-x, /no/such/dir" in text
     assert "passed by agent.pass_env: GITHUB_TOKEN" in text
     assert "ANTHROPIC_API_KEY: held by ljtui, not in its environment" in text
@@ -95,7 +101,8 @@ def test_a_bad_sandbox_setting_is_a_warning_and_the_default_stays(repo: Path, tm
                for w in report["warnings"])
     user_config(tmp_path / "cfg", "agent:\n  sandbox: {netwrok: true}\n")
     report = json.loads(doctor(repo, tmp_path / "cfg", "--json").stdout)
-    assert any("has unknown key 'netwrok' (known: backend, network, write_paths)" in w for w in report["warnings"])
+    assert any("has unknown key 'netwrok' (known: backend, network, write_paths, read_paths)" in w
+               for w in report["warnings"])
 
 
 def test_doctor_in_the_home_folder_says_ljtui_does_not_work_there_and_reports_the_sandbox(tmp_path: Path) -> None:

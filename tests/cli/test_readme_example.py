@@ -21,10 +21,14 @@ def readme_block(marker: str) -> str:
     return found.group(1)
 
 
-def run_block(block: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+def run_block(block: str, tmp_path: Path, user_config: str = "") -> subprocess.CompletedProcess[str]:
+    """Run ``block`` in bash with a home of its own (``user_config``: its ljtui config file's text)."""
     home, temp = tmp_path / "home", tmp_path / "tmp"
     home.mkdir()
     temp.mkdir()
+    if user_config:
+        (home / ".config" / "ljtui").mkdir(parents=True)
+        (home / ".config" / "ljtui" / "config.yaml").write_text(user_config, encoding="utf-8")
     env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", "HOME": str(home),
            "XDG_CONFIG_HOME": str(home / ".config"), "XDG_STATE_HOME": str(home / ".state"),
            "TMPDIR": str(temp), "LANG": "C.UTF-8"}

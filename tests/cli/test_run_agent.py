@@ -82,7 +82,8 @@ def test_resuming_an_unknown_session_fails_before_the_model_is_called(git_repo: 
 def test_unsandboxed_allow_bash_covers_no_command_and_says_why(git_repo: Path, tmp_path: Path) -> None:
     config = tmp_path / "config"
     (config / "ljtui").mkdir(parents=True)
-    (config / "ljtui" / "config.yaml").write_text("agent:\n  sandbox: {backend: none}\n", encoding="utf-8")
+    (config / "ljtui" / "config.yaml").write_text("agent:\n  sandbox: {backend: none}\n  layer: off\n",
+                                                  encoding="utf-8")
     env = {**os.environ, "XDG_CONFIG_HOME": str(config)}
     denied = run(git_repo, "list the files", "--script", str(SCRIPTS / "bash_quick.yaml"), "--allow", "bash",
                  env=env)

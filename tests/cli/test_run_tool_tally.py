@@ -13,7 +13,7 @@ import yaml
 
 from tests.cli.test_readme_example import MARKER, readme_block, run_block
 from tests.cli.test_run_agent import events, run
-from tests.conftest import git
+from tests.conftest import DIRECT_CONFIG, git
 
 NEEDS_SCRATCH = "this example needs its scratch repository, the one the README's first line makes"
 
@@ -24,13 +24,14 @@ def readme_run_line() -> str:
     return line
 
 
-def run_example_on(repo: Path, tmp_path: Path, *, allow: bool = True) -> subprocess.CompletedProcess[str]:
+def run_example_on(repo: Path, tmp_path: Path, *, allow: bool = True,
+                   user_config: str = "") -> subprocess.CompletedProcess[str]:
     """The README's ``ljtui run`` line on ``repo`` instead of the scratch repository its first line makes."""
     line = readme_run_line()
     assert " --allow write,bash " in line
     if not allow:
         line = line.replace(" --allow write,bash ", " ")
-    return run_block(f"repo={shlex.quote(str(repo))}\n{line}", tmp_path)
+    return run_block(f"repo={shlex.quote(str(repo))}\n{line}", tmp_path, user_config)
 
 
 def files_of(repo: Path) -> list[str]:
@@ -82,7 +83,7 @@ def test_the_readme_example_without_allow_reports_the_denied_edit_apart_from_fai
     scratch.mkdir()
     git(scratch, "init", "-q")
     (scratch / "greet.py").write_text('def greet():\n    return "hi"\n', encoding="utf-8")
-    proc = run_example_on(scratch, tmp_path, allow=False)
+    proc = run_example_on(scratch, tmp_path, allow=False, user_config=DIRECT_CONFIG)  # the edit asks
     assert proc.returncode == 0, proc.stderr  # a denial is the user's answer, not a failure
     assert "[edit_file: deny (once)]" in proc.stderr
     assert proc.stderr.splitlines()[-1] == "Done: 1 of 2 tool calls denied (edit_file)"

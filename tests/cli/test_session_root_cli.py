@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from ljtui.core.edits.validate import FileChange
+from tests.cli.test_doctor import repository_place
 from tests.conftest import git
 from tests.core.edits.helpers import interrupted_transaction
 from tests.fixtures import SCRIPTS
@@ -127,7 +128,7 @@ def test_doctor_shows_a_write_path_holding_the_config_left_out_and_what_is_never
         {"entry": str(places["home"]), "why": "is your home folder"}]
     assert {"folder": str(places["config"]), "what": "ljtui's config folder"} in box["never_writable"]
     if box["confined"]:
-        assert box["allows"] == "writes: this repository, a private temp dir; network: off"
+        assert box["allows"] == f"writes: {repository_place(places['project'])}, a private temp dir; network: off"
     text = ljtui(places, "doctor", "--repo", str(places["project"])).stdout
     assert (f"  left out    agent.sandbox.write_paths commands may never write: {places['shared']} holds ljtui's "
             f"config folder ({places['config']}); {places['home']} is your home folder") in text

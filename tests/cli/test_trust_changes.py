@@ -78,7 +78,7 @@ def test_a_command_that_rewrites_a_trusted_config_is_not_believed(git_repo: Path
 def test_list_marks_an_older_path_only_record_and_a_folder_that_is_gone(
         git_repo: Path, tmp_path: Path, env: dict[str, str], isolated_env: Path) -> None:
     trust_file = isolated_env / "ljtui" / "trusted-repos.json"
-    trust_file.parent.mkdir(parents=True)
+    trust_file.parent.mkdir(parents=True, exist_ok=True)
     trust_file.write_text(json.dumps({"version": 1, "repositories": {os.path.realpath(git_repo): {"since": 1.0}}}),
                           encoding="utf-8")
     assert listed(env).rstrip().endswith("changed since trusted (recorded by an older ljtui without its settings)")

@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 from tests.cli.terminal import scripted_ljtui
+from tests.conftest import DIRECT_CONFIG
 from tests.fixtures import SCRIPTS
 from tests.fixtures.hostile import HOSTILE_ESCAPES, OSC_SEQUENCES
 
@@ -29,7 +30,7 @@ HIDDEN = b"echo HIDDEN-RAN > hidden.txt \\x1b[2K\\x1b[1G$ pytest -q"
 
 
 def test_hostile_text_from_a_model_and_a_command_never_reaches_the_terminal_as_control(tmp_path: Path) -> None:
-    term, repo = scripted_ljtui(tmp_path, SCRIPTS / "hostile.yaml")
+    term, repo = scripted_ljtui(tmp_path, SCRIPTS / "hostile.yaml", DIRECT_CONFIG)  # every command asks
     try:
         term.wait_for(term.shows("Ask for a change"), "the input box")
         asked = term.shows(ASKED)

@@ -22,7 +22,8 @@ async def test_the_command_dialog_says_what_the_sandbox_allows(make_app: AppFact
         await ask(pilot, "what is here?")
         dialog = app.screen
         assert isinstance(dialog, ApprovalDialog) and dialog.request.title == "Run this command?"
-        assert dialog.request.lines[-1].endswith("writes: this repository, a private temp dir; network: off")
+        assert dialog.request.lines[-1].endswith("writes: this repository, a private temp dir; network: off"
+                                                 " · changes are written to your files directly")
         keys = dialog.key_line()
         assert "n: once with network" in keys and "N: network for the session" in keys
         assert "u: once without the sandbox" in keys

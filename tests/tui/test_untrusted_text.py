@@ -36,6 +36,8 @@ from tests.tui.screen_check import assert_safe, drawn
 WIDE = (160, 60)
 SMALL = (80, 24)
 TALL = (160, 160)
+WIDER = (200, 60)
+"""Wide enough for the status bar with the longest provider and branch of the corpus, and the layer's segment."""
 LINK_URL = "https://example.com/docs?q=1"
 LONG_COMMAND_CHARS = 3000
 
@@ -199,7 +201,7 @@ async def test_a_dialog_shows_a_hostile_title_lines_and_a_long_command_whole_at_
 
 async def test_the_status_bar_shows_provider_and_branch_as_written(make_app: AppFactory) -> None:
     app = make_app()
-    async with app.run_test(size=WIDE) as pilot:
+    async with app.run_test(size=WIDER) as pilot:
         await until(pilot, lambda: app.started, "the start-up work")
         status = app.main_screen.status
         for text in HOSTILE:

@@ -86,9 +86,9 @@ class StatusBar(Static):
     """The active gate's segment (``gate L2``, ``gate L3 · blocked``), or ``None`` without one."""
     unsandboxed: reactive[bool] = reactive(False)
     """No sandbox confines commands on this system: every command runs with the user's full rights."""
-    layer: reactive[str | None] = reactive(None)
+    layer_mode: reactive[str | None] = reactive(None)
     """``layered`` (every change waits in the copy-on-write layer), ``direct`` (changes are written to the files
-    directly), or ``None`` before it is known."""
+    directly: no layer), or ``None`` before it is known."""
     progress: reactive[Progress | None] = reactive(None)
     """Long work running now (its bar and elapsed time are shown, redrawn every second), or ``None``."""
 
@@ -129,10 +129,8 @@ class StatusBar(Static):
             parts.append(f"${self.cost:.4f}")
         if self.unsandboxed:
             parts.append("unsandboxed")
-        if self.layer == "layered":
-            parts.append("layered")
-        elif self.layer is not None:
-            parts.append("direct: writes your files")
+        if self.layer_mode is not None:
+            parts.append(self.layer_mode)  # "direct": changes are written to the files directly (F1 says so)
         if self.gate:
             parts.append(shown_line(self.gate))
         parts.append(f"branch {shown_line(self.branch)}" if self.branch else "no git")

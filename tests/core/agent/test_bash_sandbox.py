@@ -77,7 +77,7 @@ async def test_network_is_refused_then_granted_once_then_for_the_session(tmp_pat
         assert later.ok and listener.connections == 3
         last = h.approver.asked[-1]
         assert len(h.approver.asked) == 4 and "network" not in [c.id for c in last.choices]
-        assert last.lines[-1].endswith("network: on")
+        assert last.lines[-1].endswith("network: on · changes are written to your files directly")
     finally:
         listener.close()
 
@@ -126,7 +126,7 @@ async def test_unsandboxed_every_command_asks_once_and_no_grant_covers_one(tmp_p
         assert asked.title == "Run this command unsandboxed?"
         assert [c.id for c in asked.choices] == ["once", "deny"]
         assert asked.lines[0].startswith("Unsandboxed: no sandbox confines commands on this system")
-        assert asked.lines[-1] == "unsandboxed: no sandbox here (test)"
+        assert asked.lines[-1] == "unsandboxed: no sandbox here (test) · changes are written to your files directly"
     assert scopes(h) == [("allow", "once"), ("allow", "once")]
 
 

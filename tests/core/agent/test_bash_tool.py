@@ -30,7 +30,7 @@ async def test_a_command_runs_in_the_root_after_the_user_allows_it(tmp_path: Pat
     assert asked.kind == "permission" and asked.subject == "bash: pwd; printf 'hello\\n'"
     assert asked.lines == ("$ pwd; printf 'hello\\n'", "", f"in {tmp_path}", "time limit 120 s (agent.bash_timeout)",
                            f"sandbox {h.sandbox.status.backend} · writes: this repository, a private temp dir; "
-                           "network: off")
+                           "network: off · changes are written to your files directly")
     assert [c.id for c in asked.choices] == ["once", "network", "network_session", "session", "unconfined", "deny"]
     assert [c.key for c in asked.choices] == ["enter", "n", "N", "s", "u", "escape"]
     assert kinds(h.events)[:2] == ["permission_requested", "permission_decided"]

@@ -137,7 +137,7 @@ def bash(command: str) -> dict[str, Any]:
 async def test_one_denial_denies_the_rest_of_the_reply_without_asking(tmp_path: Path) -> None:
     script = write_script(tmp_path, {"tool_calls": [bash(f"echo {n} > out{n}.txt") for n in range(5)]})
     approver = ScriptedApprover({"permission": ["deny"]})
-    engine, sink = make_engine(tmp_path, script, approver=approver)
+    engine, sink = make_engine(tmp_path, script, approver=approver, layer="off")  # every command asks
 
     result = await engine.run_turn("write five files")
 
@@ -166,7 +166,7 @@ async def test_after_a_denial_calls_that_need_no_question_still_run_and_the_next
         {"tool_calls": [bash("echo three")]},
     )
     approver = ScriptedApprover({"permission": ["deny", "deny"]})
-    engine, sink = make_engine(tmp_path, script, approver=approver, allow_tools=["write_file"])
+    engine, sink = make_engine(tmp_path, script, approver=approver, allow_tools=["write_file"], layer="off")
 
     result = await engine.run_turn("look around")
 

@@ -114,9 +114,10 @@ def ljtui(repo: Path, env: dict[str, str], script: list[dict[str, object]], *fla
 
 
 def user_env(tmp_path: Path, servers: dict[str, object] | None = None) -> dict[str, str]:
+    """A user config with MCP ``servers`` and no layer: commands write the marker in the tree, where it is watched."""
     config = tmp_path / "cfg" / "ljtui" / "config.yaml"
     config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(yaml.safe_dump({"mcp": {"servers": servers or {}}}), encoding="utf-8")
+    config.write_text(yaml.safe_dump({"agent": {"layer": "off"}, "mcp": {"servers": servers or {}}}), encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "LJTUI_CONFIG")}
     return {**env, "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
 

@@ -66,6 +66,7 @@ def make_engine(repo: Path, turns: list[dict[str, Any]], answers: dict[str, list
     config.provider.name = "scripted"
     config.provider.script = str(script)
     config.agent.allow_tools = ["edit_file", "write_file", "bash"]
+    config.agent.layer = "off"  # edits outside a gated run land in the tree, where the gate's checks run
     sink = ListSink()
     approver = ScriptedApprover({kind: list(queue) for kind, queue in (answers or {}).items()})
     return Engine(config, sink, repo_root=repo, approver=approver), sink, approver

@@ -1,4 +1,5 @@
-"""Tasks of one plan that write at the same time: each waits its turn on the transaction, none is refused."""
+"""Tasks of one plan that write at the same time: each waits its turn on the transaction, none is refused (on the
+tree itself: no layer)."""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ async def test_four_parallel_tasks_each_write_their_file_in_every_run(git_repo: 
         for i, name in enumerate(NAMES):
             agents[f"task {i + 1}"] = [write(f"out/{name}.txt", f"{name} {run}\n"), finish(i + 1)]
         approver = ScriptedApprover({"task_plan": ["approve_writes"]})
-        engine, sink = make_engine(git_repo, with_check(agents, 5), approver, max_parallel_tasks=4)
+        engine, sink = make_engine(git_repo, with_check(agents, 5), approver, max_parallel_tasks=4, layer="off")
         outcome = await engine.run_plan("write four files")
         failed = [e.output for e in sink.events if isinstance(e, ToolCallFinished) and not e.ok]
         assert failed == [], f"run {run}"
@@ -56,7 +57,7 @@ async def test_two_parallel_tasks_editing_one_file_both_land_one_after_the_other
             "task 2": [edit("shared.txt", "second = 0", f"second = {run}"), finish(2)],
         }
         approver = ScriptedApprover({"task_plan": ["approve_writes"]})
-        engine, sink = make_engine(git_repo, with_check(agents, 3), approver, max_parallel_tasks=2)
+        engine, sink = make_engine(git_repo, with_check(agents, 3), approver, max_parallel_tasks=2, layer="off")
         outcome = await engine.run_plan("set both")
         assert outcome.status == "done", f"run {run}"
         assert shared.read_text() == f"first = {run}\nsecond = {run}\n", f"run {run}: an edit was lost"
@@ -76,7 +77,7 @@ async def test_two_parallel_whole_file_writes_never_mix_and_the_later_is_told_to
             "task 2": [write("whole.txt", "two\n" * 1000), finish(2)],
         }
         approver = ScriptedApprover({"task_plan": ["approve_writes"]})
-        engine, sink = make_engine(git_repo, with_check(agents, 3), approver, max_parallel_tasks=2)
+        engine, sink = make_engine(git_repo, with_check(agents, 3), approver, max_parallel_tasks=2, layer="off")
         await engine.run_plan("write it")
         assert shared.read_text() in ("one\n" * 1000, "two\n" * 1000), f"run {run}: bytes of both writes"
         writes = [e for e in sink.events if isinstance(e, ToolCallFinished) and e.name == "write_file"]

@@ -80,7 +80,7 @@ async def test_a_permission_question_names_the_task_that_asks(git_repo: Path) ->
     engine, sink = make_engine(git_repo, {
         "decompose": [plan_reply((1, "Run the tests", "bash", []))],
         "task 1": [{"tool_calls": [{"name": "bash", "input": {"command": "echo ok"}}]}, said("ok", 1)],
-    }, approver, allow_tools=[])
+    }, approver, allow_tools=[], layer="off")
     assert (await engine.run_plan("test")).status == "done"
     assert [r.title for r in approver.asked if r.kind == "permission"] == ["Task 1: Run this command?"]
 
@@ -207,7 +207,8 @@ async def test_cancelling_a_run_kills_the_running_command_and_reports_it(git_rep
     engine, sink = make_engine(git_repo, {
         "decompose": [plan_reply((1, "Wait a long time", "bash", []))],
         "task 1": [{"tool_calls": [{"name": "bash", "input": {"command": command}}]}],
-    }, ScriptedApprover({"task_plan": ["approve"], "permission": ["once"]}))  # a background job: always asked
+    }, ScriptedApprover({"task_plan": ["approve"], "permission": ["once"]}),  # a background job: always asked
+        layer="off")  # the command writes child.pid in the tree
     run = asyncio.create_task(engine.run_plan("wait"))
     pid_file = git_repo / "child.pid"
     await until(lambda: pid_file.exists() and pid_file.read_text().strip() != "", "the command to start")
@@ -232,7 +233,7 @@ async def test_allowing_writes_for_the_run_skips_their_questions_but_not_command
             "path": "app.py", "old": "return 'hello ' + name", "new": "return f'hello, {name}!'"}}]},
                    said("done", 1)],
         "task 2": [{"tool_calls": [{"name": "bash", "input": {"command": "echo ok"}}]}, said("ok", 2)],
-    }, approver, allow_tools=[])
+    }, approver, allow_tools=[], layer="off")
     assert (await engine.run_plan("friendlier")).status == "done"
     asked = [r for r in approver.asked if r.kind == "permission"]
     assert [r.title for r in asked] == ["Task 2: Run this command?"], "the edit did not ask; the command did"

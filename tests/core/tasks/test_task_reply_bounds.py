@@ -18,7 +18,7 @@ async def test_a_task_reply_is_capped_and_one_denial_answers_its_other_commands(
     engine, sink = make_engine(git_repo, {
         "decompose": [plan_reply((1, "Run the tests", "bash", []))],
         "task 1": [{"tool_calls": commands + reads}, said("done", 1)],
-    }, approver, allow_tools=[], max_tool_calls_per_reply=5)
+    }, approver, allow_tools=[], max_tool_calls_per_reply=5, layer="off")
 
     outcome = await engine.run_plan("test")
 
