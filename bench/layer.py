@@ -130,12 +130,14 @@ async def _yes(request):  # type: ignore[no-untyped-def]
 
 
 def apply_both(repo: Path, copy: Path, layer: Layer, text: str) -> tuple[float, float]:
+    os.sync()  # both start with nothing left to flush (the copy was just written)
     began = time.perf_counter()
     outcome = asyncio.run(EditService(repo, ListSink(), _yes, SystemClock()).apply_change(
         ChangeText(text, ORIGIN), ApplyOptions(checks=False), "diff"))
     with layer.holding():
         layer.settle(set(outcome.result.files))
     layered_s = time.perf_counter() - began
+    os.sync()
     began = time.perf_counter()
     plain = asyncio.run(EditService(copy, ListSink(), _yes, SystemClock()).apply_change(
         ChangeText(text, "diff"), ApplyOptions(checks=False), "diff"))
