@@ -12,9 +12,10 @@ denied.
 
 ``show --json`` prints ``{id, title, level, R, factors, confirmed_by_user,
 items, history: [{run_id, outcome, at, evidence}]}``; ``list --json`` a
-list of ``{id, title, level, R, P, confirmed_by_user, runs, passed,
-failed, reworks}`` (the level and R the gate's record gives now, P its
-pass rate); the other commands print their events as JSON lines. ``ljtui
+list of ``{id, title, level, suggested, R, P, confirmed_by_user, runs,
+passed, failed, reworks}`` (the level the user confirmed, else the
+suggested one; the level and R the gate's record gives now, P its pass
+rate); the other commands print their events as JSON lines. ``ljtui
 playbook gates [ID]`` lists and shows the gates the same way
 (:func:`show_gates`).
 

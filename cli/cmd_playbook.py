@@ -16,9 +16,9 @@ files, not the model being given instructions. Promoting asks on a
 terminal; without one the answer is no unless ``--yes``. Warnings about
 files that were skipped (with the file and the field) go to stderr.
 
-``gates`` lists the repository's delivery gates (their level and R as their
-record gives them now, whether you confirmed them, their pass rate P and
-runs) and ``gates ID`` shows one gate's check items, risk and history,
+``gates`` lists the repository's delivery gates (the level you confirmed
+them at and the one their record suggests now, R, whether you confirmed
+them, their pass rate P and runs) and ``gates ID`` shows one gate's check items, risk and history,
 exactly as ``ljtui gates list`` and ``ljtui gates show ID`` do (with the
 same ``--json``).
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ljtui.core.events import Notice
 from ljtui.core.ports import EventSink
-from ljtui.core.gates.status import gate_state, item_line
+from ljtui.core.gates.status import gate_state, item_line, suggestion_line
 
 if TYPE_CHECKING:
     from ljtui.core.gates.facade import SessionGates
@@ -29,13 +29,15 @@ NO_GATES = "No gates in this repository yet (.agent/gates/): the agent proposes 
 
 
 def gate_line(row: dict[str, Any]) -> str:
-    """One gate of :meth:`GateService.listing` on a line: the level and R its record gives now, whether the user
-    confirmed it as it is, its pass rate P and runs, its title (``/gates``, ``ljtui gates list`` and both
-    ``playbook gates``)."""
+    """One gate of :meth:`GateService.listing` on a line: its level (and the one its record suggests, when that
+    differs), R now, whether the user confirmed it as it is, its pass rate P and runs, its title (``/gates``,
+    ``ljtui gates list`` and both ``playbook gates``)."""
     runs = f"{row['runs']} run(s)"
     if row["runs"] or row["reworks"]:
         runs += f": {row['passed']} passed, {row['failed']} failed, {row['reworks']} rework(s)"
-    return (f"{row['id']} · L{row['level']} · R {row['R']:.2f} · "
+    suggested = row.get("suggested", row["level"])
+    shown_level = f"L{row['level']}" + (f" (suggests L{suggested})" if suggested != row["level"] else "")
+    return (f"{row['id']} · {shown_level} · R {row['R']:.2f} · "
             f"{'confirmed' if row['confirmed_by_user'] else 'not confirmed'} · P {row['P']:.2f} ({runs}) · "
             f"{row['title']}")
 
@@ -63,12 +65,16 @@ def show_lines(service: GateService, gate_id: str) -> list[str]:
     assert view is not None
     state = gate_state(view)
     lines = [f"Delivery gate {view.id} (L{view.level}, R {view.risk.r:.2f}): {state}", f"title: {view.title}"]
-    if view.started and view.level >= 2:
+    if suggestion_line(view):
+        lines.append(suggestion_line(view))
+    if view.started and view.blocks_delivery:
         lines.append("Its writes go to a staging copy: your files change only once the gate passes and the "
                      "staged change is delivered.")
     lines.extend(item_line(item) for item in view.items)
     if view.blocked:
         lines.append("Delivery is blocked: " + "; ".join(view.blocked) + ".")
+    elif view.started and view.unmet:
+        lines.append(f"A pass still needs: {'; '.join(view.unmet)} (at L{view.level} {view.delivery_rule}).")
     elif view.started:
         lines.append("Every required item has fresh passing evidence: the run may pass.")
     if view.error:

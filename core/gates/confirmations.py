@@ -5,9 +5,13 @@ repository, so that word means nothing. What counts is this record,
 ``gate-confirmations.json`` in the user's state dir, keyed by the
 repository's real path (as the trust list is) and the gate id, and bound to
 :func:`definition_hash` — a SHA-256 over the gate's items (id, description,
-command, required), level and factors. A changed command, item, factor or
-level (the level moves with the gate's record too) no longer matches, so
-the gate needs confirming again.
+command, required), the level the user confirmed and the factors. A changed
+command, item or factor no longer matches, so the gate needs confirming
+again. The level confirmed stays the gate's level while its items and
+factors are the ones confirmed: the gate's record (its passes, failures and
+reworks) moves only the level the risk formula proposes, which the user
+adopts by confirming the gate again (GATE-3: a level change needs
+reconfirmation).
 
 The file is kept as :class:`~ljtui.core.user_records.UserRecords` (read
 defensively, written atomically under a lock): anything malformed counts as
@@ -24,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from ljtui.core.gates.model import Gate, gate_risk
+from ljtui.core.gates.model import Gate, Level, gate_risk
 from ljtui.core.ids import is_valid_id
 from ljtui.core.user_records import Partly, RecordsBacked, UserRecords
 from ljtui.core.userdirs import user_state_dir
@@ -35,24 +39,27 @@ CONFIRMATIONS_VERSION = 1
 MAX_CONFIRMATIONS_FILE_BYTES = 4 * 1024 * 1024
 """A confirmations file larger than this is treated as damaged."""
 _SHA256_HEX = re.compile(r"[0-9a-f]{64}")
+LEVELS: tuple[Level, ...] = (0, 1, 2, 3)
+"""The levels a confirmation may have been given at."""
 
 
-def canonical_definition(gate: Gate) -> dict[str, Any]:
-    """What a confirmation covers: the items, the level (from the formula, not the file) and the factors."""
+def canonical_definition(gate: Gate, level: Level | None = None) -> dict[str, Any]:
+    """What a confirmation covers: the items, the level confirmed (default: the one the risk formula gives now,
+    never the file's) and the factors."""
     factors = gate.factors
     return {
         "items": [{"id": i.id, "description": i.description, "command": i.command, "required": i.required}
                   for i in gate.items],
-        "level": gate_risk(gate).level,
+        "level": gate_risk(gate).level if level is None else level,
         "factors": {"change_surface": factors.change_surface, "chain_length": factors.chain_length,
                     "cognitive_density": factors.cognitive_density,
                     "objectively_verifiable": factors.objectively_verifiable, "irreversible": factors.irreversible},
     }
 
 
-def definition_hash(gate: Gate) -> str:
+def definition_hash(gate: Gate, level: Level | None = None) -> str:
     """The SHA-256 (hex) of the canonical JSON of :func:`canonical_definition`."""
-    text = json.dumps(canonical_definition(gate), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    text = json.dumps(canonical_definition(gate, level), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -93,18 +100,26 @@ class ConfirmationStore(RecordsBacked):
         entry = self.records.load().get(self.key(root), {}).get(gate_id)
         return Confirmation(gate_id, entry["definition"], entry["at"]) if entry else None
 
-    def is_confirmed(self, root: Path, gate: Gate) -> bool:
-        """Whether the user confirmed exactly this gate: same items, level and factors as now."""
+    def confirmed_level(self, root: Path, gate: Gate) -> Level | None:
+        """The level the user confirmed ``gate`` at, while its items and factors are the ones confirmed; ``None``
+        when the user has not confirmed the gate as it is now."""
         found = self.get(root, gate.id)
-        return found is not None and found.definition == definition_hash(gate)
+        if found is None:
+            return None
+        return next((level for level in LEVELS if definition_hash(gate, level) == found.definition), None)
 
-    def confirm(self, root: Path, gate: Gate, now: float) -> Confirmation:
-        """Record that the user confirmed ``gate`` as it is now.
+    def is_confirmed(self, root: Path, gate: Gate) -> bool:
+        """Whether the user confirmed this gate's items and factors as they are now (at :meth:`confirmed_level`)."""
+        return self.confirmed_level(root, gate) is not None
+
+    def confirm(self, root: Path, gate: Gate, now: float, level: Level | None = None) -> Confirmation:
+        """Record that the user confirmed ``gate`` as it is now, at ``level`` (default: the one the risk formula
+        gives now).
 
         Raises:
             ConfirmationError: The record could not be written.
         """
-        record = Confirmation(gate.id, definition_hash(gate), now)
+        record = Confirmation(gate.id, definition_hash(gate, level), now)
         with self._editing() as entries:
             entries.setdefault(self.key(root), {})[gate.id] = {"definition": record.definition, "at": now}
         return record

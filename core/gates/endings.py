@@ -3,7 +3,10 @@
 ``finish`` is the starter's word, checked against the evidence; ``exempt``
 asks the user; ``rework`` sends a delivered pass back; ``discard`` throws
 the staged work away; a failure of the guard itself is recorded and warned
-about, never taken for a pass.
+about, never taken for a pass. A run that staged nothing (below L2) has
+nothing to deliver or discard: it is over, and recorded so, once it ends.
+A record that moves the level the risk formula gives leaves the level the
+user confirmed in force, and says so.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ljtui.core.approval import YES
 from ljtui.core.events import Notice
 from ljtui.core.gates import events as G
-from ljtui.core.gates.model import Gate, HistoryEntry, gate_risk
+from ljtui.core.gates.model import Gate, HistoryEntry, Level, gate_risk
 from ljtui.core.gates.runs import GateRun, RunFileError, list_runs, save_run
 
 if TYPE_CHECKING:
@@ -61,6 +64,8 @@ class RunHost(Protocol):
 
     def gate(self, gate_id: str) -> Gate: ...
 
+    def confirmed_level(self, gate: Gate) -> Level | None: ...
+
     def blockers_now(self) -> Blockers: ...
 
     def publish(self) -> None: ...
@@ -94,38 +99,66 @@ async def finish(service: RunHost, outcome: str, agent: str) -> str:
         if (await service.ask(asked)).choice != YES:
             raise GateRefused(f"the user kept gate {gate.id}: it is not exempt")
     await asyncio.to_thread(record, service, gate, run, outcome)
+    if over_once_ended(run):
+        return f"gate {gate.id} finished: {outcome}; the L{run.level} run staged nothing, so it is over"
     return f"gate {gate.id} finished: {outcome}"
 
 
+def over_once_ended(run: GateRun) -> bool:
+    """Whether ``run`` is over as soon as it has an outcome: it staged nothing, so nothing waits to be delivered or
+    discarded (its writes reached the user's files as they were made)."""
+    return not run.staged
+
+
 def record(service: RunHost, gate: Gate, run: GateRun, outcome: str) -> None:
+    """Record how ``run`` ended in the run and the gate's history; a run :func:`over_once_ended` is closed."""
     evidence = tuple(e for e in run.evidence)
     with service.lock:
         run.outcome = outcome
         save_run(service.root, run)
     after = service.store.record_outcome(gate.id, HistoryEntry(run.run_id, outcome, service.clock.now(), evidence))
+    if over_once_ended(run):
+        close(service, run)
     service.sink.emit(G.GateFinished(gate.id, run.run_id, outcome))
     _tell_level_change(service, gate, after, f"run {run.run_id} {ENDED_WORDS.get(outcome, outcome)}")
     service.publish()
+
+
+def close(service: RunHost, run: GateRun) -> None:
+    """``run`` is over: recorded so in its file (``delivered``: nothing of it is left to deliver), and no longer
+    the run in progress."""
+    with service.lock:
+        run.delivered = True
+        save_run(service.root, run)
+        if service.run is run or (service.run is not None and service.run.run_id == run.run_id):
+            service.forget(run)
 
 
 ENDED_WORDS = {"pass": "passed", "fail": "failed", "exempt": "was exempted", "rework": "was sent back for rework"}
 """How a run's outcome reads in a sentence."""
 
 
-def level_change_text(before: Gate, after: Gate, why: str) -> str | None:
+def level_change_text(before: Gate, after: Gate, why: str, confirmed: Level | None = None) -> str | None:
     """The sentence that explains a level the gate's record moved (``None`` when the level stayed): old and new
-    level, why, how P and R moved, and that the next run needs confirming at the new level."""
+    level, why, how P and R moved, and what it changes: nothing for a gate the user ``confirmed`` (at that level)
+    until they confirm it again; for an unconfirmed gate, the level a confirmation proposes."""
     old, new = gate_risk(before), gate_risk(after)
     if old.level == new.level:
         return None
     direction = "rose" if new.p > old.p else "fell"
-    return (f"Gate {after.id} is now L{new.level} (was L{old.level}): {why}, so its pass rate P {direction} from "
-            f"{old.p:.2f} to {new.p:.2f} and R went from {old.r:.2f} to {new.r:.2f}. Its confirmation was for "
-            f"L{old.level}: the next run asks you to confirm it at L{new.level}.")
+    moved = (f"{why}, so its pass rate P {direction} from {old.p:.2f} to {new.p:.2f} and R went from {old.r:.2f} "
+             f"to {new.r:.2f}")
+    if confirmed is None:
+        return f"Gate {after.id} is now L{new.level} (was L{old.level}): {moved}. Confirming it proposes L{new.level}."
+    if confirmed == new.level:
+        return (f"Gate {after.id}'s record gives L{new.level} again (was L{old.level}): {moved}. It is L{confirmed}, "
+                "the level you confirmed.")
+    return (f"Gate {after.id}'s record now suggests L{new.level} (was L{old.level}): {moved}. It stays "
+            f"L{confirmed}, the level you confirmed, until you confirm it again (at L{new.level}).")
 
 
 def _tell_level_change(service: RunHost, before: Gate, after: Gate, why: str) -> None:
-    text = level_change_text(before, after, why)
+    text = level_change_text(before, after, why, service.confirmed_level(after))
     if text is not None:
         service.sink.emit(Notice(text))
 

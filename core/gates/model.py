@@ -204,6 +204,21 @@ def risk(factors: Factors, stats: Stats) -> Risk:
     return Risk(d, p, r, level_of(r))
 
 
+def blocks_delivery(level: int) -> bool:
+    """Whether a run started at ``level`` stages every write and refuses delivery until the gate passes (GATE-4:
+    from :data:`GATED_LEVEL` on); below it the run is a self-check list whose writes reach the user's files as
+    they are made."""
+    return level >= GATED_LEVEL
+
+
+def delivery_rule(level: int) -> str:
+    """What a run at ``level`` does with writes and delivery, in the words the gate dialogs, the Gates pane,
+    ``ljtui gates show`` and the system prompt use."""
+    if blocks_delivery(level):
+        return "writes are staged and delivery is blocked until the gate passes"
+    return "nothing is staged and delivery is not blocked"
+
+
 def family_stats(stats: Stats, playbook: PlaybookPrior | None) -> Stats:
     """The gate's record with its playbook's: each ok a passed run, each fail a failed one."""
     if playbook is None:

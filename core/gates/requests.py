@@ -13,7 +13,7 @@ from pathlib import Path
 from ljtui.core.agent.danger import danger_of
 from ljtui.core.approval import NO, YES, ApprovalRequest, Choice, confirm
 from ljtui.core.display import shown
-from ljtui.core.gates.model import GATED_LEVEL, VERIFIER_LEVEL, Factors
+from ljtui.core.gates.model import VERIFIER_LEVEL, Factors, blocks_delivery, delivery_rule
 from ljtui.core.gates.view import GateView, ItemView
 
 CONFIRM = "gate_confirm"
@@ -30,11 +30,17 @@ WORKSPACE = ".agent/workspace"
 """The staging trees' parent, relative to the repository."""
 
 LEVEL_MEANINGS = {
-    0: "L0: no gate is needed at this risk.",
-    1: "L1: a self-check list, a soft reminder; delivery is not blocked.",
-    2: "L2: objective evidence before delivery; writes are staged until the gate passes.",
-    3: "L3: L2 and an independent verifier must check at least one required item.",
+    0: "L0: no gate is needed at this risk",
+    1: "L1: a self-check list, a soft reminder",
+    2: "L2: objective evidence before delivery",
+    3: "L3: L2 and an independent verifier must check at least one required item",
 }
+"""What each level asks for; :func:`level_meaning` adds what it does with writes and delivery."""
+
+
+def level_meaning(level: int) -> str:
+    """``L1: a self-check list, a soft reminder; nothing is staged and delivery is not blocked.``"""
+    return f"{LEVEL_MEANINGS[level]}; {delivery_rule(level)}."
 
 
 def staging_tree(view: GateView) -> str:
@@ -72,15 +78,16 @@ def _item_lines(item: ItemView, root: Path) -> list[str]:
     return lines
 
 
-def _where_commands_run(view: GateView) -> str:
-    if view.level >= GATED_LEVEL:
+def _where_commands_run(view: GateView, level: int) -> str:
+    if blocks_delivery(level):
         return (f"Once the gate is started these commands run in the staging tree {staging_tree(view)}, "
                 "a copy of your working tree; they never run in your tree itself.")
     return "At this level nothing is staged: these commands run in the repository itself."
 
 
 def confirm_request(view: GateView, root: Path | None = None, sandbox: str = "") -> ApprovalRequest:
-    """Ask the user to confirm a proposed gate: its risk, its factors and every command it will run.
+    """Ask the user to confirm a proposed gate: its risk, its factors, every command it will run, and the level
+    the risk formula gives it now (``view.risk.level``), which a yes makes the gate's level.
 
     Args:
         view: the gate as proposed.
@@ -88,28 +95,29 @@ def confirm_request(view: GateView, root: Path | None = None, sandbox: str = "")
         sandbox: what the sandbox lets the checks do (``sandbox landlock · writes: …``), or the unsandboxed warning.
     """
     where = root if root is not None else Path.cwd()
-    lines = [view.title, "", risk_line(view), *factor_lines(view.factors), LEVEL_MEANINGS[view.level], "",
-             f"Checks ({len(view.items)}):"]
+    level = view.risk.level
+    lines = [view.title, "", risk_line(view), *factor_lines(view.factors), level_meaning(level)]
+    if view.confirmed and level != view.level:
+        lines.append(f"You confirmed it at L{view.level}; a yes makes it L{level}, as its record now gives.")
+    lines += ["", f"Checks ({len(view.items)}):"]
     for item in view.items:
         lines += _item_lines(item, where)
     if not view.items:
         lines.append("  (none: the gate can only pass as exempt)")
-    lines += ["", _where_commands_run(view)]
+    lines += ["", _where_commands_run(view, level)]
     if sandbox:
         lines.append(f"Checks run {sandbox}" if sandbox.startswith("in the sandbox") else sandbox)
-    return confirm(CONFIRM, f"Confirm gate {view.id} (L{view.level})?", lines, "confirm the gate",
+    return confirm(CONFIRM, f"Confirm gate {view.id} (L{level})?", lines, "confirm the gate",
                    "cancel, the gate stays unconfirmed", subject=view.id)
 
 
 def start_request(view: GateView) -> ApprovalRequest:
     """Ask the user to start a confirmed gate: where writes go and what blocks delivery."""
     lines = [view.title, "", risk_line(view)]
-    if view.level >= GATED_LEVEL:
-        lines += [f"Every write of every agent will be staged in {staging_tree(view)}; your working tree "
-                  "is not touched.",
-                  "Delivery to your working tree is blocked until the gate passes."]
-    else:
-        lines.append(LEVEL_MEANINGS[view.level])
+    if view.blocks_delivery:
+        lines.append(f"Every write of every agent will be staged in {staging_tree(view)}; your working tree "
+                     "is not touched.")
+    lines.append(level_meaning(view.level))
     if view.level >= VERIFIER_LEVEL:
         lines.append("At L3 an independent verifier must check at least one required item.")
     lines += ["", f"Checks ({len(view.items)}):"]

@@ -57,6 +57,9 @@ class GateRun:
         outcome: ``""`` while open, then ``pass``, ``fail`` or ``exempt``.
         breaker: the user's decision when the breaker opened.
         error: the guard's own failure, when it had one.
+        delivered: the run is over: its staged change was delivered or thrown away, or it staged nothing and
+            ended.
+        verifier: the independent verifier's agent id, once one checked an item.
     """
 
     gate_id: str

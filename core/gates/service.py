@@ -11,7 +11,12 @@ While a confirmed gate of level 2 or more is started, the engine points
 every agent's tools at the run's staging tree (:meth:`staging_root`), so
 writes and commands land there; delivery of the staged change to the
 user's tree (:mod:`ljtui.core.gates.release`) is refused until the gate
-passes.
+passes. A run below that level stages nothing: it is over once it ends.
+
+A gate's level is the one the user confirmed it at
+(:meth:`confirmed_level`), for as long as its items and factors are the
+ones confirmed; its record only moves the level the risk formula proposes,
+which confirming the gate again adopts.
 """
 
 from __future__ import annotations
@@ -29,16 +34,18 @@ from ljtui.core.gates import events as G
 from ljtui.core.gates import endings
 from ljtui.core.gates.endings import GateRefused
 from ljtui.core.gates.model import (
-    GATED_LEVEL, MAX_BOUNCES, CheckItem, Evidence, Factors, Gate, PlaybookPrior, gate_risk,
+    MAX_BOUNCES, CheckItem, Evidence, Factors, Gate, Level, PlaybookPrior, blocks_delivery, gate_risk,
 )
 from ljtui.core.gates.records import GateInvalid
 from ljtui.core.gates.runs import GateRun, RunOwners, list_runs, new_run_id, save_run
 from ljtui.core.gates.status import blockers, gate_view, prompt_section
 from ljtui.core.gates.view import GateView
+from ljtui.core.statedir import StateDirUnsafe
 
 if TYPE_CHECKING:
     from ljtui.core.clock import Clock
     from ljtui.core.confine.session import CommandSandbox
+    from ljtui.core.confine.spawn import Confinement
     from ljtui.core.gitguard.guard import GitSettingsGuard
     from ljtui.core.ports import EventSink
 
@@ -136,6 +143,13 @@ class GateService:
         runs, problems = list_runs(self.root, self.env)
         for problem in problems:
             self.sink.emit(Notice(f"A gate run was ignored: {problem}", "warning"))
+        for run in runs:
+            if endings.over_once_ended(run) and run.outcome and not run.delivered:
+                try:  # an earlier ljtui left it open: it is over all the same
+                    endings.close(self, run)
+                except (OSError, StateDirUnsafe) as exc:
+                    self.sink.emit(Notice(f"Gate run {run.run_id} is over, but its file could not say so: {exc}",
+                                          "warning"))
         open_run = next((r for r in runs if not r.delivered), None)
         self.ended = next((r for r in runs if r.delivered), None)
         if open_run is not None:
@@ -145,12 +159,13 @@ class GateService:
             self.publish()
 
     def listing(self) -> tuple[list[dict[str, object]], list[str]]:
-        """Every gate as ``{id, title, level, R, P, confirmed_by_user, runs, passed, failed, reworks}``, and the
-        error of each malformed file (disk work).
+        """Every gate as ``{id, title, level, suggested, R, P, confirmed_by_user, runs, passed, failed, reworks}``,
+        and the error of each malformed file (disk work).
 
-        ``level`` and ``R`` are what the gate's factors and its record give now (a file's own level is never
+        ``suggested`` and ``R`` are what the gate's factors and its record give now (a file's own level is never
         believed); ``P`` is the pass rate they rest on; ``confirmed_by_user`` is whether the user's confirmation
-        covers the gate as it is now, at that level.
+        covers the gate's items and factors as they are now; ``level`` is the level it was confirmed at, else the
+        suggested one.
         """
         rows, problems = [], []
         for found in self.store.list():
@@ -159,8 +174,10 @@ class GateService:
                 continue
             r = gate_risk(found)
             stats = found.stats
-            rows.append({"id": found.id, "title": found.title, "level": r.level, "R": round(r.r, 4),
-                         "P": round(r.p, 4), "confirmed_by_user": self.confirmed(found), "runs": stats.runs,
+            confirmed = self.confirmed_level(found)
+            rows.append({"id": found.id, "title": found.title, "level": r.level if confirmed is None else confirmed,
+                         "suggested": r.level, "R": round(r.r, 4), "P": round(r.p, 4),
+                         "confirmed_by_user": confirmed is not None, "runs": stats.runs,
                          "passed": stats.passed, "failed": stats.failed, "reworks": stats.reworks})
         return rows, problems
 
@@ -189,9 +206,14 @@ class GateService:
         except GateFileError:
             return None
 
+    def confirmed_level(self, gate: Gate) -> Level | None:
+        """The level the user confirmed ``gate`` at, while its items and factors are the ones confirmed (``None``:
+        not confirmed as it is now; a file's ``confirmed_by_user`` is not believed)."""
+        return self.confirmations.confirmed_level(self.root, gate)
+
     def confirmed(self, gate: Gate) -> bool:
-        """The user's own record matches the gate as it is now (a file's ``confirmed_by_user`` is not believed)."""
-        return self.confirmations.is_confirmed(self.root, gate)
+        """The user's own record matches the gate's items and factors as they are now."""
+        return self.confirmed_level(gate) is not None
 
     def workspace(self):
         """The staging workspace of the run in progress, or ``None`` when its writes are not staged."""
@@ -237,8 +259,9 @@ class GateService:
                 staged = tuple(c.path for c in workspace.changes()) if workspace is not None else ()
         except Exception as exc:  # GATE-9
             error = f"{type(exc).__name__}: {exc}"
-        view = gate_view(gate, confirmed=self.confirmed(gate), run=run, content_hash=content, staged_files=staged,
-                         breaker_at=MAX_BOUNCES, unstarted=self._unstarted.get(gate_id), ended=self.ended)
+        view = gate_view(gate, confirmed_level=self.confirmed_level(gate), run=run, content_hash=content,
+                         staged_files=staged, breaker_at=MAX_BOUNCES, unstarted=self._unstarted.get(gate_id),
+                         ended=self.ended)
         if error and not view.error:
             import dataclasses
 
@@ -300,7 +323,8 @@ class GateService:
                                   "in a trusted repository.", "warning"))
 
     async def confirm(self, gate_id: str) -> bool:
-        """Ask the user to confirm the gate's items, commands and level; record a yes in the user's state."""
+        """Ask the user to confirm the gate's items, commands and the level its risk gives now; record a yes in the
+        user's state (that level is then the gate's)."""
         from ljtui.core.gates.requests import confirm_request
 
         gate = await asyncio.to_thread(self.gate, gate_id)
@@ -309,15 +333,17 @@ class GateService:
         decision = await self.ask(confirm_request(view, self.root, await asyncio.to_thread(self.sandbox_line)))
         if decision.choice != YES:
             return False
-        await asyncio.to_thread(self.confirmations.confirm, self.root, gate, self.clock.now())
+        level = view.risk.level
+        await asyncio.to_thread(self.confirmations.confirm, self.root, gate, self.clock.now(), level)
         self.current = gate_id
         self._forget_ending(gate_id)
-        self.sink.emit(G.GateConfirmed(gate_id, view.level))
+        self.sink.emit(G.GateConfirmed(gate_id, level))
         self.publish()
         return True
 
     async def start(self, gate_id: str, agent: str) -> GateRun:
-        """Ask the user to start a run; at L2 and above a staging tree is made and writes land there."""
+        """Ask the user to start a run at the level the user confirmed; at L2 and above a staging tree is made and
+        writes land there."""
         from ljtui.core.gates.requests import start_request
 
         gate = await asyncio.to_thread(self.gate, gate_id)
@@ -330,7 +356,7 @@ class GateService:
         if (await self.ask(start_request(view))).choice != YES:
             raise GateRefused(f"the user did not start gate {gate_id}")
         level = view.level
-        run = GateRun(gate_id, new_run_id(), self.clock.now(), agent, level, level >= GATED_LEVEL)
+        run = GateRun(gate_id, new_run_id(), self.clock.now(), agent, level, blocks_delivery(level))
         await asyncio.to_thread(self._open_run, run)
         self.sink.emit(G.GateStarted(gate_id, run.run_id, level, run.staged))
         self.publish()
@@ -347,7 +373,7 @@ class GateService:
         save_run(self.root, run)
         with self.lock:
             self.run, self._workspace, self.current = run, workspace, run.gate_id
-            self.ended = None
+            self._forget_ending(run.gate_id)
 
     async def check(self, item_id: str | None, agent: str, *, verifier: str = "", failed_only: bool = False,
                     cancelled: asyncio.Event | None = None) -> list[Evidence]:
@@ -355,6 +381,7 @@ class GateService:
         ``failed_only``) where the work is, and record what the engine saw (GATE-5, GATE-11)."""
         from ljtui.core.gates.checks import run_check
         from ljtui.core.gates.workspace import command_env
+        from ljtui.core.agent.tools.bash import in_layer
         from ljtui.core.gitguard.guard import watched
 
         gate_id = self.run.gate_id if self.run is not None and not self.run.delivered else self.current
@@ -368,8 +395,7 @@ class GateService:
         items = self._items_to_check(gate, item_id, failed_only)
         run = self.run if self.run is not None and self.run.gate_id == gate_id and not self.run.delivered else None
         cwd = self.staging_root() or self.root
-        rules = await asyncio.to_thread(self.sandbox.rules, cwd)
-        confinement = self.sandbox.confinement(rules)
+        confinement = await asyncio.to_thread(self._confinement, cwd)
         env = command_env(cwd, self.sandbox.environment())
         recorded: list[Evidence] = []
         started = self.clock.monotonic()
@@ -381,7 +407,8 @@ class GateService:
             for item in items:
                 progressed(item.id)
                 content = await asyncio.to_thread(self.content_hash) if run is not None else ""
-                async with watched(self.git_guard, f"the check {item.id!r} (`{item.command}`)") as watch:
+                async with watched(self.git_guard, f"the check {item.id!r} (`{item.command}`)") as watch, \
+                        in_layer(self.sandbox, confinement):
                     evidence = await run_check(item, cwd, confinement=confinement, env=env,
                                                timeout=self.check_timeout(), content_hash=content, agent=agent,
                                                verifier=verifier, clock=self.clock, cancelled=cancelled)
@@ -402,6 +429,14 @@ class GateService:
         finally:
             progressed(ended=True)
         return recorded
+
+    def _confinement(self, cwd: Path) -> Confinement:
+        """Where a check runs: in the staging tree, or, with nothing staged, in the session's layer where there is
+        one (it checks what the agent changed there), its secret files hidden. Call from a thread."""
+        layered = self.sandbox.layered_at(cwd)
+        rules = self.sandbox.rules(cwd, layered=layered)
+        hidden = self.sandbox.hidden_secrets() if layered else ()
+        return self.sandbox.confinement(rules, layered=layered, hidden=hidden or ())
 
     def sandbox_line(self) -> str:
         """What the sandbox lets checks do, for the confirm dialog (finds the sandbox: call from a thread)."""

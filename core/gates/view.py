@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ljtui.core.gates.model import Factors, HistoryEntry, ItemStatus, Level, Risk, Stats
+from ljtui.core.gates.model import Factors, HistoryEntry, ItemStatus, Level, Risk, Stats, blocks_delivery, delivery_rule
 
 
 @dataclass(frozen=True)
@@ -39,16 +39,21 @@ class GateView:
     """A gate as the user sees it.
 
     Attributes:
-        confirmed: the user's own record matches the gate's current items and level.
-        started: a run is active (writes are staged when ``level`` ≥ 2).
+        level: the level in force: the active run's, else the one the user confirmed, else the one the risk
+            formula proposes (``risk.level``, which is also what confirming the gate again would make it).
+        confirmed: the user's own record matches the gate's current items and factors (at ``level``).
+        started: a run is active (writes are staged when it :attr:`blocks_delivery`).
         run_id: the active run, ``""`` when none.
         staged_files: paths changed in the staging tree, relative to the repository.
-        blocked: why delivery is refused now (one line per missing, failed or stale item); empty when it may go.
+        blocked: why delivery is refused now (one line per missing, failed or stale item); empty when it may go,
+            and always at a level that does not block delivery.
         bounces: refused deliveries of this run; the breaker opens at ``MAX_BOUNCES``.
         error: the guard's own failure, when it had one (GATE-9): delivery then needs the user's word.
         outcome: how the gate's latest run ended (``pass``, ``fail``, ``exempt``, ``rework``); ``""`` while it
             is open or when no run of it ended since the gate was last proposed or confirmed.
         delivered: that run's staged change reached the user's tree.
+        unmet: what a pass still needs, at any level (one line per missing, failed or stale required item); at a
+            level that blocks delivery the same lines are ``blocked``, below it they are a soft reminder.
     """
 
     id: str
@@ -69,3 +74,16 @@ class GateView:
     error: str = ""
     outcome: str = ""
     delivered: bool = False
+    unmet: tuple[str, ...] = ()
+
+    @property
+    def blocks_delivery(self) -> bool:
+        """A run at this gate's level stages writes and refuses delivery until the gate passes
+        (:func:`~ljtui.core.gates.model.blocks_delivery`)."""
+        return blocks_delivery(self.level)
+
+    @property
+    def delivery_rule(self) -> str:
+        """What a run at this gate's level does with writes and delivery, in words
+        (:func:`~ljtui.core.gates.model.delivery_rule`)."""
+        return delivery_rule(self.level)

@@ -137,7 +137,7 @@ def test_playbook_gates_lists_and_shows_the_gates_as_ljtui_gates_does(git_repo: 
         f"{kept} · L2 · R 0.66 · confirmed · P 0.25 (2 run(s): 1 passed, 1 failed, 1 rework(s)) · Greeting works"]
     assert listed.stdout == ljtui(git_repo, "gates", "list").stdout
     rows = json.loads(ljtui(git_repo, "playbook", "gates", "--json").stdout)
-    assert rows[1] == {"id": kept, "title": "Greeting works", "level": 2, "R": 0.6583, "P": 0.25,
+    assert rows[1] == {"id": kept, "title": "Greeting works", "level": 2, "suggested": 2, "R": 0.6583, "P": 0.25,
                        "confirmed_by_user": True, "runs": 2, "passed": 1, "failed": 1, "reworks": 1}
     shown = ljtui(git_repo, "playbook", "gates", kept)
     assert shown.returncode == 0, shown.stderr

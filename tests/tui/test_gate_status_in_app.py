@@ -44,10 +44,11 @@ async def test_a_passed_delivered_gate_says_so_and_the_level_change_is_told(git_
         status = app.main_screen.status
         await until(pilot, lambda: status.gate == "gate passed · delivered", "the gate's ending in the status bar")
         assert "unconfirmed" not in str(status.render())
-        [moved] = [n for n in notices(app) if "is now L" in n]
-        assert f"Gate {GATE} is now L1 (was L2)" in moved and "pass rate P rose from 0.50 to 1.00" in moved
+        [moved] = [n for n in notices(app) if "suggests L" in n]
+        assert f"Gate {GATE}'s record now suggests L1 (was L2)" in moved and "pass rate P rose from 0.50 to 1.00" in moved
+        assert "It stays L2, the level you confirmed" in moved
         view = app.main_screen.query_one(GatesPane).view
-        assert view.level == 1 and view.outcome == "pass"
+        assert (view.level, view.confirmed, view.risk.level, view.outcome) == (2, True, 1, "pass")
         assert "last run passed · delivered" in screen_text(app)
 
 

@@ -147,14 +147,14 @@ async def test_playbook_gates_lists_the_gates_and_shows_one_with_its_items_and_h
         await send(pilot, "/playbook gates")
         await until(pilot, lambda: bool(details(app)), "the gates listed")
         title, body = details(app)[-1]
-        assert title == "Delivery gates"  # a pass made P 1, R fall to L1: the L2 confirmation no longer holds
-        assert body.splitlines()[1:] == [f"{gate_id} · L1 · R 0.28 · not confirmed · P 1.00 (1 run(s): 1 passed, "
-                                         "0 failed, 0 rework(s)) · Greeting works"]
+        assert title == "Delivery gates"  # a pass made P 1 and R fall: L1 is suggested, the confirmed L2 holds
+        assert body.splitlines()[1:] == [f"{gate_id} · L2 (suggests L1) · R 0.28 · confirmed · P 1.00 (1 run(s): "
+                                         "1 passed, 0 failed, 0 rework(s)) · Greeting works"]
         await send(pilot, f"/playbook gates {gate_id}")
         await until(pilot, lambda: len(details(app)) == 2, "the gate shown")
         title, body = details(app)[-1]
         assert title == f"Gate {gate_id}"
-        assert body.splitlines()[1] == f"Delivery gate {gate_id} (L1, R 0.28): proposed, not confirmed by the user"
+        assert body.splitlines()[1] == f"Delivery gate {gate_id} (L2, R 0.28): confirmed, not started"
         for line in ("- smoke (required): pending — the greeting prints", "  smoke: $ touch ran.txt",
                      "history: 1 run(s), 1 passed, 0 failed, 0 rework(s)",
                      "  20270115-0801-a1b2  pass  2027-01-15T08:01:00.000Z  (smoke 0)"):

@@ -108,9 +108,9 @@ def ending(view: Any) -> str | None:
 
 
 def status_segment(view: Any) -> str | None:
-    """The status bar's gate segment: ``gate L2``, ``gate L3 · blocked``, ``gate passed · delivered`` …;
-    ``None`` without a gate. Once a run ended, how it ended is the gate's state (a level its record moved is
-    told by a notice where it happens)."""
+    """The status bar's gate segment: ``gate L2``, ``gate L3 · blocked``, ``gate L1 · self-check due`` (a level
+    that does not block delivery), ``gate passed · delivered`` …; ``None`` without a gate. Once a run ended, how
+    it ended is the gate's state (a level its record moved is told by a notice where it happens)."""
     if view is None:
         return None
     segment = f"gate L{view.level}"
@@ -120,6 +120,8 @@ def status_segment(view: Any) -> str | None:
         return f"{segment} · breaker open"
     if view.started and view.blocked:
         return f"{segment} · blocked"
+    if view.started and getattr(view, "unmet", ()):
+        return f"{segment} · self-check due"
     ended = ending(view)
     if ended is not None:
         return f"gate {ended}"
@@ -159,6 +161,8 @@ def head_lines(view: Any, width: int, styles: GateStyles) -> list[Text]:
     head = Text(shown_line(str(view.id)), style=styles["heading"])
     head.append(SEPARATOR).append(f"L{view.level}", style=styles["level"])
     head.append(f"{SEPARATOR}R {view.risk.r:.2f}", style=styles["heading"])
+    if view.risk.level != view.level:
+        head.append(f"{SEPARATOR}suggests L{view.risk.level}", style=styles["muted"])
     lines = [_fit(head, width), _fit(Text(shown(str(view.title), one_line=True)), width)]
     f = view.factors
     factors = [f"D {view.risk.d:.2f}", f"P {view.risk.p:.2f}", f"surface {_score(f.change_surface)}",
@@ -170,8 +174,9 @@ def head_lines(view: Any, width: int, styles: GateStyles) -> list[Text]:
     ended = ending(view)
     if view.started:
         staged = len(view.staged_files)
-        state += ["started", f"run {shown_line(str(view.run_id))}",
-                  f"{staged} file{'s' if staged != 1 else ''} staged"]
+        state += ["started", f"run {shown_line(str(view.run_id))}"]
+        if view.blocks_delivery:
+            state.append(f"{staged} file{'s' if staged != 1 else ''} staged")
     elif ended is None:
         state.append("not started")
     if ended is not None:
@@ -181,7 +186,8 @@ def head_lines(view: Any, width: int, styles: GateStyles) -> list[Text]:
 
 
 def alert_lines(view: Any, width: int, styles: GateStyles) -> list[Text]:
-    """The guard's error, the open breaker and why delivery is refused, in the warning and error colours."""
+    """The guard's error, the open breaker and why delivery is refused, in the warning and error colours; at a
+    level that does not block delivery, what a pass still needs, as a reminder."""
     lines: list[Text] = []
     if view.error:
         lines += _wrap(f"✗ guard error: {shown(str(view.error))} — delivery only with your confirmation", width,
@@ -193,6 +199,11 @@ def alert_lines(view: Any, width: int, styles: GateStyles) -> list[Text]:
         lines.append(_fit(Text("blocked: delivery is refused", style=styles["warning"]), width))
         lines += [_fit(Text(f"  {shown(str(reason), one_line=True)}", style=styles["warning"]), width)
                   for reason in view.blocked]
+    elif view.started and getattr(view, "unmet", ()):
+        lines += _wrap(f"self-check due: a pass still needs these; {view.delivery_rule}", width,
+                       styles["pending"])
+        lines += [_fit(Text(f"  {shown(str(reason), one_line=True)}", style=styles["pending"]), width)
+                  for reason in view.unmet]
     elif view.started and not view.error:
         lines.append(_fit(Text("delivery allowed", style=styles["passed"]), width))
     return lines

@@ -142,7 +142,10 @@ async def gate_finish(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     outcome = text_arg(args, "outcome", empty_ok=False, max_chars=10) or ""
 
     async def work() -> ToolResult:
-        said = await _service(ctx).finish(outcome, ctx.agent)
+        service = _service(ctx)
+        said = await service.finish(outcome, ctx.agent)
+        if service.run is None:  # the run staged nothing: it is over, with nothing to deliver
+            return ToolResult(True, said + ".", said)
         if outcome == "fail":
             return ToolResult(True, said + "; the staged work is kept until the user discards it.", said)
         delivery = await _controls(ctx).deliver_gate()

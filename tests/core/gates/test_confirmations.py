@@ -79,14 +79,16 @@ def test_changed_factors_need_confirming_again(repo: Path) -> None:
     assert not confirmations.is_confirmed(repo, same_level)
 
 
-def test_a_changed_level_needs_confirming_again(repo: Path) -> None:
+def test_a_level_the_record_moved_leaves_the_confirmed_level_in_force(repo: Path) -> None:
     store, confirmations = GateStore(repo), ConfirmationStore.for_env()
     gate = store.propose("api", ITEMS, Factors(0.5, 0.5, 0.5, False, False), NOW)
     confirmations.confirm(repo, gate, NOW)
     assert gate.level == 2
     passed = store.record_outcome(gate.id, run("r1", "pass", evidence()))
     assert passed.level == 1 and passed.items == gate.items and passed.factors == gate.factors
-    assert not confirmations.is_confirmed(repo, passed)
+    assert confirmations.is_confirmed(repo, passed) and confirmations.confirmed_level(repo, passed) == 2
+    confirmations.confirm(repo, passed, NOW + 1)
+    assert confirmations.confirmed_level(repo, passed) == 1
 
 
 def test_the_level_written_in_the_file_does_not_move_the_hash(repo: Path) -> None:

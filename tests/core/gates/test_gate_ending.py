@@ -28,11 +28,11 @@ async def test_a_passed_delivered_run_is_the_gates_state_though_its_level_fell(g
     assert (repo / "app.py").read_text() == FRIENDLY
     view = last_view(sink)
     assert (view.outcome, view.delivered, view.started) == ("pass", True, False)
-    assert view.level == 1 and not view.confirmed  # the record moved P: the L2 confirmation no longer applies
-    [moved] = [n for n in notices(sink) if "is now L" in n]
-    assert moved.startswith(f"Gate {GATE} is now L1 (was L2): run ") and " passed, so its pass rate P rose from " \
-        "0.50 to 1.00 and R went from 0.53 to 0.28" in moved
-    assert "the next run asks you to confirm it at L1" in moved
+    assert (view.level, view.confirmed, view.risk.level) == (2, True, 1)  # the record moved P: L1 is only suggested
+    [moved] = [n for n in notices(sink) if "suggests L" in n]
+    assert moved.startswith(f"Gate {GATE}'s record now suggests L1 (was L2): run ") and " passed, so its pass " \
+        "rate P rose from 0.50 to 1.00 and R went from 0.53 to 0.28" in moved
+    assert "It stays L2, the level you confirmed, until you confirm it again (at L1)" in moved
 
 
 async def test_the_ending_survives_a_restart_and_goes_when_the_gate_is_set_up_again(git_repo: Path) -> None:
