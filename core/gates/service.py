@@ -381,8 +381,8 @@ class GateService:
         ``failed_only``) where the work is, and record what the engine saw (GATE-5, GATE-11)."""
         from ljtui.core.gates.checks import run_check
         from ljtui.core.gates.workspace import command_env
-        from ljtui.core.agent.tools.bash import in_layer
         from ljtui.core.gitguard.guard import watched
+        from ljtui.core.layer.service import held_for
 
         gate_id = self.run.gate_id if self.run is not None and not self.run.delivered else self.current
         if gate_id is None:
@@ -408,7 +408,7 @@ class GateService:
                 progressed(item.id)
                 content = await asyncio.to_thread(self.content_hash) if run is not None else ""
                 async with watched(self.git_guard, f"the check {item.id!r} (`{item.command}`)") as watch, \
-                        in_layer(self.sandbox, confinement):
+                        held_for(self.sandbox.layer, confinement):
                     evidence = await run_check(item, cwd, confinement=confinement, env=env,
                                                timeout=self.check_timeout(), content_hash=content, agent=agent,
                                                verifier=verifier, clock=self.clock, cancelled=cancelled)

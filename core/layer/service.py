@@ -18,10 +18,10 @@ import os
 import subprocess
 import sys
 import threading
-from contextlib import AbstractContextManager, asynccontextmanager, contextmanager
+from contextlib import AbstractAsyncContextManager, AbstractContextManager, asynccontextmanager, contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import AsyncIterator, Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, AsyncIterator, Callable, Iterable, Iterator, Mapping
 
 from ljtui.core.git import run_git
 from ljtui.core.layer import overlay, replay
@@ -34,6 +34,9 @@ DIRECT_WORDS = "changes are written to your files directly"
 """What the status bar, ``ljtui doctor`` and every dialog say when there is no layer."""
 LAYER_CHOICES = ("auto", "on", "off")
 """Values of ``agent.layer``."""
+if TYPE_CHECKING:
+    from ljtui.core.confine.spawn import Confinement
+
 OLD_UPPER, GONE_UPPER = "upper.old", "upper.gone"
 REPLAY_TIMEOUT_SECONDS = 120.0
 CHECK_IGNORE_CHUNK = 2000
@@ -325,3 +328,10 @@ async def held(layer: Layer) -> AsyncIterator[None]:
                 hold.__exit__(None, None, None)
 
         await asyncio.shield(asyncio.to_thread(leave))
+
+
+def held_for(layer: Layer | None, confinement: Confinement) -> AbstractAsyncContextManager[None]:
+    """Hold ``layer`` for a command's whole life when ``confinement`` runs it in the layer; nothing otherwise."""
+    if confinement.layered and layer is not None:
+        return held(layer)
+    return nullcontext()

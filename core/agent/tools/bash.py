@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import signal
-from contextlib import AbstractAsyncContextManager, nullcontext
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,7 @@ from ljtui.core.confine.refusal import refusal_note
 from ljtui.core.confine.rules import Rules
 from ljtui.core.confine.session import CommandSandbox
 from ljtui.core.confine.spawn import Confinement
-from ljtui.core.layer.service import DIRECT_WORDS, held
+from ljtui.core.layer.service import DIRECT_WORDS, held_for
 from ljtui.core.confine.status import SandboxStatus
 from ljtui.core.display import shown
 from ljtui.core.events import ToolOutput
@@ -103,9 +103,7 @@ def layer_facts(sandbox: CommandSandbox, root: Path) -> tuple[Rules, bool, tuple
 def in_layer(sandbox: CommandSandbox, confinement: Confinement) -> AbstractAsyncContextManager[None]:
     """Hold the session's layer for a layered command's whole life (nothing else mounts or changes it meanwhile);
     nothing for a command on the tree."""
-    if confinement.layered and sandbox.layer is not None:
-        return held(sandbox.layer)
-    return nullcontext()
+    return held_for(sandbox.layer, confinement)
 
 
 def command_facts(command: str, root: Path, allow_commands: tuple[str, ...], status: SandboxStatus,
