@@ -94,6 +94,12 @@ def run(args: argparse.Namespace) -> int:
     if args.commit is not None and not args.commit.strip():
         echo(f"{PROG}: --commit needs a message", sys.stderr)
         return EXIT_REFUSED
+    from ljtui.core.gates.layer_run import blocker_at
+
+    held_back = blocker_at(root, layer)
+    if held_back:
+        echo(f"{PROG}: nothing was applied: {held_back}", sys.stderr)
+        return EXIT_REFUSED
     status, written = _apply(root, layer, found, approver)
     if args.commit is not None and status == EXIT_OK and written:
         return _commit(root, written, args.commit)

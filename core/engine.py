@@ -93,16 +93,18 @@ class Engine:
         sandbox = session_sandbox(config, repo_root)
         self.git_guard = GitSettingsGuard(repo_root, self.ask, self.sink.emit)
         """Watches git's executable settings around every command, check and MCP call of the session."""
+        self.layer_review = SessionLayer(sandbox.layer, lambda: self.review, self.sink,
+                                         guard=lambda: self.session_gates.layer_blocker())
+        """The layer's net change under review at the end of each turn (held back while a gate's run waits), and
+        what the model is told of it."""
         self.session_gates = SessionGates(
             repo_root, self.sink, self.ask, self.clock, sandbox=sandbox, settings=self.settings,
             run_log=self.run_log, playbooks=self.playbooks, review=lambda: self.review, verify=self._verify,
-            git_guard=self.git_guard)
+            git_guard=self.git_guard, open_layer=lambda: self.layer_review.open(delivering=True))
         self.services: ToolServices = session_services(
             config, repo_root, self.clock, self.ask, self.sink.emit, sandbox=sandbox, playbooks=self.playbooks,
             gates=self.session_gates, session_id=session_id, git_guard=self.git_guard)
         """What tools reach through their context (permissions, writer, reader …)."""
-        self.layer_review = SessionLayer(sandbox.layer, lambda: self.review, self.sink)
-        """The layer's net change under review at the end of each turn, and what the model is told of it."""
         self.tools = tools if tools is not None else _agent_tools()
         self.mcp = SessionMcp(self.settings, repo_root, sandbox, self.sink.emit, git_guard=self.git_guard)
         """The session's MCP servers; :meth:`start_mcp` starts them and adds their tools."""

@@ -191,7 +191,7 @@ def discard(service: RunHost, gate_id: str | None = None, *, delivered: bool = F
             run = next((r for r in runs if not r.delivered and (not gate_id or r.gate_id == gate_id)), None)
         if run is None:
             raise GateRefused(f"there is no open run{f' of gate {gate_id}' if gate_id else ''} to discard")
-        if run.staged:
+        if run.staged and not run.in_layer:  # a run held in the layer leaves the layer's change to the user's review
             try:
                 Workspace.open(service.root, run.run_id).discard()
             except Exception as exc:
@@ -204,7 +204,11 @@ def discard(service: RunHost, gate_id: str | None = None, *, delivered: bool = F
             pass
         if service.run is run or (service.run and service.run.run_id == run.run_id):
             service.forget(run)
-    if not delivered:
+    if not delivered and run.in_layer:
+        service.sink.emit(Notice(f"Ended gate {run.gate_id}'s run {run.run_id} without delivery. Its change stays in "
+                                 "the layer for your review (/diff): reject it there, or drop the layer "
+                                 "(`ljtui layer drop`)."))
+    elif not delivered:
         service.sink.emit(Notice(f"Discarded the staged work of gate {run.gate_id} (run {run.run_id})."))
     service.publish()
     return run.run_id

@@ -47,7 +47,8 @@ class SessionGates:
     def __init__(self, root: Path, sink: EventSink, ask: Ask, clock: Clock, *, sandbox: CommandSandbox,
                  settings: SessionSettings, run_log: RunLog | None, playbooks: PlaybookService,
                  review: Callable[[], ReviewService], verify: Verify,
-                 git_guard: GitSettingsGuard | None = None) -> None:
+                 git_guard: GitSettingsGuard | None = None,
+                 open_layer: Callable[[], Awaitable[bool]] | None = None) -> None:
         self._root = root
         self._sink = sink
         self._ask = ask
@@ -59,6 +60,8 @@ class SessionGates:
         self._review = review
         self._verify = verify
         self._git_guard = git_guard
+        self._open_layer = open_layer
+        """Opens the layer's change for review, past the gate (a delivery of a run held in the layer)."""
         self._service: GateService | None = None
 
     @property
@@ -73,6 +76,7 @@ class SessionGates:
                                   git_guard=self._git_guard)
             service.offer_playbook = self._offer_playbook
             service.family_playbook = self._family_prior
+            service.open_layer = self._open_layer
             self._service = service
         return self._service
 
@@ -98,6 +102,17 @@ class SessionGates:
         """The open run's staging tree, where tools write now; ``None`` when no run is open."""
         service = self._service
         return service.staging_root() if service is not None and service.run is not None else None
+
+    def layer_blocker(self) -> str | None:
+        """Why the layer's change may not reach the user's files now: an open gate run held in the layer that has
+        not passed, also one an earlier ljtui left open (``None``: nothing holds it back). Disk work: from a
+        thread."""
+        from ljtui.core.gates.layer_run import open_layer_run
+
+        service = self.gates
+        if service.run is None and open_layer_run(self._root, service.env) is not None:
+            service.restore()
+        return service.layer_blocker()
 
     def restore(self) -> None:
         """Reopen a run the last session left open (disk work: call from a thread)."""

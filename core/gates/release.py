@@ -57,6 +57,8 @@ async def deliver(service: GateService, review: ReviewService, gate_id: str | No
     allowed, warning = await _allowed(service, run)
     if not allowed:
         return Delivery(False, warning)
+    if run.in_layer:
+        return await _hand_over_layer(service, review, run, warning)
     return await _hand_over(service, review, run, warning)
 
 
@@ -134,6 +136,37 @@ async def _hand_over(service: GateService, review: ReviewService, run: GateRun, 
         await _offer_playbook(service, run)
     return Delivery(True, f"delivered {len(plan.files)} file(s) of gate {run.gate_id}"
                     + (f" ({warning})" if warning else ""), plan.files)
+
+
+async def _hand_over_layer(service: GateService, review: ReviewService, run: GateRun, warning: str) -> Delivery:
+    """Open the layer's change in the Diff pane, past the gate, and apply it through the normal (asking) atomic
+    apply; the run is delivered once nothing of what it changed waits in the layer (applied, or rejected)."""
+    from ljtui.core.gates.layer_run import held_paths
+
+    layer, opener = service.sandbox.layer, service.open_layer
+    if layer is None or opener is None:
+        return Delivery(False, f"gate {run.gate_id}'s run is held in the layer, which this session cannot open; "
+                               "nothing was delivered (`ljtui layer diff` shows the change)")
+    files = await asyncio.to_thread(held_paths, layer)
+    if not files:
+        return Delivery(False, "nothing to deliver: the layer holds no change the review can carry")
+    if warning:
+        service.sink.emit(Notice(warning, "warning"))
+    if not await opener():
+        return Delivery(False, "the layer's change could not be opened for review; it stays in the layer", files)
+    await review.apply()
+    left = set(await asyncio.to_thread(held_paths, layer))
+    landed = not left.intersection(files)
+    service.sink.emit(G.GateDelivered(run.gate_id, run.run_id, files, landed, warning))
+    if not landed:
+        return Delivery(False, "the delivery was opened in the Diff pane but not applied; the change stays in the "
+                               "layer", files)
+    await asyncio.to_thread(lambda: service.discard(run.gate_id, delivered=True))
+    if run.outcome == "pass":
+        await _offer_playbook(service, run)
+    return Delivery(True, f"delivered gate {run.gate_id}: the {len(files)} file(s) of its change you accepted are "
+                          "in your files, what you rejected left the layer" + (f" ({warning})" if warning else ""),
+                    files)
 
 
 def _landed(service: GateService, run: GateRun, files: tuple[str, ...]) -> bool:

@@ -48,6 +48,15 @@ def staging_tree(view: GateView) -> str:
     return f"{WORKSPACE}/{view.run_id or RUN_PLACEHOLDER}/tree"
 
 
+LAYER_HOLDS = "the layer over your repository (/diff shows it)"
+"""Where a run held in the layer keeps its change."""
+
+
+def where_held(view: GateView) -> str:
+    """Where the run's change waits: the layer, or its staging tree."""
+    return LAYER_HOLDS if view.in_layer else f"the staging tree {staging_tree(view)}"
+
+
 def risk_line(view: GateView) -> str:
     """``R 0.56 = 0.5·D 0.62 + 0.5·(1 − P 0.50)``."""
     risk = view.risk
@@ -79,6 +88,9 @@ def _item_lines(item: ItemView, root: Path) -> list[str]:
 
 
 def _where_commands_run(view: GateView, level: int) -> str:
+    if blocks_delivery(level) and view.in_layer:
+        return ("Once the gate is started these commands run in the layer, at your repository's own path, against "
+                "the agent's change; they never change your files.")
     if blocks_delivery(level):
         return (f"Once the gate is started these commands run in the staging tree {staging_tree(view)}, "
                 "a copy of your working tree; they never run in your tree itself.")
@@ -115,8 +127,12 @@ def start_request(view: GateView) -> ApprovalRequest:
     """Ask the user to start a confirmed gate: where writes go and what blocks delivery."""
     lines = [view.title, "", risk_line(view)]
     if view.blocks_delivery:
-        lines.append(f"Every write of every agent will be staged in {staging_tree(view)}; your working tree "
-                     "is not touched.")
+        if view.in_layer:
+            lines.append("Every write and command of every agent stays in the layer over your repository; your "
+                         "working tree is not touched until the gate passes and you apply the change.")
+        else:
+            lines.append(f"Every write of every agent will be staged in {staging_tree(view)}; your working tree "
+                         "is not touched.")
     lines.append(level_meaning(view.level))
     if view.level >= VERIFIER_LEVEL:
         lines.append("At L3 an independent verifier must check at least one required item.")
@@ -139,8 +155,12 @@ def breaker_request(view: GateView) -> ApprovalRequest:
     lines = [f"Delivery was refused {view.bounces} time(s) for gate {view.id} (L{view.level}): {view.title}.",
              "The circuit breaker is open: the decision is yours.", ""]
     lines += _blocking_lines(view)
-    lines += ["", "Deliver anyway: the staged change goes to your working tree and the run is recorded "
-              "with a warning.", "Keep blocked: the change stays staged until the checks pass."]
+    if view.in_layer:
+        lines += ["", "Deliver anyway: the layer's change opens in the Diff pane for you to apply, and the run is "
+                  "recorded with a warning.", "Keep blocked: the change stays in the layer until the checks pass."]
+    else:
+        lines += ["", "Deliver anyway: the staged change goes to your working tree and the run is recorded "
+                  "with a warning.", "Keep blocked: the change stays staged until the checks pass."]
     return _deliver_or_keep(BREAKER, f"Gate {view.id} keeps refusing delivery", lines, view.id)
 
 
@@ -198,5 +218,5 @@ def refusal_text(view: GateView) -> str:
     if view.error:
         lines.append(f"The guard failed: {view.error}")
     if view.started:
-        lines.append(f"The change stays staged in {staging_tree(view)}.")
+        lines.append(f"The change stays in {where_held(view)}.")
     return "\n".join(lines)

@@ -60,6 +60,8 @@ class GateRun:
         delivered: the run is over: its staged change was delivered or thrown away, or it staged nothing and
             ended.
         verifier: the independent verifier's agent id, once one checked an item.
+        in_layer: its writes are held in the session's copy-on-write layer at the repository's own path (no
+            staging tree): its checks run there and its delivery is the layer's apply.
     """
 
     gate_id: str
@@ -75,6 +77,7 @@ class GateRun:
     error: str = ""
     delivered: bool = False
     verifier: str = ""
+    in_layer: bool = False
 
     def add(self, evidence: Evidence) -> None:
         """Record ``evidence``, dropping the oldest past :data:`MAX_EVIDENCE`."""
@@ -213,8 +216,16 @@ def _run_of(data: Any, run_id: str, shown: str) -> GateRun:
         level, get("staged", (bool,), "true or false"),
         [_evidence_of(e, bad) for e in evidence[-MAX_EVIDENCE:]], bounces, outcome, breaker,
         get("error", (str,), "text"), get("delivered", (bool,), "true or false"),
-        get("verifier", (str,), "text"),
+        get("verifier", (str,), "text"), _in_layer(data, bad),
     )
+
+
+def _in_layer(data: dict, bad: Any) -> bool:
+    """The run's ``in_layer`` (absent in a run written before runs could be held in the layer: ``false``)."""
+    value = data.get("in_layer", False)
+    if not isinstance(value, bool):
+        raise bad("in_layer", "must be true or false")
+    return value
 
 
 def _evidence_of(row: Any, bad: Any) -> Evidence:

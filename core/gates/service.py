@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from ljtui.core.confine.session import CommandSandbox
     from ljtui.core.confine.spawn import Confinement
     from ljtui.core.gitguard.guard import GitSettingsGuard
+    from ljtui.core.layer.service import Layer
     from ljtui.core.ports import EventSink
 
 
@@ -133,6 +134,9 @@ class GateService:
         meanwhile counts it in P."""
         self.offer_playbook: Callable[[str, list[str], list[str]], Awaitable[object]] | None = None
         """Offers to keep a passed run's procedure as a draft playbook (set by the engine)."""
+        self.open_layer: Callable[[], Awaitable[bool]] | None = None
+        """Opens the layer's change for review, past the gate: the delivery of a run held in the layer (set by the
+        engine)."""
         self._unstarted: dict[str, list[Evidence]] = {}
         """Checks run in the repository while no run of their gate was open (shown, never delivery evidence)."""
 
@@ -215,13 +219,20 @@ class GateService:
         """The user's own record matches the gate's items and factors as they are now."""
         return self.confirmed_level(gate) is not None
 
+    def layer(self) -> Layer | None:
+        """The session's layer when commands here run in it (probes it once: call from a thread); a run that
+        stages then holds its writes there (:mod:`~ljtui.core.gates.layer_run`)."""
+        layer = self.sandbox.layer
+        return layer if layer is not None and self.sandbox.layered_at(self.root) else None
+
     def workspace(self):
-        """The staging workspace of the run in progress, or ``None`` when its writes are not staged."""
+        """The staging workspace of the run in progress, or ``None`` when its writes are not staged in a tree of
+        their own (none, or held in the layer)."""
         from ljtui.core.gates.workspace import Workspace
 
         with self.lock:
             run = self.run
-            if run is None or not run.staged or run.delivered:
+            if run is None or not run.staged or run.delivered or run.in_layer:
                 return None
             if self._workspace is None:
                 self._workspace = Workspace.open(self.root, run.run_id)
@@ -237,7 +248,13 @@ class GateService:
         return found.tree if found is not None else None
 
     def content_hash(self) -> str:
-        """The staged content's hash now (``""`` when nothing is staged: checks then run in the repository)."""
+        """The staged content's hash now: the staging tree's, or the layer's for a run held there (``""`` when
+        nothing is staged: checks then run in the repository)."""
+        run = self.run
+        if run is not None and run.in_layer and not run.delivered and self.sandbox.layer is not None:
+            from ljtui.core.gates import layer_run
+
+            return layer_run.content_hash(self.sandbox.layer)
         found = self.workspace()
         return found.content_hash() if found is not None else ""
 
@@ -255,18 +272,31 @@ class GateService:
         try:
             content = self.content_hash() if run is not None else ""
             if run is not None and run.staged and with_staged_files:
-                workspace = self.workspace()
-                staged = tuple(c.path for c in workspace.changes()) if workspace is not None else ()
+                staged = self._staged_files(run)
         except Exception as exc:  # GATE-9
             error = f"{type(exc).__name__}: {exc}"
         view = gate_view(gate, confirmed_level=self.confirmed_level(gate), run=run, content_hash=content,
                          staged_files=staged, breaker_at=MAX_BOUNCES, unstarted=self._unstarted.get(gate_id),
                          ended=self.ended)
-        if error and not view.error:
-            import dataclasses
-
-            view = dataclasses.replace(view, error=error)
+        in_layer = run.in_layer if run is not None else self.layer() is not None
+        if (error and not view.error) or in_layer:
+            view = dataclasses.replace(view, error=view.error or error, in_layer=in_layer)
         return view
+
+    def _staged_files(self, run: GateRun) -> tuple[str, ...]:
+        if run.in_layer:
+            from ljtui.core.gates import layer_run
+
+            return layer_run.held_paths(self.sandbox.layer) if self.sandbox.layer is not None else ()
+        workspace = self.workspace()
+        return tuple(c.path for c in workspace.changes()) if workspace is not None else ()
+
+    def layer_blocker(self) -> str | None:
+        """Why the layer's change may not reach the user's files now: a run held in the layer that has not passed
+        (``None``: nothing holds it back). Call from a thread."""
+        from ljtui.core.gates.layer_run import layer_blocker
+
+        return layer_blocker(self)
 
     def publish(self) -> None:
         """Tell the UI where the gate in focus stands."""
@@ -364,7 +394,8 @@ class GateService:
 
     def _open_run(self, run: GateRun) -> None:
         RunOwners.for_env(self.env).record(self.root, run.run_id)
-        if run.staged:
+        run.in_layer = run.staged and self.layer() is not None
+        if run.staged and not run.in_layer:
             from ljtui.core.gates.workspace import Workspace
 
             workspace = Workspace.create(self.root, run.run_id)

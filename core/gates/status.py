@@ -172,7 +172,10 @@ def prompt_section(view: GateView | None) -> str:
     lines = [f"## Delivery gate {view.id} (L{view.level}, R {view.risk.r:.2f}): {state}"]
     if suggestion_line(view):
         lines.append(suggestion_line(view))
-    if view.started and view.blocks_delivery:
+    if view.started and view.blocks_delivery and view.in_layer:
+        lines.append("Your writes and commands stay in the layer, where the gate's checks run; the user's files "
+                     "change only when the gate passes and the user applies the change (gate_deliver).")
+    elif view.started and view.blocks_delivery:
         lines.append("Your writes and commands run in a staging copy of the repository; the user's files "
                      "change only when the gate passes and the staged change is delivered.")
     lines.extend(item_line(item) for item in view.items)

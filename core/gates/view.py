@@ -54,6 +54,8 @@ class GateView:
         delivered: that run's staged change reached the user's tree.
         unmet: what a pass still needs, at any level (one line per missing, failed or stale required item); at a
             level that blocks delivery the same lines are ``blocked``, below it they are a soft reminder.
+        in_layer: a run of it holds its writes in the session's layer at the repository's own path (the open run's
+            own setting, else where a run started now would hold them): no staging tree.
     """
 
     id: str
@@ -75,6 +77,7 @@ class GateView:
     outcome: str = ""
     delivered: bool = False
     unmet: tuple[str, ...] = ()
+    in_layer: bool = False
 
     @property
     def blocks_delivery(self) -> bool:

@@ -92,12 +92,15 @@ class LayerReview:
     """Opens the layer's net change for review, and settles the layer after the user's apply."""
 
     def __init__(self, layer: Layer, review: Callable[[], ReviewService], sink: EventSink,
-                 tell: Callable[[str], None] | None = None) -> None:
+                 tell: Callable[[str], None] | None = None, guard: Callable[[], str | None] | None = None) -> None:
         self.layer = layer
         self._review = review
         self._sink = sink
         self._tell = tell
         """Keeps what the model is told with the next message (what was applied and rejected, and why)."""
+        self._guard = guard
+        """Why the change may not be applied now (a delivery gate's run that has not passed), asked before every
+        apply; ``None``: nothing holds it back."""
 
     def summary(self) -> LayerSummary:
         """What the layer holds now."""
@@ -118,7 +121,7 @@ class LayerReview:
             if not quiet and found.empty:
                 self._sink.emit(Notice("The layer holds no change."))
             return False
-        return self._review().open_decided(found.text, ORIGIN, self.settle)
+        return self._review().open_decided(found.text, ORIGIN, self.settle, self._guard)
 
     def settle(self, decided: Decisions) -> None:
         """Let go of every entry whose paths the user decided (applied or rejected), keep the rest, and keep for

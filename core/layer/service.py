@@ -215,6 +215,17 @@ class Layer:
         change = scan(self.place.upper, self.repo, stamps=stamps)
         return with_ignored(change, self._ignored([e.path for e in change.entries if e.kind != DELETE]))
 
+    def peek(self) -> LayerChange:
+        """The layer's net change without holding it: what a reader that must not wait sees (a gate's view, the
+        hash its evidence is compared with). A command running meanwhile may be changing it; a rebuild in progress
+        reads as no change."""
+        if not self.place.upper.is_dir():
+            return LayerChange()
+        try:
+            return self.change()
+        except FileNotFoundError:  # the upper folder was swapped by a rebuild under the scan
+            return LayerChange()
+
     def _ignored(self, paths: list[str]) -> set[str]:
         if not paths or not (self.repo / ".git").exists():
             return set()

@@ -10,9 +10,11 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Callable
 
+from ljtui.core.events import Notice
 from ljtui.core.ports import EventSink
 
 if TYPE_CHECKING:
+    from ljtui.core.layer.review import LayerSummary
     from ljtui.core.layer.service import Layer
     from ljtui.core.review.service import ReviewService
 
@@ -20,22 +22,44 @@ if TYPE_CHECKING:
 class SessionLayer:
     """The layer of one session (``None``: a session without one), reviewed through ``review``."""
 
-    def __init__(self, layer: Layer | None, review: Callable[[], ReviewService], sink: EventSink) -> None:
+    def __init__(self, layer: Layer | None, review: Callable[[], ReviewService], sink: EventSink,
+                 guard: Callable[[], str | None] | None = None) -> None:
         self.layer = layer
         self._review = review
         self._sink = sink
+        self._guard = guard
+        """Why the layer's change may not be applied now (a delivery gate's run held in the layer that has not
+        passed: :func:`~ljtui.core.gates.layer_run.layer_blocker`); asked before every apply. Call from a thread."""
         self._notes: list[str] = []
 
-    async def open(self, *, quiet: bool = False) -> bool:
+    async def open(self, *, quiet: bool = False, delivering: bool = False) -> bool:
         """Put the layer's net change under review; ``quiet``: at a turn's end, saying nothing when there is no
-        layer or nothing in it."""
+        layer or nothing in it, and leaving it closed while a gate holds it back (said in one notice);
+        ``delivering``: the gate's delivery opens it, having let it through (or the user said so)."""
         from ljtui.core.layer.review import LayerReview
 
         layer = self.layer
         if layer is None or (quiet and not await asyncio.to_thread(lambda: layer.status.layered)):
             return False
-        review = LayerReview(layer, self._review, self._sink, tell=self._notes.append)
+        guard = None if delivering else self._guard
+        if quiet and guard is not None:
+            held_back = await asyncio.to_thread(lambda: guard() if layer.peek().reviewed() else None)
+            if held_back:
+                first = held_back.splitlines()[0]
+                self._sink.emit(Notice(f"{first} The change waits in the layer; /diff shows it.", "info"))
+                return False
+        review = LayerReview(layer, self._review, self._sink, tell=self._notes.append, guard=guard)
         return await asyncio.to_thread(review.open, quiet=quiet)
+
+    def summary(self) -> LayerSummary | None:
+        """What the layer holds now, split as the review shows it (``None``: no layer). Disk work: from a
+        thread."""
+        from ljtui.core.layer.review import LayerReview
+
+        layer = self.layer
+        if layer is None or not layer.status.layered:
+            return None
+        return LayerReview(layer, self._review, self._sink).summary()
 
     def told(self, text: str) -> str:
         """``text`` after what the model must hear first: what the user applied and rejected of the layer."""

@@ -79,10 +79,13 @@ class ReviewService:
         """How many blocks were checked in the last picture emitted."""
         self._origin = ""
         self._decided: Callable[[Decisions], None] | None = None
-        self._reasons: dict[int, str] = {}
-        """Why the user rejected blocks of the change under review, by block number."""
         """Told, after an apply of the change under review, every path whose blocks were decided (written, or
         rejected): the layer lets go of them."""
+        self._guard: Callable[[], str | None] | None = None
+        """Asked just before an apply of the change under review: why it may not be applied now (a delivery gate
+        that has not passed), or ``None``."""
+        self._reasons: dict[int, str] = {}
+        """Why the user rejected blocks of the change under review, by block number."""
 
     @property
     def active(self) -> bool:
@@ -139,15 +142,18 @@ class ReviewService:
         review.check(FIRST_CHECK_BLOCKS)
         return self._open(review, origin)
 
-    def open_decided(self, text: str, origin: str, decided: Callable[[Decisions], None]) -> bool:
+    def open_decided(self, text: str, origin: str, decided: Callable[[Decisions], None],
+                     guard: Callable[[], str | None] | None = None) -> bool:
         """Put the diff ``text`` under review like :meth:`open_text`; after it is applied, ``decided`` is told the
-        paths whose blocks were written or rejected, and which, with the user's reasons (the layer's review)."""
+        paths whose blocks were written or rejected, and which, with the user's reasons (the layer's review).
+        ``guard`` is asked (in a thread) before every apply: a reason it gives refuses the apply, said in a
+        notice, and the change stays under review."""
         review = self._parsed(text, origin, "diff")
         if review is None:
             return False
         review.check(FIRST_CHECK_BLOCKS)
         opened = self._open(review, origin)
-        self._decided = decided
+        self._decided, self._guard = decided, guard
         return opened
 
     def resume_text(self, text: str, origin: str) -> bool:
@@ -178,7 +184,7 @@ class ReviewService:
         with self._lock:
             self._review = review
             self._origin = origin
-            self._decided = None
+            self._decided = self._guard = None
             self._reasons = {}
             self._diff = None
             self._seq += 1
@@ -204,7 +210,7 @@ class ReviewService:
         """Drop the plan under review."""
         with self._lock:
             self._review = None
-            self._decided = None
+            self._decided = self._guard = None
             self._diff = None
             self._publish(())
 
@@ -314,6 +320,11 @@ class ReviewService:
         await asyncio.to_thread(self._apply, numbers)
 
     def _prepare_apply(self) -> tuple[ApprovalRequest, tuple[int, ...]] | None:
+        guard = self._guard
+        held_back = guard() if guard is not None else None
+        if held_back:
+            self._sink.emit(Notice(held_back, "warning"))
+            return None
         with self._lock:
             review = self._review
             if review is None:
@@ -336,6 +347,11 @@ class ReviewService:
             return request, tuple(rb.number for rb in chosen)
 
     def _apply(self, numbers: tuple[int, ...]) -> None:
+        guard = self._guard
+        held_back = guard() if guard is not None else None  # asked again: the dialog may have been open a while
+        if held_back:
+            self._sink.emit(Notice(held_back, "warning"))
+            return
         with self._lock:
             review = self._review
             if review is None or tuple(rb.number for rb in review.accepted) != numbers:
@@ -350,7 +366,7 @@ class ReviewService:
             decided = self._decided
             if outcome.result.files:
                 self._review = None
-                self._decided = None
+                self._decided = self._guard = None
             self._publish(())  # the closed review first: a view moves on from it before the result shows
             self._sink.emit(R.ApplyFinished(outcome.result.to_dict(), len(outcome.preview.plan.blocks)))
             if decided is not None and outcome.result.files:

@@ -103,8 +103,13 @@ async def gate_start(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 
     async def work() -> ToolResult:
         run = await _service(ctx).start(gate_id, ctx.agent)
-        where = ("your writes and commands now happen in the staging tree; delivery waits for the gate"
-                 if run.staged else "writes are not staged at this level")
+        if run.in_layer:
+            where = ("your writes and commands stay in the layer, at the repository's own path, as before; its checks "
+                     "run there, and the user applies the change only once the gate passes (gate_deliver)")
+        elif run.staged:
+            where = "your writes and commands now happen in the staging tree; delivery waits for the gate"
+        else:
+            where = "writes are not staged at this level"
         return ToolResult(True, f"Gate {gate_id} started (run {run.run_id}): {where}.", f"run {run.run_id}")
 
     return await _guarded(work())

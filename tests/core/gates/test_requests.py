@@ -128,7 +128,7 @@ def test_refusal_names_the_gate_and_each_missing_failed_and_stale_item() -> None
     assert "  failed   tests — The test suite passes (its check failed, exit 1)" in lines
     assert "  stale    lint — No lint errors (the content changed after its check)" in lines
     assert not any(" cli " in line or " types " in line for line in lines)  # passed, independent
-    assert lines[-1] == f"The change stays staged in .agent/workspace/{RUN}/tree."
+    assert lines[-1] == f"The change stays in the staging tree .agent/workspace/{RUN}/tree."
 
 
 def test_a_failed_optional_item_never_appears_in_the_refusal() -> None:
