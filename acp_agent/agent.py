@@ -32,7 +32,7 @@ from typing import Any, Mapping
 
 from acp import (
     PROTOCOL_VERSION, Client, InitializeResponse, LoadSessionResponse, NewSessionResponse, PromptResponse,
-    RequestError,
+    RequestError, start_tool_call, text_block, tool_content, update_tool_call,
 )
 from acp.schema import (
     AgentCapabilities, EmbeddedResourceContentBlock, HttpMcpServer, Implementation, McpCapabilities,
@@ -40,7 +40,7 @@ from acp.schema import (
 )
 
 from ljtui.acp_agent.approver import AcpApprover
-from ljtui.acp_agent.updates import UpdateSink
+from ljtui.acp_agent.updates import UpdateSink, layer_diffs
 from ljtui.core.edits.paths import find_repo_root
 from ljtui.core.engine import Engine
 from ljtui.core.events import Event, Notice
@@ -69,6 +69,8 @@ class Session:
     cancelled: bool = False
     """The client cancelled the prompt running or last run."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    layer_calls: int = 0
+    """The layer's changes sent as tool calls so far (each call's id counts them)."""
 
 
 class LjtuiAgent:
@@ -185,7 +187,7 @@ class LjtuiAgent:
                                               lambda: prepare(root, env, overrides).config)
             await engine.start_mcp()
         await engine.handle_message(text)
-        await take_layer(engine)
+        await take_layer(session)
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self.sessions.get(session_id)
@@ -271,10 +273,27 @@ def prompt_text(blocks: list[Any]) -> str:
     return "\n".join(parts)
 
 
-async def take_layer(engine: Engine) -> None:
-    """After a turn in the layer: ask the editor once whether to apply its net change (the apply's own question,
-    naming every file and block); a no leaves it in the layer (`ljtui layer diff` shows it)."""
+async def take_layer(session: Session) -> None:
+    """After a turn in the layer: send its net change as one ``edit`` tool call carrying a diff per file, and ask
+    the editor once, on that call, whether to apply it (the apply's own question, naming every file and block);
+    a no leaves it in the layer (`ljtui layer diff` shows it)."""
     from ljtui.core.layer.review import ORIGIN
 
-    if engine.review.origin == ORIGIN:
-        await engine.review.apply()
+    engine = session.engine
+    if engine.review.origin != ORIGIN:
+        return
+    found = await asyncio.to_thread(engine.layer_review.summary)
+    session.layer_calls += 1
+    call_id = f"ljtui-layer-{session.layer_calls}"
+    diffs = layer_diffs(engine.repo_root, found.reviewed) if found is not None else []
+    count = len(found.reviewed) if found is not None else 0
+    await session.updates.send_now(start_tool_call(call_id, f"the layer: {count} file(s) changed", kind="edit",
+                                                   status="pending", content=diffs or None))
+    if isinstance(engine.approver, AcpApprover):
+        engine.approver.apply_on(call_id, diffs)
+    await engine.review.apply()
+    applied = engine.review.origin != ORIGIN
+    said = ("applied to your files (`ljtui undo` reverts it)" if applied
+            else "not applied: it stays in the layer (`ljtui layer diff` shows it, `ljtui layer apply` takes it)")
+    await session.updates.send_now(update_tool_call(call_id, status="completed" if applied else "failed",
+                                                    content=[*diffs, tool_content(text_block(said))]))

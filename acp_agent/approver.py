@@ -58,6 +58,8 @@ class AcpApprover:
         self._updates = updates
         self._calls: dict[str, str] = {}
         """The tool call each pending permission is for, by the request's subject (``tool: subject``)."""
+        self._apply_call: tuple[str, list[Any]] | None = None
+        """The call the next apply question belongs to, with the diffs it shows (the layer's net change)."""
         self._numbers = itertools.count(1)
 
     def note(self, event: Event) -> None:
@@ -66,8 +68,15 @@ class AcpApprover:
         if isinstance(event, PermissionRequested):
             self._calls[f"{event.tool}: {event.subject}"] = event.call_id
 
+    def apply_on(self, call_id: str, diffs: list[Any]) -> None:
+        """Ask the next apply question on the call ``call_id``, which shows ``diffs`` (sent already)."""
+        self._apply_call = (call_id, diffs)
+
     async def decide(self, request: ApprovalRequest) -> Decision:
         call_id = self._calls.pop(request.subject, None) if request.kind == "permission" else None
+        diffs: list[Any] = []
+        if request.kind == "apply" and self._apply_call is not None:
+            (call_id, diffs), self._apply_call = self._apply_call, None
         own = call_id is None
         if own:
             call_id = f"ljtui-question-{next(self._numbers)}"
@@ -78,7 +87,7 @@ class AcpApprover:
             await self._updates.flush()
         call = ToolCallUpdate(tool_call_id=call_id, title=shown(request.title, one_line=True), status="pending")
         if request.lines and request.diff_path is None:  # a write's diff is on its call already
-            call.content = [tool_content(text_block(lines_text(request)))]
+            call.content = [*diffs, tool_content(text_block(lines_text(request)))]
         chosen = await self._answer(call, request)
         if own:
             await self._updates.send_now(update_tool_call(

@@ -21,7 +21,7 @@ import asyncio
 import os
 import stat
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ from ljtui.core.events import (
     Event, ModelCallRetried, Notice, SandboxChecked, SessionResumed, TokenDelta, ToolCallFinished, ToolCallStarted,
     ToolOutput, TurnFailed, TurnFinished, TurnStarted,
 )
+from ljtui.core.layer.scan import LayerEntry
 from ljtui.core.tasks import events as T
 
 Send = Callable[[Any], Coroutine[Any, Any, None]]
@@ -92,6 +93,22 @@ def inside(root: Path, relative: object) -> Path | None:
         return None
     path = Path(os.path.normpath(root / relative))
     return path if path == root or root in path.parents else None
+
+
+def layer_diffs(root: Path, entries: Iterable[LayerEntry]) -> list[Any]:
+    """Each text entry of the layer's net change as an ACP diff of its file (a move as its removal and its
+    creation; a removal as the file's text going to nothing)."""
+    def text(data: bytes | None) -> str | None:
+        return data.decode("utf-8", "replace") if data is not None else None
+
+    diffs = []
+    for entry in entries:
+        before, after = text(entry.before.data), text(entry.after.data)
+        if entry.moved_from:
+            diffs.append(tool_diff_content(str(root / entry.moved_from), "", before))
+            before = None
+        diffs.append(tool_diff_content(str(root / entry.path), after or "", before))
+    return diffs
 
 
 def read_text(path: Path) -> str | None:
