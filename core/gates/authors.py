@@ -26,13 +26,16 @@ import json
 import re
 import subprocess
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from ljtui.core.gates.model import Gate
 from ljtui.core.git import run_git
 from ljtui.core.ids import is_valid_id
 from ljtui.core.user_records import Partly, RecordsBacked, UserRecords
 from ljtui.core.userdirs import user_state_dir
+
+if TYPE_CHECKING:
+    from ljtui.core.ports import EventSink
 
 AUTHORS_FILE = "gate-authors.json"
 """The gates ljtui wrote for the user, in the user's state dir."""
@@ -110,3 +113,17 @@ def _valid_entry(gate_id: Any, entry: Any) -> bool:
     return (is_valid_id(gate_id) and isinstance(entry, dict)
             and isinstance(entry.get("checks"), str) and _SHA256_HEX.fullmatch(entry["checks"]) is not None
             and isinstance(entry.get("at"), (int, float)) and not isinstance(entry.get("at"), bool))
+
+
+def record_author(env: Mapping[str, str] | None, root: Path, gate: Gate, now: float, sink: EventSink) -> None:
+    """Remember in the user's state dir that ljtui wrote ``gate`` for them at ``root``; say so in a notice when it
+    cannot (its commands then run outside git only in a trusted repository)."""
+    from ljtui.core.events import Notice
+
+    authors = GateAuthors.for_env(env)
+    try:
+        authors.record(root, gate, now)
+    except OSError as exc:
+        sink.emit(Notice(f"Gate {gate.id} was written, but {authors.path} could not record that ljtui wrote it for "
+                         f"you ({exc.strerror or exc}): outside git its commands run only in a trusted repository.",
+                         "warning"))

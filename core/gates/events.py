@@ -1,14 +1,19 @@
 """Events of delivery gates, for the Gates pane, ``ljtui run --json`` and ``.agent/events.jsonl``.
 
 Each is a frozen :class:`~ljtui.core.events.Event`; ``kind`` is the snake-case
-class name (``gate_proposed`` … ``gate_breaker_opened``).
+class name (``gate_proposed`` … ``gate_breaker_opened``). :class:`RunLogSink` also
+writes them to the run log.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
 
 from ljtui.core.events import Event
+
+if TYPE_CHECKING:
+    from ljtui.core.ports import EventSink
 
 
 @dataclass(frozen=True)
@@ -111,3 +116,17 @@ class GateDelivered(Event):
     files: tuple[str, ...]
     applied: bool
     warning: str = ""
+
+
+class RunLogSink:
+    """The engine's sink; gate events also go to the run log (``.agent/events.jsonl``)."""
+
+    def __init__(self, inner: EventSink, log: Callable[[object], object] | None) -> None:
+        self._inner = inner
+        self._log = log
+
+    def emit(self, event: object) -> None:
+        self._inner.emit(event)  # type: ignore[arg-type]
+        if self._log is not None and type(event).__module__ == __name__ and not isinstance(
+                event, GateChecksProgressed):
+            self._log(event)

@@ -27,17 +27,17 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Awaitable, Callable, Mapping
 
-from ljtui.core.approval import YES
 from ljtui.core.asking import Ask
 from ljtui.core.events import GateChanged, Notice
 from ljtui.core.gates import events as G
 from ljtui.core.gates import endings
 from ljtui.core.gates.endings import GateRefused
+from ljtui.core.gates.refusals import NoSuchGate
 from ljtui.core.gates.model import (
-    MAX_BOUNCES, CheckItem, Evidence, Factors, Gate, Level, PlaybookPrior, blocks_delivery, gate_risk,
+    MAX_BOUNCES, CheckItem, Evidence, Factors, Gate, Level, PlaybookPrior, gate_risk,
 )
 from ljtui.core.gates.records import GateInvalid
-from ljtui.core.gates.runs import GateRun, RunOwners, list_runs, new_run_id, save_run
+from ljtui.core.gates.runs import GateRun, RunOwners, list_runs, save_run
 from ljtui.core.gates.status import blockers, gate_view, prompt_section
 from ljtui.core.gates.view import GateView
 from ljtui.core.statedir import StateDirUnsafe
@@ -45,7 +45,6 @@ from ljtui.core.statedir import StateDirUnsafe
 if TYPE_CHECKING:
     from ljtui.core.clock import Clock
     from ljtui.core.confine.session import CommandSandbox
-    from ljtui.core.confine.spawn import Confinement
     from ljtui.core.gitguard.guard import GitSettingsGuard
     from ljtui.core.layer.service import Layer
     from ljtui.core.ports import EventSink
@@ -53,50 +52,6 @@ if TYPE_CHECKING:
 
 USER = "user"
 """The agent name of checks the user runs from the Gates pane or the CLI."""
-MAX_KNOWN_IDS = 10
-"""Gate ids named in a :class:`NoSuchGate` message (the rest are counted)."""
-
-
-class NoSuchGate(GateRefused):
-    """A gate id that names no gate: ``str(exc)`` says so and names the gates there are, without saying how to
-    list them (each front end knows its own command: :meth:`hinted`).
-
-    Attributes:
-        gate_id: The id asked for.
-        known: The ids of the repository's gates, or ``None`` when the gates folder could not be listed.
-    """
-
-    def __init__(self, gate_id: str, known: tuple[str, ...] | None) -> None:
-        self.gate_id = gate_id
-        self.known = known
-        if known is None:
-            text = f"there is no gate {gate_id!r}"
-        elif not known:
-            text = f"there is no gate {gate_id!r}: this repository has no gates yet (.agent/gates/)"
-        else:
-            shown = ", ".join(known[:MAX_KNOWN_IDS])
-            more = f" and {len(known) - MAX_KNOWN_IDS} more" if len(known) > MAX_KNOWN_IDS else ""
-            text = f"there is no gate {gate_id!r} (the gates here: {shown}{more})"
-        super().__init__(text)
-
-    def hinted(self, lister: str) -> str:
-        """The message, and ``lister`` (the front end's own words, e.g. "`ljtui gates list` lists them") when
-        there are gates to list."""
-        return f"{self}; {lister}" if self.known else str(self)
-
-
-class _LoggingSink:
-    """The engine's sink; gate events also go to the run log (``.agent/events.jsonl``)."""
-
-    def __init__(self, inner: EventSink, log: Callable[[object], object] | None) -> None:
-        self._inner = inner
-        self._log = log
-
-    def emit(self, event: object) -> None:
-        self._inner.emit(event)  # type: ignore[arg-type]
-        if self._log is not None and type(event).__module__ == G.__name__ and not isinstance(
-                event, G.GateChecksProgressed):
-            self._log(event)
 
 
 class GateService:
@@ -109,7 +64,7 @@ class GateService:
         from ljtui.core.gates.store import GateStore
 
         self.root = root
-        self.sink = _LoggingSink(sink, log)
+        self.sink = G.RunLogSink(sink, log)
         """Where events go: the engine's sink, and the gate events also to the run log."""
         self.ask = ask
         self.clock = clock
@@ -341,56 +296,23 @@ class GateService:
         return gate
 
     def _record_author(self, gate: Gate) -> None:
-        """Remember in the user's state dir that ljtui wrote ``gate`` for them; say so when it cannot."""
-        from ljtui.core.gates.authors import GateAuthors
+        from ljtui.core.gates.authors import record_author
 
-        authors = GateAuthors.for_env(self.env)
-        try:
-            authors.record(self.root, gate, self.clock.now())
-        except OSError as exc:
-            self.sink.emit(Notice(f"Gate {gate.id} was written, but {authors.path} could not record that ljtui "
-                                  f"wrote it for you ({exc.strerror or exc}): outside git its commands run only "
-                                  "in a trusted repository.", "warning"))
+        record_author(self.env, self.root, gate, self.clock.now(), self.sink)
 
     async def confirm(self, gate_id: str) -> bool:
         """Ask the user to confirm the gate's items, commands and the level its risk gives now; record a yes in the
-        user's state (that level is then the gate's)."""
-        from ljtui.core.gates.requests import confirm_request
+        user's state (that level is then the gate's; :mod:`~ljtui.core.gates.starts`)."""
+        from ljtui.core.gates.starts import confirm
 
-        gate = await asyncio.to_thread(self.gate, gate_id)
-        self._refuse_untrusted(gate)
-        view = await asyncio.to_thread(self.view, gate_id)
-        decision = await self.ask(confirm_request(view, self.root, await asyncio.to_thread(self.sandbox_line)))
-        if decision.choice != YES:
-            return False
-        level = view.risk.level
-        await asyncio.to_thread(self.confirmations.confirm, self.root, gate, self.clock.now(), level)
-        self.current = gate_id
-        self._forget_ending(gate_id)
-        self.sink.emit(G.GateConfirmed(gate_id, level))
-        self.publish()
-        return True
+        return await confirm(self, gate_id)
 
     async def start(self, gate_id: str, agent: str) -> GateRun:
-        """Ask the user to start a run at the level the user confirmed; at L2 and above a staging tree is made and
-        writes land there."""
-        from ljtui.core.gates.requests import start_request
+        """Ask the user to start a run at the level the user confirmed; at L2 and above its writes are held back (in
+        the layer, else in a staging tree; :mod:`~ljtui.core.gates.starts`)."""
+        from ljtui.core.gates.starts import start
 
-        gate = await asyncio.to_thread(self.gate, gate_id)
-        if self.run is not None and not self.run.delivered:
-            raise GateRefused(f"gate {self.run.gate_id} already has a run in progress ({self.run.run_id}); "
-                              "finish, deliver or discard it first")
-        if not await asyncio.to_thread(self.confirmed, gate):
-            raise GateRefused(f"gate {gate_id} is not confirmed by the user as it is now; call gate_confirm first")
-        view = await asyncio.to_thread(self.view, gate_id)
-        if (await self.ask(start_request(view))).choice != YES:
-            raise GateRefused(f"the user did not start gate {gate_id}")
-        level = view.level
-        run = GateRun(gate_id, new_run_id(), self.clock.now(), agent, level, blocks_delivery(level))
-        await asyncio.to_thread(self._open_run, run)
-        self.sink.emit(G.GateStarted(gate_id, run.run_id, level, run.staged))
-        self.publish()
-        return run
+        return await start(self, gate_id, agent)
 
     def _open_run(self, run: GateRun) -> None:
         RunOwners.for_env(self.env).record(self.root, run.run_id)
@@ -409,65 +331,11 @@ class GateService:
     async def check(self, item_id: str | None, agent: str, *, verifier: str = "", failed_only: bool = False,
                     cancelled: asyncio.Event | None = None) -> list[Evidence]:
         """Run the command of ``item_id`` (all items when ``None``; only failed or stale ones with
-        ``failed_only``) where the work is, and record what the engine saw (GATE-5, GATE-11)."""
-        from ljtui.core.gates.checks import run_check
-        from ljtui.core.gates.workspace import command_env
-        from ljtui.core.gitguard.guard import watched
-        from ljtui.core.layer.service import held_for
+        ``failed_only``) where the work is, and record what the engine saw (GATE-5, GATE-11;
+        :mod:`~ljtui.core.gates.check_runs`)."""
+        from ljtui.core.gates.check_runs import check
 
-        gate_id = self.run.gate_id if self.run is not None and not self.run.delivered else self.current
-        if gate_id is None:
-            raise GateRefused("there is no gate to check: no gate is in focus and no run is open")
-        gate = await asyncio.to_thread(self.gate, gate_id)
-        if not await asyncio.to_thread(self.confirmed, gate):
-            raise GateRefused(f"gate {gate_id} is not confirmed by the user; its commands run only once the user "
-                              "has seen and confirmed them")
-        self._refuse_untrusted(gate)
-        items = self._items_to_check(gate, item_id, failed_only)
-        run = self.run if self.run is not None and self.run.gate_id == gate_id and not self.run.delivered else None
-        cwd = self.staging_root() or self.root
-        confinement = await asyncio.to_thread(self._confinement, cwd)
-        env = command_env(cwd, self.sandbox.environment())
-        recorded: list[Evidence] = []
-        started = self.clock.monotonic()
-
-        def progressed(now: str = "", ended: bool = False) -> None:
-            self.sink.emit(G.GateChecksProgressed(gate_id, len(recorded), len(items), started, now, ended))
-
-        try:
-            for item in items:
-                progressed(item.id)
-                content = await asyncio.to_thread(self.content_hash) if run is not None else ""
-                async with watched(self.git_guard, f"the check {item.id!r} (`{item.command}`)") as watch, \
-                        held_for(self.sandbox.layer, confinement):
-                    evidence = await run_check(item, cwd, confinement=confinement, env=env,
-                                               timeout=self.check_timeout(), content_hash=content, agent=agent,
-                                               verifier=verifier, clock=self.clock, cancelled=cancelled)
-                if watch.report is not None:
-                    evidence = dataclasses.replace(evidence, output=f"{evidence.output}[{watch.report.for_model()}]\n")
-                recorded.append(evidence)
-                if run is None:
-                    self._unstarted.setdefault(gate_id, []).append(evidence)
-                else:
-                    with self.lock:
-                        run.add(evidence)
-                        if verifier:
-                            run.verifier = verifier
-                        await asyncio.to_thread(save_run, self.root, run)
-                self.sink.emit(G.GateCheckRecorded(gate_id, run.run_id if run else "", item.id, evidence.exit_code,
-                                                   evidence.duration_ms, verifier, agent))
-                self.publish()
-        finally:
-            progressed(ended=True)
-        return recorded
-
-    def _confinement(self, cwd: Path) -> Confinement:
-        """Where a check runs: in the staging tree, or, with nothing staged, in the session's layer where there is
-        one (it checks what the agent changed there), its secret files hidden. Call from a thread."""
-        layered = self.sandbox.layered_at(cwd)
-        rules = self.sandbox.rules(cwd, layered=layered)
-        hidden = self.sandbox.hidden_secrets() if layered else ()
-        return self.sandbox.confinement(rules, layered=layered, hidden=hidden or ())
+        return await check(self, item_id, agent, verifier=verifier, failed_only=failed_only, cancelled=cancelled)
 
     def sandbox_line(self) -> str:
         """What the sandbox lets checks do, for the confirm dialog (finds the sandbox: call from a thread)."""
@@ -478,19 +346,6 @@ class GateService:
         extra = "".join(f", {p.label}" for p in rules.places[2:])
         return (f"in the sandbox ({status.backend}): they may write only where they run, a private temp dir{extra}; "
                 f"network: {rules.network_word()}.")
-
-    def _items_to_check(self, gate: Gate, item_id: str | None, failed_only: bool) -> list[CheckItem]:
-        if item_id is not None:
-            found = next((i for i in gate.items if i.id == item_id), None)
-            if found is None:
-                raise GateRefused(f"gate {gate.id} has no item {item_id!r} (items: "
-                                  f"{', '.join(i.id for i in gate.items) or 'none'})")
-            return [found]
-        if not failed_only:
-            return list(gate.items)
-        view = self.view(gate.id)
-        wanted = {i.id for i in view.items if i.status in ("failed", "stale", "pending")} if view else set()
-        return [i for i in gate.items if i.id in wanted]
 
     def _refuse_untrusted(self, gate: Gate) -> None:
         """A gate that is not the user's own (:mod:`~ljtui.core.gates.authors`) runs its commands only in a
