@@ -17,6 +17,7 @@ import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 
+from ljtui.core import engine_checks, engine_resume
 from ljtui.core.agent.chat import CANCELLED, Conversation, TurnResult
 from ljtui.core.agent.context import PromptContext
 from ljtui.core.agent.kit import AgentKit
@@ -27,7 +28,7 @@ from ljtui.core.agent.tool_runner import ToolRunner
 from ljtui.core.approval import ApprovalRequest, Approver, Decision, DenyAll
 from ljtui.core.asking import ask_through
 from ljtui.core.config import Config
-from ljtui.core.events import AGENT_CHAT, ConfigChanged, Notice, SessionResumed, Usage
+from ljtui.core.events import AGENT_CHAT, ConfigChanged, Notice, Usage
 from ljtui.core.layer.session import SessionLayer
 from ljtui.core.gates.facade import SessionGates
 from ljtui.core.gitguard.guard import GitSettingsGuard
@@ -213,44 +214,13 @@ class Engine:
 
     def check_sandbox(self) -> SandboxStatus:
         """Find the sandbox (a self-test: call from a thread) and report it as a ``SandboxChecked`` event."""
-        from ljtui.core.events import SandboxChecked
-
-        sandbox = self.sandbox
-        status = sandbox.status
-        allows = (sandbox.rules(self.repo_root, layered=True).describe() if status.confined or sandbox.layered
-                  else "everything you may do")
-        layer = sandbox.layer.status if sandbox.layer is not None else None
-        confined = status.confined or (layer is not None and layer.layered)  # the layer's bubblewrap confines too
-        self.sink.emit(SandboxChecked(status.backend, confined, status.why, allows,
-                                      layer.mode if layer is not None else "direct",
-                                      layer.why if layer is not None else "no layer in this session"))
-        if layer is not None and not layer.layered and self.config.agent.layer != "off":
-            self.sink.emit(Notice(f"No layer: changes are written to your files directly ({layer.why}).",
-                                  "warning"))
-        return status
+        return engine_checks.check_sandbox(self.sandbox, self.repo_root, self.settings, self.sink)
 
     async def trust_repository(self, enables: list[str], env: Mapping[str, str],
                                reload: Callable[[], Config]) -> bool:
-        """Ask whether to trust this repository, whose own settings would do ``enables`` (and what changed since
-        the user last trusted it). A yes records the settings as asked about, and the configuration is read again
-        (``reload``) and used from the next model call on; settings that cannot be recorded are not asked about.
-        """
-        from ljtui.core.trust import TrustStore, trust_request, unbound_notice
-
-        store = TrustStore.for_env(env)
-        check = await asyncio.to_thread(store.check, self.repo_root)
-        if check.seen.problems:
-            self.sink.emit(Notice(unbound_notice(check.seen.problems), "warning"))
-            return False
-        decision = await self.ask(trust_request(self.repo_root, enables, check.changes))
-        if decision.choice != "yes":
-            self.sink.emit(Notice("Not trusted: this repository's own settings stay ignored "
-                                  "(`ljtui trust` asks again).", "warning"))
-            return False
-        await asyncio.to_thread(lambda: store.trust(self.repo_root, self.clock.now(), check.seen))
-        self.reconfigure(await asyncio.to_thread(reload))
-        self.sink.emit(Notice(f"Trusted {self.repo_root.name}: its own settings are in use."))
-        return True
+        """Ask whether to trust this repository, whose own settings would do ``enables``; a yes reads the
+        configuration again (``reload``) and uses it from the next model call on (:mod:`ljtui.core.engine_checks`)."""
+        return await engine_checks.trust_repository(self, enables, env, reload)
 
     async def ask(self, request: ApprovalRequest) -> Decision:
         """Ask a human through the Approver port; an answer the request does not offer counts as its safe one."""
@@ -375,40 +345,9 @@ class Engine:
     # --- sessions and files on disk -------------------------------------------------------------
 
     def resume(self, session_id: str = "") -> bool:
-        """Continue an earlier session: its history, summary, token totals and plan under review (put under
-        review again only while it still applies to the files; an applied or stale one is told, not offered).
-
-        Disk work: call from a thread. ``""`` resumes the newest session that
-        may be resumed, other than this one. A session another user or a
-        cloned repository left is refused unless the repository is trusted.
-        """
-        from ljtui.core.agent.session_replay import transcript
-        from ljtui.core.agent.sessions import SessionRefused, list_sessions, resume_session
-
-        if not session_id:
-            listing = list_sessions(self.repo_root)
-            newest = next((s.id for s in listing.sessions if s.resumable and s.id != self.session_log.id), None)
-            if newest is None:
-                self.sink.emit(Notice(listing.problem or "There is no earlier session to resume here.", "error"))
-                return False
-            session_id = newest
-        if session_id == self.session_log.id:
-            self.sink.emit(Notice(f"Session {session_id} is the one running.", "warning"))
-            return False
-        outcome = resume_session(self.repo_root, session_id, clock=self.clock)
-        if isinstance(outcome, SessionRefused):
-            self.sink.emit(Notice(outcome.message, "error"))
-            return False
-        self.session_log.close()
-        self.session_log, state = outcome.log, outcome.session
-        self.chat.history = list(state.history)
-        self.chat.summary = state.summary or ""
-        self.model.usage, self.model.cost_usd = state.usage, state.cost_usd
-        if state.plan is not None:
-            self.review.resume_text(state.plan.text, state.plan.origin)
-        self.sink.emit(SessionResumed(session_id, len(self.history), self.session_usage,
-                                      transcript(self.history), self.summary))
-        return True
+        """Continue an earlier session: its history, summary, token totals and plan under review; ``""`` resumes
+        the newest other one (disk work: call from a thread; :func:`ljtui.core.engine_resume.resume`)."""
+        return engine_resume.resume(self, session_id)
 
     def sessions(self) -> SessionListing:
         """The repository's saved sessions, newest first (disk work: call from a thread)."""
