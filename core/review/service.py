@@ -22,11 +22,10 @@ demand, one block at a time, and handed out in pages (:meth:`diff`).
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable
 
 from ljtui.core.approval import YES, ApprovalRequest, confirm
 from ljtui.core.asking import Ask
@@ -34,15 +33,15 @@ from ljtui.core.events import Notice
 from ljtui.core.ports import Clock, EventSink
 from ljtui.core.review import events as R
 from ljtui.core.review.notes import cut_line, refresh_notes, size_text
-from ljtui.core.review.export import EXPORT_CANCELLED, ExportRefused, ask_where, write_export  # noqa: F401
+from ljtui.core.review.export import EXPORT_CANCELLED  # noqa: F401
 from ljtui.core.review.decisions import MAX_REASON_CHARS, Decisions, decisions, described
 from ljtui.core.review.requests import ChangeText, ReviewRequest
-from ljtui.core.edits.plan import Declarations
 from ljtui.core.edits.read_change import EDIT
 from ljtui.core.edits.progress import StepEvents
-from ljtui.core.edits.undo import undo_preview
+from ljtui.core.review import writing
 from ljtui.core.review.session import ApplyRefused, Review, undo
 from ljtui.core.review.views import DiffPage
+from ljtui.core.review.writing import APPLY_CANCELLED, UNDO_CANCELLED  # noqa: F401
 from ljtui.core.secret_files import SecretFiles
 
 """Asks a human (the engine's approval step, which also reports the question as events)."""
@@ -56,8 +55,6 @@ CHECK_STEP_BLOCKS = 500
 """Blocks validated between two pictures while a big plan is checked."""
 DIFF_PAGE_LINES = 500
 """Lines of a diff handed out at once."""
-APPLY_CANCELLED = "Apply cancelled: nothing was written."
-UNDO_CANCELLED = "Undo cancelled: nothing was written."
 
 
 class ReviewService:
@@ -304,26 +301,15 @@ class ReviewService:
         self._shown_checked = review.checked if review is not None else 0
         self._sink.emit(R.ReviewChanged(self._seq, blocks, notes, review.version if review is not None else 0))
 
-    # --- apply -----------------------------------------------------------------
+    # --- apply (the dialog: :mod:`ljtui.core.review.writing`) ------------------
 
     async def apply(self, *, asked: bool = True) -> None:
         """Check, ask, then write the accepted blocks in one transaction (``asked=False``: the user already
         answered, e.g. ``ljtui run --allow write``)."""
-        prepared = await asyncio.to_thread(self._prepare_apply)
-        if prepared is None:
-            return
-        request, numbers = prepared
-        decision = await self._ask(request) if asked else None
-        if decision is not None and decision.choice != YES:
-            self._sink.emit(Notice(APPLY_CANCELLED))
-            return
-        await asyncio.to_thread(self._apply, numbers)
+        await writing.ask_apply(self._sink, self._ask, self._prepare_apply, self._apply, asked=asked)
 
     def _prepare_apply(self) -> tuple[ApprovalRequest, tuple[int, ...]] | None:
-        guard = self._guard
-        held_back = guard() if guard is not None else None
-        if held_back:
-            self._sink.emit(Notice(held_back, "warning"))
+        if writing.held_back(self._guard, self._sink):
             return None
         with self._lock:
             review = self._review
@@ -334,23 +320,10 @@ class ReviewService:
             if refused is not None:
                 self._refuse(refused)
                 return None
-            chosen = review.accepted
-            lines = [f"Write {len(review.files)} file(s) with {len(chosen)} block(s):", ""]
-            for key in review.files:
-                numbers = ", ".join(str(rb.number) for rb in chosen if key in rb.keys)
-                lines.append(f"  {key}   EDIT {numbers}")
-            rejected = [rb.number for rb in review.blocks if not rb.accepted]
-            if rejected:
-                lines += ["", f"Not written (rejected): EDIT {', '.join(map(str, rejected))}"]
-            lines += ["", "The blocks are checked against the files again just before writing."]
-            request = confirm("apply", "Apply the accepted blocks?", lines, "apply")
-            return request, tuple(rb.number for rb in chosen)
+            return writing.apply_request(review)
 
     def _apply(self, numbers: tuple[int, ...]) -> None:
-        guard = self._guard
-        held_back = guard() if guard is not None else None  # asked again: the dialog may have been open a while
-        if held_back:
-            self._sink.emit(Notice(held_back, "warning"))
+        if writing.held_back(self._guard, self._sink):  # asked again: the dialog may have been open a while
             return
         with self._lock:
             review = self._review
@@ -372,45 +345,18 @@ class ReviewService:
             if decided is not None and outcome.result.files:
                 decided(decisions(review.blocks, set(outcome.result.files), self._reasons))
             if outcome.result.files:
-                self._resync(outcome.preview.plan.declarations, outcome.result.files)
-
-    def _resync(self, declarations: Declarations, written: Sequence[str]) -> None:
-        """Refresh the outline of the files a plan declared and wrote (PLN-13); say which declarations
-        the apply did not live up to."""
-        if not declarations.present:
-            return
-        from ljtui.core.outline import after_apply
-
-        warning = after_apply(self.root, declarations, written, secrets=self._secrets)
-        if warning:
-            self._sink.emit(Notice(warning, "warning"))
+                writing.resync(self.root, outcome.preview.plan.declarations, outcome.result.files, self._secrets,
+                               self._sink)
 
     def _refuse(self, refused: ApplyRefused) -> None:
         self._publish(())
         self._sink.emit(R.ApplyRefused(refused.message, refused.blocks))
 
-    # --- undo ------------------------------------------------------------------
+    # --- undo and export (:mod:`ljtui.core.review.writing`) -----------------------
 
     async def undo(self) -> None:
         """Show what the last apply wrote, ask, then restore it."""
-        preview = await asyncio.to_thread(undo_preview, self.root)
-        if preview.damaged:
-            await asyncio.to_thread(self._undo)  # sets the damaged snapshot aside and says so; writes no file
-            return
-        files = preview.files
-        if files is None:
-            if preview.problem is None:
-                self._sink.emit(Notice("Nothing to undo: no applied plan is kept in .agent/journal.", "warning"))
-            else:
-                self._sink.emit(R.UndoFinished((), preview.problem))
-            return
-        lines = ["Restore these files to their bytes before the last apply:", "", *(f"  {f}" for f in files), "",
-                 "Refused, with nothing written, if any of them changed since."]
-        decision = await self._ask(confirm("undo", "Undo the last apply?", lines, "undo"))
-        if decision.choice != YES:
-            self._sink.emit(Notice(UNDO_CANCELLED))
-            return
-        await asyncio.to_thread(self._undo)
+        await writing.ask_undo(self.root, self._sink, self._ask, self._undo)
 
     def _undo(self) -> None:
         outcome = undo(self.root, clock=self._clock)
@@ -418,17 +364,9 @@ class ReviewService:
         self._sink.emit(R.UndoFinished(tuple(outcome.files), error))
         self.refresh()
 
-    # --- export ----------------------------------------------------------------
-
     async def export(self, path: str | None = None) -> None:
         """Ask where, then write the accepted blocks that apply as a plan file (asking before overwriting)."""
-        prepared = await asyncio.to_thread(self._export_text)
-        if prepared is None:
-            return
-        text, count = prepared
-        target = await ask_where(self._ask, self._sink, self.root, self._clock.now(), count, path)
-        if target is not None:
-            await asyncio.to_thread(self._write_export, target, text, count)
+        await writing.ask_export(self.root, self._sink, self._ask, self._clock, self._export_text, path)
 
     def _export_text(self) -> tuple[str, int] | None:
         with self._lock:
@@ -436,23 +374,4 @@ class ReviewService:
             if review is None:
                 self._sink.emit(Notice(NO_REVIEW, "warning"))
                 return None
-            review.refresh()
-            exported = review.exportable()
-            left = [why for rb in review.blocks if rb.state == "accepted" and (why := review.unexportable(rb))]
-            if left:
-                self._sink.emit(Notice("Not exported (an EDIT plan cannot carry them): " + "; ".join(left),
-                                       "warning"))
-            if not exported:
-                self._sink.emit(R.ExportFailed("", "no accepted block applies to the current files: "
-                                                   "nothing to export"))
-                return None
-            return review.export_text(), len(exported)
-
-    def _write_export(self, target: Path, text: str, count: int) -> None:
-        shown = target.relative_to(self.root).as_posix()
-        try:
-            write_export(self.root, target, text)
-        except (OSError, ExportRefused) as exc:
-            self._sink.emit(R.ExportFailed(shown, getattr(exc, "strerror", None) or str(exc)))
-            return
-        self._sink.emit(R.ExportWritten(shown, count))
+            return writing.export_text(review, self._sink)
