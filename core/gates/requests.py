@@ -118,7 +118,7 @@ def confirm_request(view: GateView, root: Path | None = None, sandbox: str = "")
         lines.append("  (none: the gate can only pass as exempt)")
     lines += ["", _where_commands_run(view, level)]
     if sandbox:
-        lines.append(f"Checks run {sandbox}" if sandbox.startswith("in the sandbox") else sandbox)
+        lines.append(f"Checks run {sandbox}" if sandbox.startswith("in the ") else sandbox)
     return confirm(CONFIRM, f"Confirm gate {view.id} (L{level})?", lines, "confirm the gate",
                    "cancel, the gate stays unconfirmed", subject=view.id)
 

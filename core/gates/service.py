@@ -339,6 +339,10 @@ class GateService:
 
     def sandbox_line(self) -> str:
         """What the sandbox lets checks do, for the confirm dialog (finds the sandbox: call from a thread)."""
+        if self.layer() is not None:
+            rules = self.sandbox.rules(self.root, layered=True)
+            return ("in the layer (bubblewrap): what they change lands in the layer, never in your files; "
+                    f"network: {rules.network_word()}.")
         status = self.sandbox.status
         if not status.confined:
             return f"Unsandboxed: {status.why}. The checks will run with your full rights."

@@ -113,6 +113,10 @@ async def test_in_the_layer_a_change_that_breaks_src_fails_its_check_and_never_r
     await eng.run_turn("make top return nothing")
     [started] = tool_results(sink, "gate_start")
     assert started.ok and "layer" in started.output, started.output
+    confirm, start = approver.asked[:2]
+    assert "Checks run in the layer (bubblewrap): what they change lands in the layer, never in your files; " \
+           "network: off." in confirm.lines, confirm.lines
+    assert any("stays in the layer over your repository" in line for line in start.lines), start.lines
     [check] = tool_results(sink, "gate_check")
     assert "tests: exit 1" in check.output or "exit 1" in check.output, check.output
     [deliver] = tool_results(sink, "gate_deliver")
