@@ -84,6 +84,7 @@ class ApprovalRequest:
         safe: the id of the answer that does nothing (Escape, no terminal, a denying policy).
         subject: what the decision is about, e.g. a tool name or a file, for policies and logs.
         text: when not ``None``, the human also types a line of text (e.g. a path); this is its default.
+        multiline: the text is a whole passage the human edits (a hunk's new text), not one line.
         diff_path: when set, ``lines`` are a unified diff of this file (shown coloured).
         tasks: for a task plan (``kind`` ``task_plan``), the proposed tasks as dicts
             ``{id, description, tool_hint, depends_on, status}``; the answer may carry an edited list.
@@ -96,6 +97,7 @@ class ApprovalRequest:
     safe: str = NO
     subject: str = ""
     text: str | None = None
+    multiline: bool = False
     diff_path: str | None = None
     tasks: tuple[dict[str, Any], ...] | None = None
 

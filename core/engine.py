@@ -222,6 +222,13 @@ class Engine:
         configuration again (``reload``) and uses it from the next model call on (:mod:`ljtui.core.engine_checks`)."""
         return await engine_checks.trust_repository(self, enables, env, reload)
 
+    def edit_externally(self, text: str, name: str = "") -> tuple[str | None, str]:
+        """Run the user's editor (``$VISUAL``/``$EDITOR``) on ``text``, a passage of the file ``name``; what it
+        saved, or ``None`` and why not (:mod:`ljtui.core.external_editor`). The caller hands over the terminal."""
+        from ljtui.core.external_editor import edit_text
+
+        return edit_text(text, name)
+
     async def ask(self, request: ApprovalRequest) -> Decision:
         """Ask a human through the Approver port; an answer the request does not offer counts as its safe one."""
         return await ask_through(self.approver, self.sink, request)

@@ -174,6 +174,10 @@ def _reject_reason(app: LjtuiApp, _: str) -> None:
     app.bridge.run(app.engine.review.reject_with_reason(app.main_screen.diff_pane.current_number), "reject")
 
 
+def _edit_block(app: LjtuiApp, _: str) -> None:
+    app.bridge.run(app.engine.review.edit_block(app.main_screen.diff_pane.current_number), "edit")
+
+
 def _layer_diff(app: LjtuiApp, _: str) -> None:
     app.bridge.run(app.engine.review_layer(), "layer")
 
@@ -208,6 +212,8 @@ ACTIONS = Registry((
            scope=DIFF, palette=False),
     Action("review.reject_reason", "Diff pane: reject the selected block, saying why (the model reads it)",
            _reject_reason, keys="r", scope=DIFF),
+    Action("review.edit_block", "Diff pane: edit the selected block's new text before accepting it", _edit_block,
+           keys="E", scope=DIFF),
     Action("review.accept_all", "Diff pane: accept every block", _set_all(True), keys="A", label="All",
            scope=DIFF),
     Action("review.reject_all", "Diff pane: reject every block", _set_all(False), keys="R", label="None",

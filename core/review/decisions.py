@@ -53,6 +53,7 @@ def decisions(blocks: Iterable[ReviewBlock], written: set[str], reasons: Mapping
             rejected.append(f"{described(rb)}" + (f" — the user's reason: {reason}" if reason else ""))
             paths.update(rb.keys)
         elif set(rb.keys) <= written:
-            applied.append(described(rb))
+            applied.append(described(rb) + (" — as the user edited it, not as you wrote it (read the file)"
+                                             if rb.edited else ""))
             paths.update(rb.keys)
     return Decisions(frozenset(paths), tuple(applied), tuple(rejected))

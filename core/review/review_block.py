@@ -36,6 +36,8 @@ class ReviewBlock:
     checked: bool = False
     moved_key: str | None = None
     """The repo-relative file a rename moves to ``key`` (``None``: not a rename, or its source is refused)."""
+    edited: bool = False
+    """The user rewrote the block's new text before accepting it (:meth:`~ljtui.core.review.session.Review.edit`)."""
 
     @property
     def number(self) -> int:

@@ -267,6 +267,23 @@ class ReviewService:
                 self._reasons[number] = (decision.text or "").strip()[:MAX_REASON_CHARS]
                 self._change(lambda r: r.set_accepted(number, False))
 
+    async def edit_block(self, number: int | None) -> None:
+        """Let the user rewrite block ``number``'s new text before accepting it (what the apply then writes, and
+        what the model is told it did not write); ``None``: no block shown."""
+        from ljtui.core.review.editing import edit_request, take_edit
+
+        with self._lock:
+            review = self._review
+            rb = next((b for b in review.blocks if b.number == number), None) if review is not None else None
+            if rb is None:
+                self._sink.emit(Notice(NO_REVIEW, "warning"))
+                return
+            request = edit_request(rb)
+        decision = await self._ask(request)
+        with self._lock:
+            if self._review is review and review is not None:
+                take_edit(review, rb, request, decision, self._sink, self._change)
+
     def set_all(self, accepted: bool) -> None:
         """Accept or reject every block."""
         self._change(lambda review: (review.set_all(accepted), [])[1])

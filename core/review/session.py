@@ -17,7 +17,7 @@ from typing import Iterable
 from ljtui.core.edits import errors as E
 from ljtui.core.edits.apply import ApplyReport, apply_plan
 from ljtui.core.edits.journal import sha256
-from ljtui.core.edits.plan import DELETE, EXECUTABLE, MODE, MOVE, EditBlock
+from ljtui.core.edits.plan import CREATE, DELETE, EDIT, EXECUTABLE, MODE, MOVE, EditBlock
 from ljtui.core.edits.plan_format import DEFAULT_ENTRY_ID, EditPlan, parse_plan
 from ljtui.core.edits.progress import Say
 from ljtui.core.edits.recovery import UndoOutcome, undo_last
@@ -250,6 +250,21 @@ class Review:
             notes += self._drop_dependents(rb)
         self.revalidate()
         return notes
+
+    def edit(self, number: int, new: str) -> list[str]:
+        """Take ``new`` as block ``number``'s replacement text, as the user wrote it, and accept the block; the
+        blocks are checked again (the apply writes what the user accepted, or nothing).
+
+        Raises:
+            ValueError: the block does not replace text (a deletion, rename or mode change has none to edit).
+        """
+        rb = self.block(number)
+        if rb.block.action not in (EDIT, CREATE):
+            raise ValueError(f"EDIT {number} {rb.block.action}s {rb.key}; it has no text to edit")
+        rb.block = replace(rb.block, new=new)
+        rb.edited = True
+        self._failures = FailureCache()  # what failed before was tried with the old text
+        return self.set_accepted(number, True)
 
     def toggle(self, number: int) -> list[str]:
         """Flip a block's choice (a stale block is re-accepted)."""

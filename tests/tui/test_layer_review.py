@@ -67,3 +67,82 @@ async def test_only_the_accepted_blocks_reach_the_tree_and_the_layer_lets_go(mak
     with layer.holding():
         left = layer.change()
     assert [e.path for e in left.entries] == ["build/app.o"]  # the ignored output stays in the layer, unreviewed
+
+
+async def test_a_hunk_edited_before_it_is_accepted_lands_as_the_user_wrote_it(make_app: AppFactory,
+                                                                              repo: Path) -> None:
+    app = make_app("layer_cleanup.yaml", **LAYERED)
+    async with app.run_test(size=LARGE) as pilot:
+        await _cleanup(pilot)
+        pane = app.main_screen.diff_pane
+        while pane.current is None or pane.current.file != "app.py":
+            await pilot.press("j")
+            await pilot.pause()
+        await pilot.press("E")
+        await settle(pilot)
+        from textual.widgets import TextArea
+
+        area = app.screen.query_one("#dialog-text", TextArea)
+        assert area.text.endswith("# rebuilt\n"), area.text  # the hunk's new side, to edit
+        area.text = area.text.replace("# rebuilt\n", "# rebuilt by hand\n")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert states(app) == ["accepted", "accepted", "accepted"]
+        while pane.current is None or pane.current.file != "src/old.py":
+            await pilot.press("j")
+            await pilot.pause()
+        await pilot.press("space")  # keep src/old.py (reject its deletion)
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+    assert (repo / "app.py").read_text(encoding="utf-8").endswith("# rebuilt by hand\n")
+    assert (repo / "src" / "old.py").exists() and not (repo / "src" / "util.py").exists()
+    told = app.engine._told("next")
+    assert "app.py: " in told and "as the user edited it, not as you wrote it" in told, told
+
+
+async def test_a_hunk_is_edited_in_the_users_editor(make_app: AppFactory, repo: Path, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    editor = tmp_path / "editor.sh"  # edits the file it is given, as a user would
+    editor.write_text("#!/bin/sh\nsed -i 's/# rebuilt/# rebuilt in the editor/' \"$1\"\n", encoding="utf-8")
+    editor.chmod(0o755)
+    monkeypatch.setenv("VISUAL", str(editor))
+    app = make_app("layer_cleanup.yaml", **LAYERED)
+    async with app.run_test(size=LARGE) as pilot:
+        await _cleanup(pilot)
+        pane = app.main_screen.diff_pane
+        while pane.current is None or pane.current.file != "app.py":
+            await pilot.press("j")
+            await pilot.pause()
+        await pilot.press("E")
+        await settle(pilot)
+        assert "Ctrl+O: edit in $EDITOR" in str(app.screen.query_one(".dialog-keys").render())
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+    assert (repo / "app.py").read_text(encoding="utf-8").endswith("# rebuilt in the editor\n")
+
+
+async def test_an_editor_that_fails_leaves_the_text_and_says_why(make_app: AppFactory, repo: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VISUAL", "false")
+    app = make_app("layer_cleanup.yaml", **LAYERED)
+    async with app.run_test(size=LARGE) as pilot:
+        await _cleanup(pilot)
+        await pilot.press("E")
+        await settle(pilot)
+        from textual.widgets import TextArea
+
+        before = app.screen.query_one("#dialog-text", TextArea).text
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        assert app.screen.query_one("#dialog-text", TextArea).text == before
+        shown = [n.message for n in app._notifications]
+        assert any("the editor 'false' exited with status 1; the text is as it was" in m for m in shown), shown

@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Input, Static
+from textual.widgets import Input, Static, TextArea
 
 from ljtui.core.approval import ApprovalRequest, Decision
 from ljtui.core.display import shown_line
@@ -27,7 +27,9 @@ from ljtui.tui.plain import plain_exact
 
 T = TypeVar("T")
 
-KEY_NAMES = {"enter": "Enter", "escape": "Esc"}
+KEY_NAMES = {"enter": "Enter", "escape": "Esc", "ctrl+s": "Ctrl+S", "ctrl+o": "Ctrl+O"}
+EDITOR_KEY = "ctrl+o"
+"""Opens a passage being edited in ``$VISUAL``/``$EDITOR``."""
 TITLE_FRAME_CELLS = 6
 """Cells of a dialog's width its border title cannot use (corners, padding, the spaces around the title)."""
 
@@ -52,6 +54,7 @@ class Dialog(ModalScreen[T], Generic[T]):
     Dialog .dialog-title { text-style: bold; margin-bottom: 1; display: none; }
     Dialog .dialog-title.-shown { display: block; }
     Dialog .dialog-keys { color: $text-muted; margin-top: 1; height: auto; dock: bottom; }
+    Dialog TextArea { height: 16; }
     """
 
     def __init__(self) -> None:
@@ -80,6 +83,8 @@ class ApprovalDialog(Dialog[Decision]):
         self.request = request
         for choice in request.choices:
             self._bindings.bind(choice.key, f"choose('{choice.id}')", choice.label, show=False)
+        if request.multiline and request.text is not None:
+            self._bindings.bind(EDITOR_KEY, "external_editor", "edit in $EDITOR", show=False)
 
     def compose(self) -> ComposeResult:
         title = shown_line(self.request.title)  # it may hold a path or a gate's title: never markup, controls visible
@@ -88,7 +93,10 @@ class ApprovalDialog(Dialog[Decision]):
             with VerticalScroll(classes="dialog-body"):
                 yield Static(Content(title), classes="dialog-title")
                 yield Static(self._body(), classes="dialog-lines")
-            if self.request.text is not None:
+            if self.request.text is not None and self.request.multiline:
+                yield TextArea(self.request.text, id="dialog-text", soft_wrap=False, show_line_numbers=True,
+                               tab_behavior="focus")
+            elif self.request.text is not None:
                 yield Input(self.request.text, id="dialog-text")
             yield Static(Content(self.key_line()), classes="dialog-keys")
 
@@ -116,7 +124,29 @@ class ApprovalDialog(Dialog[Decision]):
         return Text("\n").join(rendered)
 
     def key_line(self) -> str:
-        return "    ".join(f"{key_name(c.key)}: {c.label}" for c in self.request.choices)
+        keys = [f"{key_name(c.key)}: {c.label}" for c in self.request.choices]
+        if self.request.multiline and self.request.text is not None:
+            keys.insert(1, f"{key_name(EDITOR_KEY)}: edit in $EDITOR")
+        return "    ".join(keys)
+
+    def action_external_editor(self) -> None:
+        """Edit the text in the user's own editor, the terminal handed over to it (headless: run as it is)."""
+        from textual.app import SuspendNotSupported
+
+        area = self.query_one("#dialog-text", TextArea)
+        engine = getattr(self.app, "engine", None)
+        if engine is None:
+            return
+        try:
+            with self.app.suspend():
+                text, problem = engine.edit_externally(area.text, self.request.subject)
+        except SuspendNotSupported:  # no terminal to hand over (a test, a web front end): the editor runs as is
+            text, problem = engine.edit_externally(area.text, self.request.subject)
+        if text is None:
+            self.notify(problem, severity="warning", markup=False)
+            return
+        area.text = text
+        area.focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -125,5 +155,11 @@ class ApprovalDialog(Dialog[Decision]):
             self.dismiss(Decision(enter.id, event.value))
 
     def action_choose(self, choice_id: str) -> None:
-        text = self.query_one("#dialog-text", Input).value if self.request.text is not None else None
-        self.dismiss(Decision(choice_id, text))
+        self.dismiss(Decision(choice_id, self._typed()))
+
+    def _typed(self) -> str | None:
+        if self.request.text is None:
+            return None
+        if self.request.multiline:
+            return self.query_one("#dialog-text", TextArea).text
+        return self.query_one("#dialog-text", Input).value
