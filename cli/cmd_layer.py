@@ -64,7 +64,9 @@ def run(args: argparse.Namespace) -> int:
     from ljtui.core.layer.service import Layer
 
     config = load_config(repo_root=root).config
-    layer = Layer(root, config.agent.layer)
+    # agent.layer: off keeps new sessions out of a layer; what an earlier one left is still the user's to see,
+    # take or drop.
+    layer = Layer(root, "auto" if config.agent.layer == "off" else config.agent.layer)
     if not layer.place.exists():
         echo("The layer holds no change." if layer.status.layered else f"No layer here: {layer.status.why}.")
         return EXIT_OK
@@ -101,6 +103,9 @@ def run(args: argparse.Namespace) -> int:
         echo(f"{PROG}: nothing was applied: {held_back}", sys.stderr)
         return EXIT_REFUSED
     status, written = _apply(root, layer, found, approver)
+    if found.whole and status == EXIT_OK:
+        status, binary = _apply_binary(root, layer, found, approver)
+        written += binary
     if args.commit is not None and status == EXIT_OK and written:
         return _commit(root, written, args.commit)
     return status
@@ -138,7 +143,8 @@ def _apply(root: Path, layer: object, found: object, approver: CliApprover) -> t
     for line in found.lines():
         echo(line, sys.stderr)
     if not found.text:
-        echo("nothing to apply as text")
+        if not found.whole:
+            echo("nothing to apply as text")
         return EXIT_OK, []
     edits = headless_edits(PROG, root, _Say(), approver)
     outcome = asyncio.run(edits.apply_change(ChangeText(found.text, ORIGIN), ApplyOptions(), "diff"))
@@ -151,8 +157,47 @@ def _apply(root: Path, layer: object, found: object, approver: CliApprover) -> t
     if result.files:
         written = set(result.files)
         decided = {p for e in found.reviewed for p in e.paths if set(e.paths) <= written}
-        with layer.holding():
-            left = layer.settle(decided)
-        if left.entries:
+        left = _settle(layer, decided)
+        if left is not None and left.entries:
             echo(f"the layer still holds {len(left.entries)} change(s): `ljtui layer diff` shows them", sys.stderr)
     return result.exit_code, sorted(result.files)
+
+
+def _apply_binary(root: Path, layer: object, found: object, approver: CliApprover) -> tuple[int, list[str]]:
+    """Write the layer's binary files whole, after asking (their sizes and hashes listed); the exit status and the
+    files written."""
+    from ljtui.core.layer import whole
+    from ljtui.core.layer.review import LayerSummary
+    from ljtui.core.layer.service import Layer
+
+    assert isinstance(layer, Layer) and isinstance(found, LayerSummary)
+    taken = whole.whole_files(root, found.whole)
+    for line, why in taken.refused:
+        echo(f"{PROG}: left in the layer: {line}: {why}", sys.stderr)
+    if not taken.entries:
+        return (EXIT_PARTIAL if taken.refused else EXIT_OK), []
+    if asyncio.run(approver.decide(whole.request(taken))).choice != YES:
+        echo(f"{PROG}: the binary files stay in the layer", sys.stderr)
+        return EXIT_REFUSED, []
+    outcome = whole.write(root, taken)
+    if outcome.error is not None:
+        echo(f"{PROG}: no binary file was written: {outcome.error.message}", sys.stderr)
+        return EXIT_REFUSED, []
+    _settle(layer, taken.paths)
+    for path in outcome.files:
+        echo(f"wrote {path}")
+    return (EXIT_PARTIAL if taken.refused else EXIT_OK), sorted(outcome.files)
+
+
+def _settle(layer: object, decided: set[str]) -> object | None:
+    """Let go of what the tree now has; say so when the layer cannot be rebuilt (the apply stands)."""
+    from ljtui.core.layer.service import Layer, LayerUnavailable
+
+    assert isinstance(layer, Layer)
+    try:
+        with layer.holding():
+            return layer.settle(decided)
+    except (LayerUnavailable, OSError) as exc:
+        echo(f"{PROG}: the change is in your files, but the layer could not let go of it ({exc}); "
+             "`ljtui layer drop` throws the layer away", sys.stderr)
+        return None

@@ -259,6 +259,10 @@ class Engine:
         """Put the layer's net change under review (F4, ``/diff``, and the end of each turn, ``quiet``)."""
         return await self.layer_review.open(quiet=quiet)
 
+    async def take_layer_binary(self) -> bool:
+        """Write the layer's binary files into the user's files, asking first (``/diff binary``)."""
+        return await self.layer_review.take_binary(self.ask)
+
     async def run_plan(self, goal: str, *, skill: str | None = None) -> RunOutcome:
         """Run ``goal`` as a task plan (or skill ``skill``'s steps), approved before anything runs."""
         return await self.tasks.run_plan(goal, skill=skill)

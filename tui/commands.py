@@ -178,8 +178,14 @@ def _edit_block(app: LjtuiApp, _: str) -> None:
     app.bridge.run(app.engine.review.edit_block(app.main_screen.diff_pane.current_number), "edit")
 
 
-def _layer_diff(app: LjtuiApp, _: str) -> None:
-    app.bridge.run(app.engine.review_layer(), "layer")
+def _layer_diff(app: LjtuiApp, args: str) -> None:
+    if args.strip() == "binary":
+        app.bridge.run(app.engine.take_layer_binary(), "layer")
+    elif args.strip():
+        app.main_screen.conversation.add_notice(f"/diff takes no argument but 'binary' (got {args.strip()!r})",
+                                                "warning")
+    else:
+        app.bridge.run(app.engine.review_layer(), "layer")
 
 
 def _gates_command(app: LjtuiApp, args: str) -> None:
@@ -272,7 +278,7 @@ ACTIONS = Registry((
     Action("gates.recheck", "Gates pane: run the failed checks again", _gates("action_recheck_failed"), keys="r",
            label="Re-run failed", scope=GATES),
     Action("review.layer", "Show what the layer holds (the agent's writes and commands' effects) in the Diff pane",
-           _layer_diff, slash="diff", usage="/diff"),
+           _layer_diff, slash="diff", usage="/diff [binary]", args=OPTIONAL),
     Action("review.open", "Open a change to review: an EDIT plan, a diff, Aider or Codex edits (--git A..B, "
                           "--format F)", _open, slash="open", usage="/open FILE", args=REQUIRED),
     Action("chat", "Send a message to the agent (the same as typing it)", _chat, slash="chat",

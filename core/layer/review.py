@@ -66,7 +66,9 @@ class LayerSummary:
             for folder, count in sorted(folders.items()):
                 out.append(f"kept without review (ignored by git): {folder} {count} file(s)")
         for entry in self.whole[:MAX_NAMED]:
-            out.append(f"held in the layer, not reviewable as text: {describe_whole(entry)}")
+            out.append(f"held in the layer, not reviewable as text: {describe_whole(entry)} (`/diff binary` or "
+                       "`ljtui layer apply` writes it whole, asking first)" if not entry.link
+                       else f"held in the layer, not reviewable as text: {describe_whole(entry)}")
         if len(self.whole) > MAX_NAMED:
             out.append(f"… and {len(self.whole) - MAX_NAMED} more binary files or links")
         for entry in self.stale[:MAX_NAMED]:

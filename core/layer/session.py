@@ -8,8 +8,9 @@ reasons) until the next message, which the model then reads first.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable
 
+from ljtui.core.approval import YES, ApprovalRequest, Decision
 from ljtui.core.events import Notice
 from ljtui.core.ports import EventSink
 
@@ -50,6 +51,47 @@ class SessionLayer:
                 return False
         review = LayerReview(layer, self._review, self._sink, tell=self._notes.append, guard=guard)
         return await asyncio.to_thread(review.open, quiet=quiet)
+
+    async def take_binary(self, ask: Callable[[ApprovalRequest], Awaitable[Decision]]) -> bool:
+        """Write the layer's binary files into the user's files once the user says yes to the list (each named
+        with its size and hash); what cannot go is said. Returns whether any was written."""
+        from ljtui.core.layer import whole
+
+        layer = self.layer
+        found_summary = await asyncio.to_thread(self.summary)
+        if layer is None or found_summary is None:
+            self._sink.emit(Notice("No layer in this session: there is no binary file to write.", "warning"))
+            return False
+        entries = [*found_summary.whole, *(e for e in found_summary.stale if e.binary or e.link)]
+        found = await asyncio.to_thread(whole.whole_files, layer.repo, entries)
+        for line, why in found.refused:
+            self._sink.emit(Notice(f"Left in the layer: {line}: {why}", "warning"))
+        if not found.entries:
+            if not found.refused:
+                self._sink.emit(Notice("The layer holds no binary file."))
+            return False
+        held_back = await asyncio.to_thread(self._guard) if self._guard is not None else None
+        if held_back:
+            self._sink.emit(Notice(held_back, "warning"))
+            return False
+        if (await ask(whole.request(found))).choice != YES:
+            self._sink.emit(Notice("Not written: the binary files stay in the layer."))
+            return False
+        outcome = await asyncio.to_thread(whole.write, layer.repo, found)
+        if outcome.error is not None:
+            self._sink.emit(Notice(f"Nothing was written: {outcome.error.message}", "error"))
+            return False
+
+        def settle() -> None:
+            with layer.holding():
+                layer.settle(found.paths)
+
+        await asyncio.to_thread(settle)
+        names = ", ".join(sorted(e.path for e in found.entries))
+        self._notes.append(f"[ljtui: the user took binary files from the layer.]\napplied to the user's files: {names}")
+        self._sink.emit(Notice(f"Wrote {len(found.entries)} binary file(s) into your files: {names} (`ljtui undo` "
+                               "reverts it)."))
+        return True
 
     def summary(self) -> LayerSummary | None:
         """What the layer holds now, split as the review shows it (``None``: no layer). Disk work: from a

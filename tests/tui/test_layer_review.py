@@ -146,3 +146,20 @@ async def test_an_editor_that_fails_leaves_the_text_and_says_why(make_app: AppFa
         assert app.screen.query_one("#dialog-text", TextArea).text == before
         shown = [n.message for n in app._notifications]
         assert any("the editor 'false' exited with status 1; the text is as it was" in m for m in shown), shown
+
+
+async def test_slash_diff_binary_writes_the_layers_binary_files_after_one_yes(make_app: AppFactory,
+                                                                             repo: Path) -> None:
+    app = make_app("layer_binary.yaml", **LAYERED)
+    async with app.run_test(size=LARGE) as pilot:
+        await pilot.press(*"make an icon", "enter")
+        await settle(pilot)
+        assert not (repo / "icon.png").exists()
+        shown = notices(app)
+        assert any("create icon.png (binary file, 13 bytes" in n and "/diff binary" in n for n in shown), shown
+        await pilot.press(*"/diff binary", "enter")
+        await settle(pilot)
+        assert "Write 1 binary file(s)?" in str(app.screen.query_one("#dialog-box").border_title)
+        await pilot.press("enter")
+        await settle(pilot)
+    assert (repo / "icon.png").read_bytes() == b"\x89PNG\r\n\x1a\n\x00icon"
