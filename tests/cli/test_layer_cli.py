@@ -89,3 +89,24 @@ def test_an_empty_commit_message_is_refused_and_nothing_is_applied(turned: tuple
     done = ljtui(repo, home, "layer", "apply", "--yes", "--commit", "  ")
     assert done.returncode == 2 and "--commit needs a message" in done.stderr
     assert (repo / "old.py").exists() and not (repo / "new.py").exists()
+
+
+def test_the_commit_runs_no_program_the_repositorys_settings_name(turned: tuple[Path, Path]) -> None:
+    repo, home = turned
+    marker = repo.parent / "ran"
+    hooks = repo.parent / "hooks"
+    hooks.mkdir()
+    for name in ("pre-commit", "commit-msg", "post-commit"):
+        (hooks / name).write_text(f"#!/bin/sh\necho {name} >> {marker}\n", encoding="utf-8")
+        (hooks / name).chmod(0o755)
+    signer = repo.parent / "signer.sh"
+    signer.write_text(f"#!/bin/sh\necho signer >> {marker}\nexit 1\n", encoding="utf-8")
+    signer.chmod(0o755)
+    git(repo, "config", "core.hooksPath", str(hooks))
+    git(repo, "config", "commit.gpgSign", "true")
+    git(repo, "config", "gpg.program", str(signer))
+    done = ljtui(repo, home, "layer", "apply", "--yes", "--commit", "Tidy up")
+    assert done.returncode == 0, done.stderr
+    assert "committed 3 file(s) as " in done.stdout and "without the repository's hooks" in done.stdout
+    assert not marker.exists()  # no hook, no signing program ran
+    assert git(repo, "log", "-1", "--format=%s") == "Tidy up\n"
