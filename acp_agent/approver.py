@@ -45,7 +45,9 @@ def options(request: ApprovalRequest) -> list[PermissionOption]:
 
 
 def lines_text(request: ApprovalRequest) -> str:
-    text = shown("\n".join(request.lines))
+    """The question's lines, and the text a yes goes with (an editor cannot edit it: it is shown as it is)."""
+    lines = [*request.lines, *(["", "With this text:", request.text] if request.text else [])]
+    text = shown("\n".join(lines))
     return text if len(text) <= LINES_CHARS else text[:LINES_CHARS] + "\n… (cut)"
 
 

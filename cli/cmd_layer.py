@@ -29,8 +29,6 @@ from ljtui.core.events import Event, Notice
 
 PROG = "ljtui layer"
 EXIT_OK, EXIT_PARTIAL, EXIT_REFUSED = 0, 1, 2
-NO_SIGNING = ("-c", "commit.gpgSign=false")
-"""A commit is not signed: the signing program is one a repository's settings may name."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -114,29 +112,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _commit(root: Path, paths: list[str], message: str) -> int:
-    """Commit exactly ``paths`` (added, changed or removed) with ``message``; what else is staged stays staged. Like
-    every git call of ljtui's, it runs no program the repository's settings name: no hook, filter or signing
-    program (a repository that needs them is committed by hand)."""
-    import subprocess
+    """Commit exactly ``paths`` with ``message`` (:func:`~ljtui.core.layer.commit.commit_files`: no hook, filter or
+    signing program of the repository's runs); what else is staged stays staged."""
+    from ljtui.core.layer.commit import commit_files
 
-    from ljtui.core.git import GitRefused, run_git
-
-    def git(*args: str) -> subprocess.CompletedProcess[bytes]:
-        return run_git(list(args), root, options=NO_SIGNING)
-
-    try:
-        added = git("add", "-A", "--", *paths)
-        done = git("commit", "--only", "-q", "-m", message, "--", *paths) if added.returncode == 0 else added
-    except (OSError, subprocess.SubprocessError, GitRefused) as exc:
-        echo(f"{PROG}: the change is applied, but git could not commit it: {exc}", sys.stderr)
+    head, why = commit_files(root, paths, message)
+    if not head:
+        echo(f"{PROG}: the change is applied, but git could not commit it: {why}", sys.stderr)
         return EXIT_PARTIAL
-    if done.returncode != 0:
-        said = (done.stderr or done.stdout).decode("utf-8", "replace").strip().splitlines()
-        why = next((line for line in said if line.startswith(("fatal:", "error:"))), said[-1] if said else "")
-        echo(f"{PROG}: the change is applied, but git could not commit it: {why or f'exit {done.returncode}'}",
-             sys.stderr)
-        return EXIT_PARTIAL
-    head = git("rev-parse", "--short", "HEAD").stdout.decode("ascii", "replace").strip()
     echo(f"committed {len(paths)} file(s) as {head} (without the repository's hooks)")
     return EXIT_OK
 

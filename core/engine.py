@@ -95,7 +95,7 @@ class Engine:
         self.git_guard = GitSettingsGuard(repo_root, self.ask, self.sink.emit)
         """Watches git's executable settings around every command, check and MCP call of the session."""
         self.layer_review = SessionLayer(sandbox.layer, lambda: self.review, self.sink,
-                                         guard=lambda: self.session_gates.layer_blocker())
+                                         guard=lambda: self.session_gates.layer_blocker(), ask=self.ask)
         """The layer's net change under review at the end of each turn (held back while a gate's run waits), and
         what the model is told of it."""
         self.session_gates = SessionGates(
@@ -104,7 +104,8 @@ class Engine:
             git_guard=self.git_guard, open_layer=lambda: self.layer_review.open(delivering=True))
         self.services: ToolServices = session_services(
             config, repo_root, self.clock, self.ask, self.sink.emit, sandbox=sandbox, playbooks=self.playbooks,
-            gates=self.session_gates, session_id=session_id, git_guard=self.git_guard)
+            gates=self.session_gates, session_id=session_id, git_guard=self.git_guard,
+            commit=self.layer_review.commit)
         """What tools reach through their context (permissions, writer, reader …)."""
         self.tools = tools if tools is not None else _agent_tools()
         self.mcp = SessionMcp(self.settings, repo_root, sandbox, self.sink.emit, git_guard=self.git_guard)

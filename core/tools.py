@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from ljtui.core.gates.service import GateService
     from ljtui.core.gitguard.guard import GitSettingsGuard
     from ljtui.core.layer.tools import LayerOutline, LayerReader, LayerTools
+    from ljtui.core.layer.commit import ProposedCommit
     from ljtui.core.outline.repo_outline import RepoOutline
     from ljtui.core.planner.tools import ReadOnlyTools
     from ljtui.core.playbooks.service import PlaybookService
@@ -84,6 +85,7 @@ class ToolServices:
         git_guard: watches git's executable settings around every command.
         layer_tools: the layer's tool host, when the session works in a layer: the write tools run there, so they
             write in the layer what commands see (``None``: they write the user's files through ``writer``).
+        commit: the commit message the model proposed for the layer's change (``propose_commit``).
     """
 
     permissions: Permissions | None = None
@@ -98,6 +100,7 @@ class ToolServices:
     command_env: Mapping[str, str] = field(default_factory=dict)
     git_guard: GitSettingsGuard | None = None
     layer_tools: LayerTools | None = None
+    commit: ProposedCommit | None = None
 
 
 def require(value: T | None, name: str) -> T:

@@ -95,7 +95,8 @@ LAYERED_SECTION = (
     "write and everything a command changes lands in the layer, seen at the repository's own path; the user's "
     "files do not change until the user reviews the turn's net change hunk by hunk and applies it. Commands run "
     "without a dialog, with no network; .git and .agent are read-only in the layer, so do not run git add, commit, "
-    "checkout or stash: change the files, and the user takes what they accept.")
+    "checkout or stash: change the files, and the user takes what they accept. To have it committed, call "
+    "propose_commit with a message once the change is done: the user decides, and may edit it.")
 DIRECT_SECTION = (
     "# Where your changes go\n\nThis session has no layer: changes are written to the user's files directly. "
     "write_file and edit_file go through an undoable transaction; what a command changes is not undoable.")

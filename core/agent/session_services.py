@@ -14,15 +14,18 @@ if TYPE_CHECKING:
     from ljtui.core.confine.session import CommandSandbox
     from ljtui.core.events import Event
     from ljtui.core.gitguard.guard import GitSettingsGuard
+    from ljtui.core.layer.commit import ProposedCommit
     from ljtui.core.playbooks.service import PlaybookService
     from ljtui.core.ports import Clock
 
 
 def session_services(config: Config, root: Path, clock: Clock, ask: Ask, emit: Callable[[Event], None], *,
                      sandbox: CommandSandbox, playbooks: PlaybookService, gates: GateControls,
-                     session_id: Callable[[], str | None], git_guard: GitSettingsGuard | None = None) -> ToolServices:
+                     session_id: Callable[[], str | None], git_guard: GitSettingsGuard | None = None,
+                     commit: ProposedCommit | None = None) -> ToolServices:
     """Permissions (asking through ``ask``), the writer, the read tools, the outline and the memory of the
-    repository at ``root``, with the session's ``sandbox``, ``playbooks``, ``gates`` and ``git_guard``."""
+    repository at ``root``, with the session's ``sandbox``, ``playbooks``, ``gates``, ``git_guard`` and the commit
+    message the model proposes for the layer's change (``commit``)."""
     from ljtui.core.agent.memory import MemoryStore
     from ljtui.core.agent.permissions import PermissionPolicy, Permissions
     from ljtui.core.agent.writer import AgentWriter
@@ -37,7 +40,7 @@ def session_services(config: Config, root: Path, clock: Clock, ask: Ask, emit: C
         permissions=Permissions(ask, emit, policy), writer=AgentWriter(root, clock, secrets),
         reader=ReadOnlyTools(root, secrets=secrets), sandbox=sandbox, outline=RepoOutline(root, secrets),
         memory=MemoryStore.for_repo(root, clock=clock), playbooks=playbooks, gates=gates, session_id=session_id,
-        git_guard=git_guard)
+        git_guard=git_guard, commit=commit)
 
 
 def session_sandbox(config: Config, root: Path) -> CommandSandbox:

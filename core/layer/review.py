@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable
 
 from ljtui.core.events import Notice
 from ljtui.core.layer.diff import describe_whole, diff_text
@@ -94,13 +94,16 @@ class LayerReview:
     """Opens the layer's net change for review, and settles the layer after the user's apply."""
 
     def __init__(self, layer: Layer, review: Callable[[], ReviewService], sink: EventSink,
-                 tell: Callable[[str], None] | None = None, guard: Callable[[], str | None] | None = None) -> None:
+                 tell: Callable[[str], None] | None = None, guard: Callable[[], str | None] | None = None,
+                 followup: Callable[[tuple[str, ...]], Awaitable[None]] | None = None) -> None:
         self.layer = layer
         self._review = review
         self._sink = sink
         self._tell = tell
         """Keeps what the model is told with the next message (what was applied and rejected, and why)."""
         self._guard = guard
+        self._followup = followup
+        """Awaited after an apply with the files it wrote (the commit question)."""
         """Why the change may not be applied now (a delivery gate's run that has not passed), asked before every
         apply; ``None``: nothing holds it back."""
 
@@ -123,7 +126,7 @@ class LayerReview:
             if not quiet and found.empty:
                 self._sink.emit(Notice("The layer holds no change."))
             return False
-        return self._review().open_decided(found.text, ORIGIN, self.settle, self._guard)
+        return self._review().open_decided(found.text, ORIGIN, self.settle, self._guard, self._followup)
 
     def settle(self, decided: Decisions) -> None:
         """Let go of every entry whose paths the user decided (applied or rejected), keep the rest, and keep for

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable
 
 from ljtui.core.approval import YES, ApprovalRequest, Decision
 from ljtui.core.events import Notice
+from ljtui.core.layer.commit import ProposedCommit
 from ljtui.core.ports import EventSink
 
 if TYPE_CHECKING:
@@ -24,10 +25,15 @@ class SessionLayer:
     """The layer of one session (``None``: a session without one), reviewed through ``review``."""
 
     def __init__(self, layer: Layer | None, review: Callable[[], ReviewService], sink: EventSink,
-                 guard: Callable[[], str | None] | None = None) -> None:
+                 guard: Callable[[], str | None] | None = None,
+                 ask: Callable[[ApprovalRequest], Awaitable[Decision]] | None = None) -> None:
         self.layer = layer
         self._review = review
         self._sink = sink
+        self._ask = ask
+        """Asks the user whether to commit what an apply wrote (``None``: never asked)."""
+        self.commit = ProposedCommit()
+        """The commit message the model proposed for the layer's change (``propose_commit``)."""
         self._guard = guard
         """Why the layer's change may not be applied now (a delivery gate's run held in the layer that has not
         passed: :func:`~ljtui.core.gates.layer_run.layer_blocker`); asked before every apply. Call from a thread."""
@@ -49,8 +55,29 @@ class SessionLayer:
                 first = held_back.splitlines()[0]
                 self._sink.emit(Notice(f"{first} The change waits in the layer; /diff shows it.", "info"))
                 return False
-        review = LayerReview(layer, self._review, self._sink, tell=self._notes.append, guard=guard)
+        review = LayerReview(layer, self._review, self._sink, tell=self._notes.append, guard=guard,
+                             followup=self._offer_commit)
         return await asyncio.to_thread(review.open, quiet=quiet)
+
+    async def _offer_commit(self, written: tuple[str, ...]) -> None:
+        """After an apply of the layer wrote ``written``: when the model proposed a commit message, ask whether to
+        commit exactly those files with it (the user edits it); say what came of it."""
+        from ljtui.core.layer.commit import commit_files, commit_request
+
+        message = self.commit.take()
+        layer = self.layer
+        if not message or not written or self._ask is None or layer is None:
+            return
+        decision = await self._ask(commit_request(written, message))
+        if decision.choice != YES:
+            self._sink.emit(Notice("Not committed: the change is in your files, uncommitted."))
+            return
+        head, why = await asyncio.to_thread(commit_files, layer.repo, written, decision.text or "")
+        if not head:
+            self._sink.emit(Notice(f"Not committed: {why}. The change is in your files, uncommitted.", "warning"))
+            return
+        self._notes.append(f"[ljtui: the user committed the applied change as {head}.]")
+        self._sink.emit(Notice(f"Committed {len(written)} file(s) as {head} (no hook of the repository ran)."))
 
     async def take_binary(self, ask: Callable[[ApprovalRequest], Awaitable[Decision]]) -> bool:
         """Write the layer's binary files into the user's files once the user says yes to the list (each named

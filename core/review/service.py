@@ -25,28 +25,27 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Awaitable, Callable
 
-from ljtui.core.approval import YES, ApprovalRequest, confirm
+from ljtui.core.approval import ApprovalRequest
 from ljtui.core.asking import Ask
 from ljtui.core.events import Notice
 from ljtui.core.ports import Clock, EventSink
 from ljtui.core.review import events as R
 from ljtui.core.review.notes import cut_line, refresh_notes, size_text
 from ljtui.core.review.export import EXPORT_CANCELLED  # noqa: F401
-from ljtui.core.review.decisions import MAX_REASON_CHARS, Decisions, decisions, described
+from ljtui.core.review.decisions import Decisions, decisions
 from ljtui.core.review.requests import ChangeText, ReviewRequest
 from ljtui.core.edits.read_change import EDIT
 from ljtui.core.edits.progress import StepEvents
 from ljtui.core.review import writing
 from ljtui.core.review.session import ApplyRefused, Review, undo
-from ljtui.core.review.views import DiffPage
+from ljtui.core.review.views import NO_REVIEW, DiffPage
 from ljtui.core.review.writing import APPLY_CANCELLED, UNDO_CANCELLED  # noqa: F401
 from ljtui.core.secret_files import SecretFiles
 
 """Asks a human (the engine's approval step, which also reports the question as events)."""
 
-NO_REVIEW = "No plan is under review: type a request, or open a plan with /open PLAN.md."
 BIG_PLAN_BYTES = 256 * 1024
 """A plan file larger than this gets a notice before it is read (parsing it takes a moment)."""
 FIRST_CHECK_BLOCKS = 200
@@ -81,6 +80,9 @@ class ReviewService:
         self._guard: Callable[[], str | None] | None = None
         """Asked just before an apply of the change under review: why it may not be applied now (a delivery gate
         that has not passed), or ``None``."""
+        self._followup: Callable[[tuple[str, ...]], Awaitable[None]] | None = None
+        self._after: tuple[Callable[[tuple[str, ...]], Awaitable[None]], tuple[str, ...]] | None = None
+        """The follow-up of the last apply and the files it wrote, awaited once the apply is over."""
         self._reasons: dict[int, str] = {}
         """Why the user rejected blocks of the change under review, by block number."""
 
@@ -140,17 +142,19 @@ class ReviewService:
         return self._open(review, origin)
 
     def open_decided(self, text: str, origin: str, decided: Callable[[Decisions], None],
-                     guard: Callable[[], str | None] | None = None) -> bool:
+                     guard: Callable[[], str | None] | None = None,
+                     followup: Callable[[tuple[str, ...]], Awaitable[None]] | None = None) -> bool:
         """Put the diff ``text`` under review like :meth:`open_text`; after it is applied, ``decided`` is told the
-        paths whose blocks were written or rejected, and which, with the user's reasons (the layer's review).
-        ``guard`` is asked (in a thread) before every apply: a reason it gives refuses the apply, said in a
-        notice, and the change stays under review."""
+        paths whose blocks were written or rejected, and which, with the user's reasons (the layer's review), then
+        ``followup`` is awaited with the files written (the commit question). ``guard`` is asked (in a thread)
+        before every apply: a reason it gives refuses the apply, said in a notice, and the change stays under
+        review."""
         review = self._parsed(text, origin, "diff")
         if review is None:
             return False
         review.check(FIRST_CHECK_BLOCKS)
         opened = self._open(review, origin)
-        self._decided, self._guard = decided, guard
+        self._decided, self._guard, self._followup = decided, guard, followup
         return opened
 
     def resume_text(self, text: str, origin: str) -> bool:
@@ -181,7 +185,7 @@ class ReviewService:
         with self._lock:
             self._review = review
             self._origin = origin
-            self._decided = self._guard = None
+            self._decided = self._guard = self._followup = None
             self._reasons = {}
             self._diff = None
             self._seq += 1
@@ -207,7 +211,7 @@ class ReviewService:
         """Drop the plan under review."""
         with self._lock:
             self._review = None
-            self._decided = self._guard = None
+            self._decided = self._guard = self._followup = None
             self._diff = None
             self._publish(())
 
@@ -247,42 +251,17 @@ class ReviewService:
 
     async def reject_with_reason(self, number: int | None) -> None:
         """Ask why block ``number`` is rejected, then reject it with that reason (told to the model after the
-        apply); ``None``: no block shown."""
-        if number is None:
-            return
-        with self._lock:
-            review = self._review
-            rb = next((b for b in review.blocks if b.number == number), None) if review is not None else None
-            if rb is None:
-                self._sink.emit(Notice(NO_REVIEW, "warning"))
-                return
-            shown = described(rb)
-        decision = await self._ask(confirm("reject_reason", f"Reject block {number}?",
-                                           [shown, "", "Why (the model reads it with your next message):"],
-                                           "reject", "cancel", text=self._reasons.get(number, "")))
-        if decision.choice != YES:
-            return
-        with self._lock:
-            if self._review is review:
-                self._reasons[number] = (decision.text or "").strip()[:MAX_REASON_CHARS]
-                self._change(lambda r: r.set_accepted(number, False))
+        apply); ``None``: no block shown (:mod:`~ljtui.core.review.editing`)."""
+        from ljtui.core.review.editing import reject_with_reason
+
+        await reject_with_reason(self, number)
 
     async def edit_block(self, number: int | None) -> None:
         """Let the user rewrite block ``number``'s new text before accepting it (what the apply then writes, and
-        what the model is told it did not write); ``None``: no block shown."""
-        from ljtui.core.review.editing import edit_request, take_edit
+        what the model is told it did not write); ``None``: no block shown (:mod:`~ljtui.core.review.editing`)."""
+        from ljtui.core.review.editing import edit_block
 
-        with self._lock:
-            review = self._review
-            rb = next((b for b in review.blocks if b.number == number), None) if review is not None else None
-            if rb is None:
-                self._sink.emit(Notice(NO_REVIEW, "warning"))
-                return
-            request = edit_request(rb)
-        decision = await self._ask(request)
-        with self._lock:
-            if self._review is review and review is not None:
-                take_edit(review, rb, request, decision, self._sink, self._change)
+        await edit_block(self, number)
 
     def set_all(self, accepted: bool) -> None:
         """Accept or reject every block."""
@@ -324,6 +303,9 @@ class ReviewService:
         """Check, ask, then write the accepted blocks in one transaction (``asked=False``: the user already
         answered, e.g. ``ljtui run --allow write``)."""
         await writing.ask_apply(self._sink, self._ask, self._prepare_apply, self._apply, asked=asked)
+        after, self._after = self._after, None
+        if after is not None:
+            await after[0](after[1])
 
     def _prepare_apply(self) -> tuple[ApprovalRequest, tuple[int, ...]] | None:
         if writing.held_back(self._guard, self._sink):
@@ -353,14 +335,15 @@ class ReviewService:
             if isinstance(outcome, ApplyRefused):
                 self._refuse(outcome)
                 return
-            decided = self._decided
+            decided, followup = self._decided, self._followup
             if outcome.result.files:
                 self._review = None
-                self._decided = self._guard = None
+                self._decided = self._guard = self._followup = None
             self._publish(())  # the closed review first: a view moves on from it before the result shows
             self._sink.emit(R.ApplyFinished(outcome.result.to_dict(), len(outcome.preview.plan.blocks)))
             if decided is not None and outcome.result.files:
                 decided(decisions(review.blocks, set(outcome.result.files), self._reasons))
+                self._after = (followup, tuple(outcome.result.files)) if followup is not None else None
             if outcome.result.files:
                 writing.resync(self.root, outcome.preview.plan.declarations, outcome.result.files, self._secrets,
                                self._sink)

@@ -8,6 +8,9 @@ from typing import Literal
 BlockState = Literal["accepted", "rejected", "stale", "failed", "checking"]
 """``checking``: the block is not validated yet (a big plan is validated in steps)."""
 
+NO_REVIEW = "No plan is under review: type a request, or open a plan with /open PLAN.md."
+"""Said when an operation needs a plan under review and there is none."""
+
 
 @dataclass(frozen=True)
 class BlockView:

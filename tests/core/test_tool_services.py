@@ -20,6 +20,7 @@ from ljtui.core.events import Event
 from ljtui.core.gates.release import Delivery
 from ljtui.core.gates.service import GateService
 from ljtui.core.gitguard.guard import GitSettingsGuard
+from ljtui.core.layer.commit import ProposedCommit
 from ljtui.core.layer.tools import LayerOutline, LayerReader, LayerTools
 from ljtui.core.planner.tools import ReadOnlyTools
 from ljtui.core.playbooks.service import PlaybookService
@@ -29,7 +30,7 @@ REAL_TYPES = {"MemoryStore": MemoryStore, "Permissions": Permissions, "RepoOutli
               "AgentWriter": AgentWriter, "CommandSandbox": CommandSandbox, "Delivery": Delivery,
               "GateService": GateService, "ReadOnlyTools": ReadOnlyTools, "PlaybookService": PlaybookService,
               "Config": Config, "Event": Event, "GitSettingsGuard": GitSettingsGuard, "LayerReader": LayerReader,
-              "LayerOutline": LayerOutline, "LayerTools": LayerTools}
+              "LayerOutline": LayerOutline, "LayerTools": LayerTools, "ProposedCommit": ProposedCommit}
 """The classes :mod:`ljtui.core.tools` names only for type checkers."""
 
 

@@ -12,6 +12,7 @@ from ljtui.core.agent.tools.specs import code as code_specs
 from ljtui.core.agent.tools.specs import edits as edit_specs
 from ljtui.core.agent.tools.specs import files as file_specs
 from ljtui.core.agent.tools.specs import gates as gate_specs
+from ljtui.core.agent.tools.specs import layer as layer_specs
 from ljtui.core.agent.tools.specs import memory as memory_specs
 from ljtui.core.agent.tools.specs import playbooks as playbook_specs
 from ljtui.core.agent.tools.specs import web as web_specs
@@ -30,6 +31,7 @@ TOOLS: tuple[tuple[ToolSpec, str], ...] = (
     (edit_specs.EDIT_FILE, "edits:edit_file"),
     (edit_specs.CREATE_DIRECTORY, "edits:create_directory"),
     (bash_specs.BASH, "bash:bash"),
+    (layer_specs.PROPOSE_COMMIT, "layer:propose_commit"),
     (web_specs.WEB_SEARCH, "web:web_search"),
     (web_specs.WEB_FETCH, "web:web_fetch"),
     (memory_specs.SAVE_MEMORY, "memory:save_memory"),

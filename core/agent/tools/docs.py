@@ -67,6 +67,9 @@ def notes() -> dict[str, str]:
         "web_fetch": f"Does not ask. http(s) only, at most {MAX_REDIRECTS} redirects (each checked again), "
                      f"{MAX_BODY_BYTES // (1024 * 1024)} MB after decompression, `agent.web_timeout` for the "
                      "whole call; no cookies, proxies or keys from the environment.",
+        "propose_commit": "Does not ask: it only keeps the message. After the user applies the layer's change, "
+                          "they are asked whether to commit exactly the files written with it, as text they may "
+                          "edit; the commit runs no hook or signing program of the repository.",
         "save_memory": "Asks: the dialog shows the exact text; allow once, allow `save_memory` for the session, "
                        "or deny (the model is told why). It appends to `.agent/memory.md`, which later sessions "
                        f"read as notes, not instructions. At most {MAX_ENTRY_CHARS:,} characters per entry and "
