@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import Sequence
 
-from ljtui.core.approval import ApprovalRequest, confirm
+from ljtui.core.approval import NO, YES, ApprovalRequest, Choice
 from ljtui.core.git import GitRefused, run_git
 
 KIND = "layer_commit"
@@ -28,6 +28,8 @@ NO_SIGNING = ("-c", "commit.gpgSign=false")
 """A commit is not signed: the signing program is one a repository's settings may name."""
 MAX_LISTED = 20
 """Files named one by one in the question before the rest are counted."""
+COMMIT_KEY = "ctrl+s"
+"""Commits (the message is several lines: Enter starts a new one)."""
 
 
 class ProposedCommit:
@@ -73,8 +75,9 @@ def commit_request(paths: Sequence[str], message: str) -> ApprovalRequest:
         lines.append(f"  … and {len(paths) - MAX_LISTED} more")
     lines += ["", "The message is the model's proposal: edit it. Nothing else you staged is committed, and no hook "
               "or signing program of the repository runs."]
-    return confirm(KIND, "Commit the applied change?", lines, "commit", "do not commit, leave it applied",
-                   text=message)
+    return ApprovalRequest(KIND, "Commit the applied change?", tuple(lines),
+                           (Choice(YES, "commit", COMMIT_KEY), Choice(NO, "do not commit, leave it applied", "escape")),
+                           NO, text=message, multiline=True)
 
 
 def commit_files(root: Path, paths: Sequence[str], message: str) -> tuple[str, str]:
@@ -90,6 +93,7 @@ def commit_files(root: Path, paths: Sequence[str], message: str) -> tuple[str, s
         if done.returncode != 0:
             said = (done.stderr or done.stdout).decode("utf-8", "replace").strip().splitlines()
             why = next((line for line in said if line.startswith(("fatal:", "error:"))), said[-1] if said else "")
+            run_git(["reset", "-q", "--", *paths], root)  # what the add staged is unstaged again
             return "", why or f"git exited with {done.returncode}"
         head = run_git(["rev-parse", "--short", "HEAD"], root).stdout.decode("ascii", "replace").strip()
     except (OSError, subprocess.SubprocessError, GitRefused) as exc:

@@ -100,6 +100,11 @@ class ApprovalDialog(Dialog[Decision]):
                 yield Input(self.request.text, id="dialog-text")
             yield Static(Content(self.key_line()), classes="dialog-keys")
 
+    def on_mount(self) -> None:
+        super().on_mount()
+        if self.request.text is not None:  # what is typed goes to the text, not to the scrolling body
+            self.query_one("#dialog-text").focus()
+
     def on_resize(self) -> None:
         self.call_after_refresh(self._fit_title)
 

@@ -46,7 +46,10 @@ def result(sink: ListSink, name: str) -> ToolCallFinished:
 
 
 @pytest.fixture
-def repo(git_repo: Path, layered: Path) -> Path:
+def repo(git_repo: Path, layered: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in ("AUTHOR", "COMMITTER"):  # who commits, whatever the machine's own git config says
+        monkeypatch.setenv(f"GIT_{name}_NAME", "t")
+        monkeypatch.setenv(f"GIT_{name}_EMAIL", "t@example.invalid")
     hooks = git_repo.parent / "hooks"
     hooks.mkdir()
     (hooks / "pre-commit").write_text(f"#!/bin/sh\necho ran > {git_repo.parent / 'hook-ran'}\n", encoding="utf-8")
@@ -69,6 +72,7 @@ async def test_the_applied_files_are_committed_with_the_message_as_the_user_edit
     await eng.review.apply()
     asked = approver.asked[-1]
     assert asked.kind == KIND and asked.text == MESSAGE + "\n" and "  app.py" in asked.lines
+    assert asked.multiline and [c.key for c in asked.choices] == ["ctrl+s", "escape"]
     assert git(repo, "log", "-1", "--format=%B").strip() == edited
     assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == ["app.py"]
     assert git(repo, "diff", "--cached", "--name-only") == "staged.txt\n"  # the user's own staging stays
@@ -104,3 +108,21 @@ async def test_without_a_layer_there_is_nothing_to_propose_a_commit_for(git_repo
     await eng.run_turn("put a comma in the greeting")
     found = result(sink, "propose_commit")
     assert not found.ok and "this session has no layer" in found.output
+
+
+async def test_a_commit_git_refuses_says_why_and_leaves_nothing_of_it_staged(repo: Path, tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("AUTHOR", "COMMITTER"):
+        monkeypatch.delenv(f"GIT_{name}_EMAIL")
+    monkeypatch.setenv("HOME", str(tmp_path / "nobody"))  # no identity anywhere, and git may not guess one
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    git(repo, "config", "user.useConfigOnly", "true")
+    before = git(repo, "rev-parse", "HEAD")
+    eng, sink, _ = engine(repo, {"apply": ["yes"], KIND: ["yes"]})
+    await eng.run_turn("put a comma in the greeting")
+    await eng.review.apply()
+    assert git(repo, "rev-parse", "HEAD") == before
+    said = [e.message for e in sink.events if isinstance(e, Notice) and e.message.startswith("Not committed: ")]
+    assert said and "The change is in your files, uncommitted." in said[0], said
+    assert git(repo, "diff", "--cached", "--name-only") == "staged.txt\n"  # app.py was unstaged again
+    assert "'hello, ' + name" in (repo / "app.py").read_text(encoding="utf-8")
