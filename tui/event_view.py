@@ -162,7 +162,7 @@ async def _show_resumed(screen: MainScreen, event: SessionResumed) -> None:
     await screen.conversation.show_transcript(entries, notice)
 
 
-REVIEW_KEYS = "In the Diff pane (F4): space accepts/rejects, a applies, e exports."
+REVIEW_KEYS = "In the Diff pane (F4): space accepts/rejects, r rejects saying why, E edits a block, a applies."
 
 
 def _show_review_event(screen: MainScreen, event: Event) -> bool:
