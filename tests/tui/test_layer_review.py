@@ -28,6 +28,13 @@ def repo(git_repo: Path) -> Path:
     return git_repo
 
 
+async def _select(pilot, pane, file: str) -> None:  # type: ignore[no-untyped-def]
+    """Move down the Diff pane to the block of ``file``."""
+    while pane.current is None or pane.current.file != file:
+        await pilot.press("j")
+        await pilot.pause()
+
+
 async def _cleanup(pilot) -> None:  # type: ignore[no-untyped-def]
     await pilot.press(*"clean up", "enter")
     await settle(pilot)
@@ -51,9 +58,7 @@ async def test_only_the_accepted_blocks_reach_the_tree_and_the_layer_lets_go(mak
         assert sorted(blocks) == ["app.py", "src/old.py", "src/util.py"]
         assert states(app) == ["accepted", "accepted", "accepted"]
         pane = app.main_screen.diff_pane
-        while pane.current is None or pane.current.file != "src/util.py":
-            await pilot.press("j")
-            await pilot.pause()
+        await _select(pilot, pane, "src/util.py")
         await pilot.press("space")  # keep util.py
         await settle(pilot)
         await pilot.press("a")
@@ -75,9 +80,7 @@ async def test_a_hunk_edited_before_it_is_accepted_lands_as_the_user_wrote_it(ma
     async with app.run_test(size=LARGE) as pilot:
         await _cleanup(pilot)
         pane = app.main_screen.diff_pane
-        while pane.current is None or pane.current.file != "app.py":
-            await pilot.press("j")
-            await pilot.pause()
+        await _select(pilot, pane, "app.py")
         await pilot.press("E")
         await settle(pilot)
         from textual.widgets import TextArea
@@ -90,9 +93,7 @@ async def test_a_hunk_edited_before_it_is_accepted_lands_as_the_user_wrote_it(ma
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert states(app) == ["accepted", "accepted", "accepted"]
-        while pane.current is None or pane.current.file != "src/old.py":
-            await pilot.press("j")
-            await pilot.pause()
+        await _select(pilot, pane, "src/old.py")
         await pilot.press("space")  # keep src/old.py (reject its deletion)
         await settle(pilot)
         await pilot.press("a")
@@ -115,9 +116,7 @@ async def test_a_hunk_is_edited_in_the_users_editor(make_app: AppFactory, repo: 
     async with app.run_test(size=LARGE) as pilot:
         await _cleanup(pilot)
         pane = app.main_screen.diff_pane
-        while pane.current is None or pane.current.file != "app.py":
-            await pilot.press("j")
-            await pilot.pause()
+        await _select(pilot, pane, "app.py")
         await pilot.press("E")
         await settle(pilot)
         assert "Ctrl+O: edit in $EDITOR" in str(app.screen.query_one(".dialog-keys").render())
