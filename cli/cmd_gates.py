@@ -193,8 +193,9 @@ def gate_event_line(event: Any) -> str:
             return f"gate {g} proposed: L{level}, R {r:.2f}"
         case G.GateConfirmed(gate=g):
             return f"gate {g} confirmed by the user"
-        case G.GateStarted(gate=g, run_id=run_id, staged=staged):
-            return f"gate {g} started (run {run_id}){': writes are staged' if staged else ''}"
+        case G.GateStarted(gate=g, run_id=run_id, staged=staged, in_layer=in_layer):
+            held = ": writes are held in the layer" if in_layer else ": writes are staged" if staged else ""
+            return f"gate {g} started (run {run_id}){held}"
         case G.GateCheckRecorded(gate=g, item=item, exit_code=code, duration_ms=ms, verifier=v):
             return f"gate {g}: {item} exit {code} after {ms} ms" + (f" (verifier {v})" if v else "")
         case G.DeliveryBlocked(gate=g, reason=reason, bounces=n):

@@ -36,12 +36,14 @@ class GateConfirmed(Event):
 
 @dataclass(frozen=True)
 class GateStarted(Event):
-    """The user started a run of the gate; at L2 and above, writes now land in the staging tree."""
+    """The user started a run of the gate; at L2 and above, writes are now held back (``in_layer``: in the session's
+    layer, else in the staging tree)."""
 
     gate: str
     run_id: str
     level: int
     staged: bool
+    in_layer: bool = False
 
 
 @dataclass(frozen=True)

@@ -89,6 +89,6 @@ async def start(service: StartHost, gate_id: str, agent: str) -> GateRun:
     level = view.level
     run = GateRun(gate_id, new_run_id(), service.clock.now(), agent, level, blocks_delivery(level))
     await asyncio.to_thread(service._open_run, run)
-    service.sink.emit(G.GateStarted(gate_id, run.run_id, level, run.staged))
+    service.sink.emit(G.GateStarted(gate_id, run.run_id, level, run.staged, run.in_layer))
     service.publish()
     return run

@@ -233,3 +233,13 @@ def test_a_run_file_whose_in_layer_is_not_true_or_false_is_refused(git_repo: Pat
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(RunFileError, match="field 'in_layer' must be true or false"):
         load_run(git_repo, run.run_id)
+
+
+def test_a_headless_run_says_where_a_started_gates_writes_go() -> None:
+    from ljtui.cli.cmd_gates import gate_event_line
+    from ljtui.core.gates.events import GateStarted
+
+    assert gate_event_line(GateStarted(GATE, "r1", 2, True, True)) == \
+        "gate top-words started (run r1): writes are held in the layer"
+    assert gate_event_line(GateStarted(GATE, "r1", 2, True)) == "gate top-words started (run r1): writes are staged"
+    assert gate_event_line(GateStarted(GATE, "r1", 1, False)) == "gate top-words started (run r1)"
