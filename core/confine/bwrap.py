@@ -46,13 +46,18 @@ def bwrap_argv(bwrap: str, rules: Rules, cwd: Path, argv: list[str]) -> list[str
 
 def works(bwrap: str) -> str | None:
     """``None`` when ``bwrap`` can start a sandbox here, else why not (one line)."""
-    probe = bwrap_argv(bwrap, Rules(()), Path("/"), ["/bin/true"])
+    return probe_run(bwrap_argv(bwrap, Rules(()), Path("/"), ["/bin/true"]), f"{bwrap} cannot make a sandbox here")
+
+
+def probe_run(argv: list[str], refused: str) -> str | None:
+    """Run a probe's ``bwrap`` command line (``argv[0]`` the program): ``None`` when it succeeds, else why not in
+    one line (``refused``, then the last line bwrap said)."""
     try:
-        done = subprocess.run(probe, stdin=subprocess.DEVNULL, capture_output=True, timeout=PROBE_TIMEOUT_SECONDS,
+        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=PROBE_TIMEOUT_SECONDS,
                               env={"PATH": "/usr/bin:/bin"})
     except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"{bwrap} could not run: {exc}"
+        return f"{argv[0]} could not run: {exc}"
     if done.returncode != 0:
         why = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        return f"{bwrap} cannot make a sandbox here: {why[-1] if why else f'exit {done.returncode}'}"
+        return f"{refused}: {why[-1] if why else f'exit {done.returncode}'}"
     return None

@@ -25,14 +25,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
+
+from ljtui.core.confine.bwrap import probe_run
 
 READ_ONLY_NAMES = (".git", ".agent")
 """Top-level names of the repository that stay read-only inside the layer (bound from the real tree)."""
 PROBE_NAME = ".ljtui-layer-probe"
-PROBE_TIMEOUT_SECONDS = 10.0
 
 
 def find_bwrap() -> str | None:
@@ -81,14 +81,9 @@ def probe(bwrap: str | None, repo: Path, scratch_parent: Path) -> str | None:
         work.mkdir()
         argv = [*base_args(bwrap), *overlay_args(repo, upper, work), "--unshare-net", "--chdir", str(repo),
                 "--", "/bin/sh", "-c", f"echo layer > {PROBE_NAME}"]
-        try:
-            done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=PROBE_TIMEOUT_SECONDS,
-                                  env={"PATH": "/usr/bin:/bin"})
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            return f"{bwrap} could not run: {exc}"
-        if done.returncode != 0:
-            lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
-            return f"an overlay cannot be mounted here: {lines[-1] if lines else f'exit {done.returncode}'}"
+        failed = probe_run(argv, "an overlay cannot be mounted here")
+        if failed is not None:
+            return failed
         if os.path.lexists(repo / PROBE_NAME):
             try:
                 os.unlink(repo / PROBE_NAME)
