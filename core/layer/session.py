@@ -50,7 +50,7 @@ class SessionLayer:
             return False
         guard = None if delivering else self._guard
         if quiet and guard is not None:
-            held_back = await asyncio.to_thread(lambda: guard() if layer.peek().reviewed() else None)
+            held_back = await asyncio.to_thread(_held_back, guard, layer)
             if held_back:
                 first = held_back.splitlines()[0]
                 self._sink.emit(Notice(f"{first} The change waits in the layer; /diff shows it.", "info"))
@@ -134,3 +134,10 @@ class SessionLayer:
         """``text`` after what the model must hear first: what the user applied and rejected of the layer."""
         notes, self._notes = self._notes, []
         return "\n\n".join([*notes, text]) if notes else text
+
+
+def _held_back(guard: Callable[[], str | None], layer: Layer) -> str | None:
+    """Why the layer's change waits (a gate's run that has not passed), when it holds a change to review at all;
+    the guard first, as it is cheap when no run is open."""
+    why = guard()
+    return why if why and layer.peek().reviewed() else None
