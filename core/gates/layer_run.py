@@ -123,7 +123,8 @@ def blocker_at(root: Path, layer: Layer, env: Mapping[str, str] | None = None) -
         found = blockers(gate, run, content_hash(layer))
     except Exception as exc:  # GATE-9: a guard that cannot tell never lets the change through
         return (f"{where}, and its guard failed ({type(exc).__name__}: {exc}); `ljtui gates deliver "
-                f"{run.gate_id}` asks you whether to deliver anyway")
+                f"{run.gate_id}` asks you whether to deliver anyway, `ljtui gates discard {run.gate_id}` ends the "
+                "run")
     if not found:
         return None
     return (f"{where} and has not passed: {'; '.join(found.lines(gate))}. `ljtui gates check {run.gate_id}` runs "

@@ -243,3 +243,22 @@ def test_a_headless_run_says_where_a_started_gates_writes_go() -> None:
         "gate top-words started (run r1): writes are held in the layer"
     assert gate_event_line(GateStarted(GATE, "r1", 2, True)) == "gate top-words started (run r1): writes are staged"
     assert gate_event_line(GateStarted(GATE, "r1", 1, False)) == "gate top-words started (run r1)"
+
+
+async def test_a_guard_that_cannot_read_its_gate_never_lets_the_held_change_through(editable: Path,
+                                                                                    layered: Path) -> None:
+    layered_here(editable)
+    turns = [*START, BREAK, call("gate_check", item="tests"), {"text": "done"}]
+    eng, sink, approver = engine(editable, turns, "auto")
+    await eng.run_turn("make top return nothing")
+    (editable / ".agent" / "gates" / f"{GATE}.md").write_text("not a gate\n", encoding="utf-8")  # now malformed
+    assert await eng.review_layer()
+    await eng.review.apply()
+    assert "apply" not in [r.kind for r in approver.asked]
+    assert any(isinstance(e, Notice) and f"Gate {GATE}'s guard failed" in e.message for e in sink.events)
+    await eng.aclose()
+    refused = cli(editable, "layer", "apply", "--yes")
+    assert refused.returncode == 2, refused.stderr
+    assert "holds this layer, and its guard failed" in refused.stderr
+    assert f"`ljtui gates discard {GATE}` ends the run" in refused.stderr
+    assert (editable / "src" / "wordy" / "__init__.py").read_text(encoding="utf-8") == PACKAGE
