@@ -118,3 +118,16 @@ def test_an_apply_where_the_layer_cannot_be_mounted_any_more_says_so_and_stands(
     assert "the change is in your files, but the layer could not let go of it" in done.stderr
     assert "Traceback" not in done.stderr and (repo / "notes.txt").read_text() == "notes\ntext\n"
     assert (repo / "new.bin").read_bytes() == b"\x00x"
+
+
+async def test_a_read_only_file_is_left_in_the_layer_and_says_why(git_repo: Path) -> None:
+    repo = add_files(git_repo, {"locked.bin": b"\x00old"})
+    layer = layer_of(repo)
+    os.chmod(repo / "locked.bin", 0o444)  # nobody may write it in the tree
+    run_ok(layer, "chmod u+w locked.bin && printf '\\000new' > locked.bin")
+    layered, sink = session(layer)
+    approver = ScriptedApprover({KIND: ["yes"]})
+    assert not await layered.take_binary(approver.decide)
+    assert approver.asked == [] and (repo / "locked.bin").read_bytes() == b"\x00old"
+    assert any(n.startswith("Left in the layer: modify locked.bin") and "read-only" in n for n in said(sink)), \
+        said(sink)
