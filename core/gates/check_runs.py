@@ -77,7 +77,8 @@ async def check(service: CheckHost, item_id: str | None, agent: str, *, verifier
                           "has seen and confirmed them")
     service._refuse_untrusted(gate)
     items = items_to_check(service, gate, item_id, failed_only)
-    run = service.run if service.run is not None and service.run.gate_id == gate_id and not service.run.delivered else None
+    open_run = service.run
+    run = open_run if open_run is not None and open_run.gate_id == gate_id and not open_run.delivered else None
     cwd = service.staging_root() or service.root
     confinement = await asyncio.to_thread(confinement_at, service, cwd)
     env = command_env(cwd, service.sandbox.environment())
