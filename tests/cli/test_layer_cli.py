@@ -35,8 +35,9 @@ def turned(git_repo: Path, tmp_path: Path) -> tuple[Path, Path]:
     git(git_repo, "commit", "-q", "-m", "old")
     home = tmp_path / "home"
     home.mkdir()
-    if not Layer(git_repo, env={"XDG_STATE_HOME": str(home / "state")}).status.layered:
-        pytest.skip("no layer on this machine")
+    status = Layer(git_repo, env={"XDG_STATE_HOME": str(home / "state")}).status
+    if not status.layered:
+        pytest.skip(f"no layer on this machine: {status.why}")
     script = tmp_path / "turn.yaml"
     script.write_text(SCRIPT, encoding="utf-8")
     done = ljtui(git_repo, home, "run", "--provider", "scripted", "--script", str(script), "tidy up")

@@ -14,8 +14,9 @@ MARKER = "<!-- layer-example -->"
 
 
 def test_the_layer_example_keeps_the_tree_until_the_change_is_applied_and_undone(tmp_path: Path) -> None:
-    if overlay.probe(overlay.find_bwrap(), tmp_path, tmp_path / "probes") is not None:
-        pytest.skip("no overlay can be mounted on this machine")
+    refused = overlay.probe(overlay.find_bwrap(), tmp_path, tmp_path / "probes")
+    if refused is not None:
+        pytest.skip(f"no overlay can be mounted on this machine: {refused}")
     proc = run_block(readme_block(MARKER), tmp_path)
     assert proc.returncode == 0, proc.stderr
     kept, _, rest = proc.stdout.partition("no hook\n")

@@ -35,6 +35,16 @@ async def _select(pilot, pane, file: str) -> None:  # type: ignore[no-untyped-de
         await pilot.pause()
 
 
+async def _edit_app_py(pilot, app):  # type: ignore[no-untyped-def]
+    """After the cleanup turn, open app.py's block in the edit dialog; returns the Diff pane."""
+    await _cleanup(pilot)
+    pane = app.main_screen.diff_pane
+    await _select(pilot, pane, "app.py")
+    await pilot.press("E")
+    await settle(pilot)
+    return pane
+
+
 async def _cleanup(pilot) -> None:  # type: ignore[no-untyped-def]
     await pilot.press(*"clean up", "enter")
     await settle(pilot)
@@ -78,11 +88,7 @@ async def test_a_hunk_edited_before_it_is_accepted_lands_as_the_user_wrote_it(ma
                                                                               repo: Path) -> None:
     app = make_app("layer_cleanup.yaml", **LAYERED)
     async with app.run_test(size=LARGE) as pilot:
-        await _cleanup(pilot)
-        pane = app.main_screen.diff_pane
-        await _select(pilot, pane, "app.py")
-        await pilot.press("E")
-        await settle(pilot)
+        pane = await _edit_app_py(pilot, app)
         from textual.widgets import TextArea
 
         area = app.screen.query_one("#dialog-text", TextArea)
@@ -114,11 +120,7 @@ async def test_a_hunk_is_edited_in_the_users_editor(make_app: AppFactory, repo: 
     monkeypatch.setenv("VISUAL", str(editor))
     app = make_app("layer_cleanup.yaml", **LAYERED)
     async with app.run_test(size=LARGE) as pilot:
-        await _cleanup(pilot)
-        pane = app.main_screen.diff_pane
-        await _select(pilot, pane, "app.py")
-        await pilot.press("E")
-        await settle(pilot)
+        await _edit_app_py(pilot, app)
         assert "Ctrl+O: edit in $EDITOR" in str(app.screen.query_one(".dialog-keys").render())
         await pilot.press("ctrl+o")
         await settle(pilot)
