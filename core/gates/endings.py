@@ -176,7 +176,7 @@ async def rework(service: RunHost, gate_id: str) -> None:
                           "against the gate's pass rate."))
     _tell_level_change(service, gate, after, f"run {passed.run_id} {ENDED_WORDS['rework']}")
     service.current = gate_id
-    service.publish()
+    await asyncio.to_thread(service.publish)
 
 
 def discard(service: RunHost, gate_id: str | None = None, *, delivered: bool = False) -> str:

@@ -89,7 +89,7 @@ async def _allowed(service: GateService, run: GateRun) -> tuple[bool, str]:
                                         "; ".join(found.lines(gate))))
     view = await asyncio.to_thread(service.view)
     service.sink.emit(Notice(refusal_text(view), "warning"))
-    service.publish()
+    await asyncio.to_thread(service.publish)
     if run.bounces < MAX_BOUNCES:
         return False, refusal_text(view)
     request = breaker_request(view)

@@ -254,7 +254,7 @@ class GateService:
         return layer_blocker(self)
 
     def publish(self) -> None:
-        """Tell the UI where the gate in focus stands."""
+        """Tell the UI where the gate in focus stands (disk work: the view hashes the run's work; from a thread)."""
         try:
             self.sink.emit(GateChanged(self.view()))
         except GateRefused as exc:

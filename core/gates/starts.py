@@ -70,7 +70,7 @@ async def confirm(service: StartHost, gate_id: str) -> bool:
     service.current = gate_id
     service._forget_ending(gate_id)
     service.sink.emit(G.GateConfirmed(gate_id, level))
-    service.publish()
+    await asyncio.to_thread(service.publish)
     return True
 
 
@@ -90,5 +90,5 @@ async def start(service: StartHost, gate_id: str, agent: str) -> GateRun:
     run = GateRun(gate_id, new_run_id(), service.clock.now(), agent, level, blocks_delivery(level))
     await asyncio.to_thread(service._open_run, run)
     service.sink.emit(G.GateStarted(gate_id, run.run_id, level, run.staged, run.in_layer))
-    service.publish()
+    await asyncio.to_thread(service.publish)
     return run
