@@ -23,6 +23,7 @@ from ljtui.core.display import shown_line
 from ljtui.core.edits.paths import find_repo_root
 from ljtui.core.config import enabled_by_trust
 from ljtui.core.mcp.config import trust_lines
+from ljtui.core.hooks.spec import trust_lines as hook_lines
 from ljtui.core.trust import TrustedRepo, TrustStore, change_lines, unbound_lines
 
 EXIT_OK = 0
@@ -117,7 +118,7 @@ def _trust(store: TrustStore, root: Path, yes: bool) -> int:
     loaded = load_config(root, trusted=False)
     for warning in loaded.warnings:  # a file that is ignored whether trusted or not
         echo(f"{PROG}: {warning}", sys.stderr)
-    enables = enabled_by_trust(loaded.ignored) + trust_lines(root)
+    enables = enabled_by_trust(loaded.ignored) + trust_lines(root) + hook_lines(root)
     echo(f"Trusting {_path(root)} lets its own files:")
     if enables:
         for line in enables:

@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, get_type_hints
 
 from ljtui.core.config_sections import (
-    REPO, TRUSTED, USER, AgentConfig, PlannerConfig, ProviderConfig, SecurityConfig, UIConfig, sandbox_problem,
+    REPO, TRUSTED, USER, AgentConfig, HooksConfig, PlannerConfig, ProviderConfig, SecurityConfig, UIConfig,
+    sandbox_problem,
 )
 from ljtui.core.config_sections import SANDBOX_BACKENDS as SANDBOX_BACKENDS, SandboxConfig as SandboxConfig, opt as opt
 from ljtui.core.config_values import PRICE_KEYS, coerce, prices_problem, range_problem, read_yaml
@@ -45,6 +46,8 @@ __all__ = [
 ]
 
 REPO_CONFIG = Path(".agent") / "config.yaml"
+TRUST_ACTING_FILES = (".mcp.json", ".agent/hooks.json", ".claude/settings.json")
+"""Besides the config, the files that act only once the repository is trusted."""
 
 PROVIDER_NAMES: tuple[str, ...] = ("anthropic", "openai-compatible", "scripted")
 """Every provider ljtui can talk to."""
@@ -81,6 +84,7 @@ class Config:
     planner: PlannerConfig = field(default_factory=PlannerConfig)
     security: SecurityConfig = field(default_factory=SecurityConfig)
     mcp: McpConfig = field(default_factory=McpConfig)
+    hooks: HooksConfig = field(default_factory=HooksConfig)
 
 
 ENV_KEYS: dict[str, str] = {
@@ -144,7 +148,7 @@ def load_config(
     if repo_root is not None:
         repo_file = repo_root / REPO_CONFIG
         data = read_yaml(repo_file, loaded.warnings, inside=repo_root)
-        if data is not None or os.path.lexists(repo_root / ".mcp.json"):  # the files trust lets act
+        if data is not None or any(os.path.lexists(repo_root / rel) for rel in TRUST_ACTING_FILES):
             if trusted is None:
                 from ljtui.core.trust import TrustStore
 
@@ -260,9 +264,10 @@ def trust_would_enable(root: Path, env: Mapping[str, str] | None = None) -> list
 
     Settings only the user's own config may hold are left out: trust never enables them.
     """
+    from ljtui.core.hooks.spec import trust_lines as hook_lines
     from ljtui.core.mcp.config import trust_lines
 
-    return enabled_by_trust(load_config(root, env, trusted=False).ignored) + trust_lines(root)
+    return enabled_by_trust(load_config(root, env, trusted=False).ignored) + trust_lines(root) + hook_lines(root)
 
 
 def enabled_by_trust(ignored: list[tuple[str, Any]]) -> list[str]:

@@ -170,3 +170,32 @@ class SecurityConfig:
     """Glob patterns (repo-relative) of secret-looking files agents may read anyway,
     e.g. ``[".env.example"]``."""
 
+
+
+def _hook_list() -> Any:
+    return opt(factory=list, scope=USER)
+
+
+@dataclass
+class HooksConfig:
+    """The user's hooks, by event, in Claude Code's shape (``[{"matcher": "Bash", "hooks": [{"type": "command",
+    "command": "…", "timeout": 60}]}]``; docs/hooks.md). Only the user's own config holds them: a repository's come
+    from ``.agent/hooks.json`` and ``.claude/settings.json`` once it is trusted."""
+
+    SessionStart: list[Any] = _hook_list()
+    UserPromptSubmit: list[Any] = _hook_list()
+    PreToolUse: list[Any] = _hook_list()
+    PostToolUse: list[Any] = _hook_list()
+    Notification: list[Any] = _hook_list()
+    Stop: list[Any] = _hook_list()
+    PreCompact: list[Any] = _hook_list()
+    SessionEnd: list[Any] = _hook_list()
+    TaskFinished: list[Any] = _hook_list()
+    Replanned: list[Any] = _hook_list()
+    GateChecked: list[Any] = _hook_list()
+    BeforeApply: list[Any] = _hook_list()
+    AfterApply: list[Any] = _hook_list()
+    stop_continues: int = opt(3, scope=USER, minimum=0, maximum=50)
+    """Times ``Stop`` hooks may make one turn go on before ljtui ends it anyway."""
+    enabled: bool = opt(True, scope=USER)
+    """Run hooks at all (``false``: none runs, the user's or a repository's)."""

@@ -18,6 +18,8 @@ __all__ = [
     "ContextCompressed",
     "ConversationCleared",
     "GateChanged",
+    "HookFinished",
+    "HookStarted",
     "ModelCallRetried",
     "ModelCallStarted",
     "Notice",
@@ -190,6 +192,30 @@ class TurnFailed(Event):
     message: str
     status: int | None = None
     """HTTP status of the failed model call, when there was one."""
+
+
+@dataclass(frozen=True)
+class HookStarted(Event):
+    """A hook of the user's (or of a trusted repository's) started on one of the agent's events."""
+
+    event: str
+    name: str
+    source: str
+    subject: str = ""
+
+
+@dataclass(frozen=True)
+class HookFinished(Event):
+    """A hook ended: ``outcome`` is ``ok``, ``blocked``, ``error`` or ``timed out``; ``reason`` why it blocked or
+    what went wrong (text a program printed: shown as plain text)."""
+
+    event: str
+    name: str
+    source: str
+    outcome: str
+    exit_code: int | None
+    reason: str = ""
+    duration: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from typing import Any, Mapping
 
 from ljtui.core.config import Config, enabled_by_trust, load_config
 from ljtui.core.mcp.config import trust_lines
+from ljtui.core.hooks.spec import trust_lines as hook_lines
 from ljtui.core.provider_keys import environment
 from ljtui.core.providers import provider_label, provider_problem
 from ljtui.core.repo import current_branch
@@ -56,7 +57,7 @@ def prepare(repo_root: Path, env: Mapping[str, str], overrides: Mapping[str, Any
     cfg = loaded.config
     untrusted: list[str] = []
     if not loaded.trusted:
-        untrusted = enabled_by_trust(loaded.ignored) + trust_lines(repo_root)
+        untrusted = enabled_by_trust(loaded.ignored) + trust_lines(repo_root) + hook_lines(repo_root)
     return Startup(repo_root, cfg, list(loaded.warnings), provider_label(cfg.provider),
                    provider_problem(cfg.provider, env), current_branch(repo_root),
                    read_theme_files(user_config_dir(env) / THEMES_DIR), untrusted)

@@ -3,7 +3,8 @@
 Trusting a repository trusts what its files said when the user looked, as
 direnv asks again once ``.envrc`` changes. The settings are:
 
-* ``.agent/config.yaml`` and ``.mcp.json``;
+* ``.agent/config.yaml``, ``.mcp.json`` and the hook files ``.agent/hooks.json`` and ``.claude/settings.json``
+  (of the latter only its ``hooks`` count, so a change to Claude Code's other settings does not ask again);
 * every file below ``.agent/skills``;
 * the gates (``.agent/gates/*.md``) and playbooks (``.agent/playbooks/*.md``)
   committed to the repository: those in git's index, or every one when git
@@ -55,6 +56,9 @@ MCP_FILE = ".mcp.json"
 GATES_DIR = f"{AGENT_DIR}/gates"
 PLAYBOOKS_DIR = f"{AGENT_DIR}/playbooks"
 SKILLS_DIR = f"{AGENT_DIR}/skills"
+HOOKS_FILE = f"{AGENT_DIR}/hooks.json"
+CLAUDE_DIR = ".claude"
+CLAUDE_SETTINGS = f"{CLAUDE_DIR}/settings.json"
 DEFINITION_SUFFIX = ".md"
 """Gates and playbooks are ``*.md`` files (hidden names are ljtui's own temp and lock files)."""
 MAX_FILE_BYTES = 1024 * 1024
@@ -170,11 +174,14 @@ def _scan(root: Path) -> _Scan:
         if git is not None:
             scan.index = _index_stamp(root)
         _add_followed(scan, root, MCP_FILE)
+        if _is_folder(scan, root, CLAUDE_DIR):  # a linked folder counts as the link (its hooks are never read)
+            _add_followed(scan, root, CLAUDE_SETTINGS)
         agent = _lstat(root / AGENT_DIR)
         if agent is not None and stat.S_ISLNK(agent.st_mode):
             scan.problems.append(f"{AGENT_DIR} is a symbolic link")
         elif agent is not None and stat.S_ISDIR(agent.st_mode):
             _add_followed(scan, root, CONFIG_FILE)
+            _add_followed(scan, root, HOOKS_FILE)
             _add_definitions(scan, root, GATES_DIR)
             _add_definitions(scan, root, PLAYBOOKS_DIR)
             _add_tree(scan, root, SKILLS_DIR, 0)
@@ -312,10 +319,18 @@ def _digest(root: Path, rel: str, st: os.stat_result) -> tuple[str, bytes | None
         return _hash(b"kind", str(stat.S_IFMT(st.st_mode)).encode("ascii")), None
     if rel == MCP_FILE:
         data = read_regular(os.open(root / rel, _NOFOLLOW_READ), MAX_FILE_BYTES + 1)
-        if len(data) > MAX_FILE_BYTES:
-            raise StateFileTooBig(f"over {MAX_FILE_BYTES:,} bytes")
+    elif rel == CLAUDE_SETTINGS:
+        folder = os.open(root / CLAUDE_DIR, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            data = read_regular(os.open(rel.rsplit("/", 1)[1], _NOFOLLOW_READ, dir_fd=folder), MAX_FILE_BYTES + 1)
+        finally:
+            os.close(folder)
+        if len(data) <= MAX_FILE_BYTES:
+            return _definition_digest(b"hooks", data, _claude_hooks), data
     else:
         data = read_state_bytes(root, *rel.split("/")[1:], limit=MAX_FILE_BYTES)
+    if len(data) > MAX_FILE_BYTES:
+        raise StateFileTooBig(f"over {MAX_FILE_BYTES:,} bytes")
     stem = rel.rsplit("/", 1)[-1].removesuffix(DEFINITION_SUFFIX)
     if rel.startswith(GATES_DIR + "/"):
         return _definition_digest(b"gate", data, lambda text: _gate_meaning(text, stem)), data
@@ -336,6 +351,12 @@ def _definition_digest(kind: bytes, data: bytes, meaning: Any) -> str:
         return _hash(b"bytes", data)
     text = json.dumps(parsed, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return _hash(kind, text.encode("ascii"))
+
+
+def _claude_hooks(text: str) -> Any:
+    """Of Claude Code's settings, the hooks (what ljtui runs from them)."""
+    document = json.loads(text)
+    return document.get("hooks") if isinstance(document, dict) else None
 
 
 def _gate_meaning(text: str, stem: str) -> dict[str, Any]:
