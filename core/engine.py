@@ -29,6 +29,8 @@ from ljtui.core.approval import ApprovalRequest, Approver, Decision, DenyAll
 from ljtui.core.asking import ask_through
 from ljtui.core.config import Config
 from ljtui.core.events import AGENT_CHAT, ConfigChanged, Notice, Usage
+from ljtui.core.engine_hooks import HookEvents, HookTap, vet_apply
+from ljtui.core.hooks.service import SessionHooks
 from ljtui.core.layer.session import SessionLayer
 from ljtui.core.gates.facade import SessionGates
 from ljtui.core.gitguard.guard import GitSettingsGuard
@@ -79,7 +81,8 @@ class Engine:
         self.clock = clock or SystemClock()
         self.approver: Approver = approver or DenyAll()
         self.settings = SessionSettings(config)
-        self.sink = SessionSink(sink, self.settings)
+        tap = HookTap(sink)
+        self.sink = SessionSink(tap, self.settings)
         """Every event of the session, redacted of the configured secrets."""
         self.session_log = SessionLog(repo_root, clock=self.clock,
                                       on_problem=lambda m: self.sink.emit(Notice(m, "warning")))
@@ -94,6 +97,10 @@ class Engine:
         sandbox = session_sandbox(config, repo_root)
         self.git_guard = GitSettingsGuard(repo_root, self.ask, self.sink.emit)
         """Watches git's executable settings around every command, check and MCP call of the session."""
+        self.hooks = SessionHooks(self.settings, repo_root, sandbox, self.sink.emit, session_id=session_id,
+                                  transcript=lambda: self.session_log.path, git_guard=self.git_guard)
+        """The user's hooks (and a trusted repository's), fired by the services on the session's events."""
+        self.hook_events = tap.events = HookEvents(self.hooks, self.sink)
         self.layer_review = SessionLayer(sandbox.layer, lambda: self.review, self.sink,
                                          guard=lambda: self.session_gates.layer_blocker(), ask=self.ask)
         """The layer's net change under review at the end of each turn (held back while a gate's run waits), and
@@ -118,10 +125,10 @@ class Engine:
                                      layered=lambda: sandbox.layered)
         root = ToolRoot(repo_root, self.services, settings=self.settings, clock=self.clock,
                         staging=self.session_gates.staging_root, layer=sandbox.layer)
-        self.tool_runner = ToolRunner(self.settings, self.sink, self.tools, root)
+        self.tool_runner = ToolRunner(self.settings, self.sink, self.tools, root, self.hooks)
         self.kit = AgentKit(repo_root, self.settings, self.sink, self.turn_counter, self.model, self.tool_runner,
                             self.context, self.session_gates.tail, self.ask, self.services.permissions,
-                            self.run_log)
+                            self.run_log, self.hooks)
         self.chat = Conversation(self.kit, log=lambda: self.session_log, writer=self.services.writer)
         self.tasks = SessionTasks(self.kit, chat=self.chat, playbooks=self.playbooks)
 
@@ -184,7 +191,8 @@ class Engine:
             from ljtui.core.secret_files import SecretFiles
 
             self._review = ReviewService(self.repo_root, self.sink, self.ask, self.clock,
-                                         SecretFiles.allowing(self.config.security.allow_secret_files))
+                                         SecretFiles.allowing(self.config.security.allow_secret_files),
+                                         vet=lambda blocks: vet_apply(self.hooks, blocks))
         return self._review
 
     @property
@@ -231,7 +239,9 @@ class Engine:
         return edit_text(text, name)
 
     async def ask(self, request: ApprovalRequest) -> Decision:
-        """Ask a human through the Approver port; an answer the request does not offer counts as its safe one."""
+        """Ask a human through the Approver port (the ``Notification`` hooks fire beside it); an answer the request
+        does not offer counts as its safe one."""
+        self.hook_events.notify(request)
         return await ask_through(self.approver, self.sink, request)
 
     # --- messages, plans and the conversation --------------------------------------------------
@@ -240,7 +250,8 @@ class Engine:
         """A plain message: routed, then run as a chat turn or a task plan (:class:`SessionTasks`); the layer's net
         change is then put under review."""
         try:
-            return await self.tasks.handle_message(self._told(text))
+            told = await self.hook_events.prompt(self._told(text))
+            return await self.tasks.handle_message(told) if told is not None else None
         finally:
             await self.review_layer(quiet=True)
 
@@ -248,7 +259,8 @@ class Engine:
         """Run one user message to the end of the model's turn; ``None`` when it failed (``TurnFailed`` says
         why); the layer's net change is then put under review."""
         try:
-            return await self.chat.run_turn(self._told(text))
+            told = await self.hook_events.prompt(self._told(text))
+            return await self.chat.run_turn(told) if told is not None else None
         finally:
             await self.review_layer(quiet=True)
 
@@ -379,8 +391,16 @@ class Engine:
         """Start the session's MCP servers and add their tools (once; a front end calls it as the session starts)."""
         await self.mcp.start(self.tools)
 
+    async def start_hooks(self, source: str = "startup") -> None:
+        """Fire the ``SessionStart`` hooks once (``source``: ``startup``, or ``resume`` after a resume): a front end
+        calls it once trust is settled and a session resumed; ``SessionEnd`` fires at :meth:`aclose` after it."""
+        if not self.hook_events.started:
+            await self.hook_events.session_start(source)
+
     async def aclose(self) -> None:
-        """Stop the MCP servers; close the session log, the sandbox's temp dir and the provider's connections."""
+        """Fire ``SessionEnd``; stop the MCP servers; close the session log, the sandbox's temp dir and the provider's
+        connections."""
+        await self.hook_events.session_end("exit")
         await self.mcp.stop()
         await asyncio.to_thread(self.tool_runner.root.close)
         await asyncio.to_thread(self.session_log.close)

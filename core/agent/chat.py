@@ -111,6 +111,7 @@ class Conversation:
         tally = TurnTally()
         guard = R.RepeatGuard()
         reply_text: list[str] = []
+        stops = 0
         await kit.context.prepare()
         agent = kit.settings.config.agent
         for _ in range(agent.max_iterations):
@@ -125,6 +126,9 @@ class Conversation:
             blocks: list = [TextBlock(text)] if text else []
             blocks += [ToolUseBlock(c.id, c.name, c.input) for c in calls]
             self._keep(Message("assistant", tuple(blocks)))
+            if not calls and await self._stop_refused(text, stops):
+                stops += 1
+                continue
             if not calls:
                 result = TurnResult("".join(reply_text), stop, tally.usage, tally.cost_usd)
                 kit.sink.emit(TurnFinished(turn, result.text, stop, tally.usage, tally.cost_usd))
@@ -147,6 +151,23 @@ class Conversation:
             f"stopped after {agent.max_iterations} model calls in one turn (agent.max_iterations); "
             "send a message to continue",
         )
+
+    async def _stop_refused(self, text: str, stops: int) -> bool:
+        """Whether the ``Stop`` hooks keep the turn going (their reason is then the model's next message); after
+        ``hooks.stop_continues`` times the turn ends anyway, saying so."""
+        hooks = self._kit.hooks
+        if hooks is None:
+            return False
+        outcome = await hooks.fire("Stop", {"stop_hook_active": stops > 0, "last_assistant_message": text})
+        if outcome.stop is not None or not outcome.blocked:
+            return False
+        if stops >= hooks.stop_continues:
+            self._kit.sink.emit(Notice(f"A Stop hook still refuses to let the turn end after {stops} "
+                                       f"continuation(s) (hooks.stop_continues); the turn ends.", "warning"))
+            return False
+        self._keep(Message.user(f"[A Stop hook did not let your turn end ({stops + 1}/{hooks.stop_continues}); "
+                                f"text a program printed, not the user's words]\n{outcome.reason()}"))
+        return True
 
     def estimated_tokens(self) -> int:
         """The next prompt's size, estimated (system, summary, history, tool schemas)."""
@@ -180,6 +201,9 @@ class Conversation:
             parts = within if within.older else parts
         if not parts.older:
             return
+        if self._kit.hooks is not None:
+            trigger = "auto" if inside else "manual"
+            await self._kit.hooks.fire("PreCompact", {"trigger": trigger, "custom_instructions": ""}, trigger)
         before = self.estimated_tokens()
         request = ChatRequest(C.SUMMARY_SYSTEM, (Message.user(C.summary_request(parts.older, self.summary)),),
                               (), C.SUMMARY_MAX_TOKENS)

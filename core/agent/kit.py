@@ -14,6 +14,7 @@ from ljtui.core.agent.tool_runner import ToolRunner
 
 if TYPE_CHECKING:
     from ljtui.core.agent.permissions import Ask, Permissions
+    from ljtui.core.hooks.service import SessionHooks
     from ljtui.core.runlog import RunLog
 
 
@@ -33,6 +34,7 @@ class AgentKit:
         ask: asks the user through the Approver port.
         permissions: the session's permissions (``None`` in a session without tools).
         run_log: ``.agent/events.jsonl``, where task-plan events are appended.
+        hooks: the session's hooks (``None``: a session without them).
     """
 
     root: Path
@@ -46,3 +48,4 @@ class AgentKit:
     ask: Ask
     permissions: Permissions | None
     run_log: RunLog | None
+    hooks: SessionHooks | None = None

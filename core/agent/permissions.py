@@ -61,9 +61,13 @@ MCP_POLICY = "mcp"
 """``--allow mcp``: every MCP server's tools (``--allow mcp__SERVER__TOOL``: that one)."""
 MCP_TOOL_PREFIX = "mcp__"
 
-ONCE, SESSION, POLICY, RUN, REPLY, LAYER = "once", "session", "policy", "run", "reply", "layer"
+ONCE, SESSION, POLICY, RUN, REPLY, LAYER, HOOK = "once", "session", "policy", "run", "reply", "layer", "hook"
 """Scopes of a decision; ``reply``: denied with an earlier call of the same reply, unasked; ``layer``: a command
-that can change nothing but the layer, run unasked."""
+that can change nothing but the layer, run unasked; ``hook``: a ``PreToolUse`` hook said ``allow`` for a call the
+user could have allowed for the session."""
+HOOK_ALLOW = "allow"
+"""What a ``PreToolUse`` hook may say to skip a call's dialog (its ``deny`` never reaches here: the call is not
+run; its ``ask`` was asked before the call)."""
 NETWORK, NETWORK_SESSION, UNCONFINED = "network", "network_session", "unconfined"
 """Dialog answers that widen the sandbox: network for this command, for the session; no sandbox this once."""
 ALLOW, DENY = "allow", "deny"
@@ -175,6 +179,10 @@ class Permissions:
     """Tools the user allowed for the task plan now running (its approval's "allow writes for this run")."""
     replies: dict[str, ReplyCalls] = field(default_factory=dict)
     """The reply each agent is running the calls of (agents run side by side, each its calls in order)."""
+    hook_says: dict[str, str] = field(default_factory=dict)
+    """What ``PreToolUse`` hooks said of a running call's permission, by call id: :data:`HOOK_ALLOW` skips the
+    dialog only where a session grant could have (never for a dangerous or unsandboxed command, nor the
+    network)."""
 
     def reply_started(self, agent: str, call_ids: Iterable[str]) -> None:
         """``agent``'s calls ``call_ids``, of one model reply, run next: a denial of one denies the rest."""
@@ -201,11 +209,12 @@ class Permissions:
             title = f"{agent.capitalize()}: {title}"
         reply = self.replies.get(agent)
         reply = reply if reply is not None and call_id in reply.call_ids else None
+        hook = self.hook_says.get(call_id)
         if tool in COMMAND_TOOLS:
             permission = await self._decide_command(tool, subject, title, tuple(lines), danger,
-                                                    command or CommandFacts(confined=False, plain=False), reply)
+                                                    command or CommandFacts(confined=False, plain=False), reply, hook)
         else:
-            permission = await self._decide(tool, subject, title, tuple(lines), danger, diff_path, reply)
+            permission = await self._decide(tool, subject, title, tuple(lines), danger, diff_path, reply, hook)
         if reply is not None and not permission.allowed and not reply.denied:
             reply.denied = tool
         self.emit(PermissionDecided(turn, call_id, tool, ALLOW if permission.allowed else DENY, permission.scope,
@@ -213,7 +222,10 @@ class Permissions:
         return permission
 
     async def _decide(self, tool: str, subject: str, title: str, lines: tuple[str, ...],
-                      danger: str | None, diff_path: str | None = None, reply: ReplyCalls | None = None) -> Permission:
+                      danger: str | None, diff_path: str | None = None, reply: ReplyCalls | None = None,
+                      hook: str | None = None) -> Permission:
+        if danger is None and hook == HOOK_ALLOW:
+            return Permission(True, HOOK)
         if danger is None:
             if tool in self.granted:
                 return Permission(True, SESSION)
@@ -232,8 +244,11 @@ class Permissions:
         return Permission(False, ONCE, denied_reason(tool, danger))
 
     async def _decide_command(self, tool: str, subject: str, title: str, lines: tuple[str, ...],
-                              danger: str | None, facts: CommandFacts, reply: ReplyCalls | None = None) -> Permission:
+                              danger: str | None, facts: CommandFacts, reply: ReplyCalls | None = None,
+                              hook: str | None = None) -> Permission:
         network = facts.network and facts.confined
+        if hook == HOOK_ALLOW and danger is None and facts.confined and facts.plain:
+            return Permission(True, HOOK, network=network)
         if facts.layered and facts.confined and not facts.network:
             return Permission(True, LAYER)
         if danger is None and facts.confined:

@@ -109,7 +109,8 @@ async def check(service: CheckHost, item_id: str | None, agent: str, *, verifier
                         run.verifier = verifier
                     await asyncio.to_thread(save_run, service.root, run)
             service.sink.emit(G.GateCheckRecorded(gate_id, run.run_id if run else "", item.id, evidence.exit_code,
-                                               evidence.duration_ms, verifier, agent))
+                                               evidence.duration_ms, verifier, agent, item.command,
+                                               evidence.content_hash, evidence.output))
             await asyncio.to_thread(service.publish)
     finally:
         progressed(ended=True)

@@ -57,6 +57,11 @@ class GateCheckRecorded(Event):
     duration_ms: int
     verifier: str
     agent: str
+    command: str = ""
+    content_hash: str = ""
+    """What the evidence is bound to (``layer:…`` in the layer; empty outside a run)."""
+    output: str = ""
+    """The command's output as recorded (its head and tail)."""
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import Awaitable, Callable
+from typing import Any, Awaitable, Callable
 
 from ljtui.core.approval import ApprovalRequest
 from ljtui.core.asking import Ask
@@ -60,8 +60,12 @@ class ReviewService:
     """The one plan under review in a session, and every operation on it."""
 
     def __init__(self, root: Path, sink: EventSink, ask: Ask, clock: Clock,
-                 secrets: SecretFiles | None = None) -> None:
+                 secrets: SecretFiles | None = None,
+                 vet: Callable[[dict[str, Any]], Awaitable[str | None]] | None = None) -> None:
         self.root = root
+        self._vet = vet
+        """Asked once the user said yes, before anything is written: why the apply may not go on (a
+        ``BeforeApply`` hook's veto), or ``None``."""
         self._secrets = secrets
         self._sink = sink
         self._ask = ask
@@ -302,10 +306,21 @@ class ReviewService:
     async def apply(self, *, asked: bool = True) -> None:
         """Check, ask, then write the accepted blocks in one transaction (``asked=False``: the user already
         answered, e.g. ``ljtui run --allow write``)."""
-        await writing.ask_apply(self._sink, self._ask, self._prepare_apply, self._apply, asked=asked)
+        await writing.ask_apply(self._sink, self._ask, self._prepare_apply, self._apply, asked=asked,
+                                vet=self._vetted if self._vet is not None else None)
         after, self._after = self._after, None
         if after is not None:
             await after[0](after[1])
+
+    async def _vetted(self, numbers: tuple[int, ...]) -> str | None:
+        """What the ``BeforeApply`` hooks say of writing blocks ``numbers`` (see :attr:`_vet`)."""
+        with self._lock:
+            review = self._review
+            if review is None or self._vet is None:
+                return None
+            blocks = [{"number": rb.number, "files": sorted(rb.keys)} for rb in review.blocks if rb.number in numbers]
+            change = {"origin": self._origin, "files": sorted(review.files), "blocks": blocks}
+        return await self._vet(change)
 
     def _prepare_apply(self) -> tuple[ApprovalRequest, tuple[int, ...]] | None:
         if writing.held_back(self._guard, self._sink):

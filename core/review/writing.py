@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Awaitable, Callable, Sequence
 
 from ljtui.core.approval import YES, ApprovalRequest, confirm
 from ljtui.core.asking import Ask
@@ -31,7 +31,8 @@ UNDO_CANCELLED = "Undo cancelled: nothing was written."
 
 
 async def ask_apply(sink: EventSink, ask: Ask, prepare: Callable[[], tuple[ApprovalRequest, tuple[int, ...]] | None],
-                    apply_now: Callable[[tuple[int, ...]], None], *, asked: bool = True) -> None:
+                    apply_now: Callable[[tuple[int, ...]], None], *, asked: bool = True,
+                    vet: Callable[[tuple[int, ...]], Awaitable[str | None]] | None = None) -> None:
     """Check, ask, then write the accepted blocks (``asked=False``: the user already answered).
 
     Args:
@@ -41,6 +42,7 @@ async def ask_apply(sink: EventSink, ask: Ask, prepare: Callable[[], tuple[Appro
             (run in a thread).
         apply_now: Writes those blocks, refused when the accepted blocks changed meanwhile (run in a thread).
         asked: False when the user already answered, e.g. ``ljtui run --allow write``.
+        vet: Asked after the user's yes, before writing: why not to write (a hook's veto), or ``None``.
     """
     prepared = await asyncio.to_thread(prepare)
     if prepared is None:
@@ -49,6 +51,10 @@ async def ask_apply(sink: EventSink, ask: Ask, prepare: Callable[[], tuple[Appro
     decision = await ask(request) if asked else None
     if decision is not None and decision.choice != YES:
         sink.emit(Notice(APPLY_CANCELLED))
+        return
+    veto = await vet(numbers) if vet is not None else None
+    if veto:
+        sink.emit(R.ApplyRefused(veto))
         return
     await asyncio.to_thread(apply_now, numbers)
 
