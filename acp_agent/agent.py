@@ -186,6 +186,7 @@ class LjtuiAgent:
                 await engine.trust_repository(session.startup.untrusted, env,
                                               lambda: prepare(root, env, overrides).config)
             await engine.start_mcp()
+            await engine.start_hooks()
         await engine.handle_message(text)
         await take_layer(session)
 

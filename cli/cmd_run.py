@@ -352,6 +352,7 @@ async def _run(config: Config, repo: Path, args: argparse.Namespace) -> int:
             if text is None:  # the notice is already on stderr otherwise
                 echo(f"{PROG}: {errors[-1] if errors else 'the session was not resumed'}", sys.stderr)
             return EXIT_FAILED
+        await engine.start_hooks("startup" if resume is None else "resume")
         if args.plan or args.skill:
             done = await engine.run_plan(args.request, skill=args.skill)
         elif args.chat:

@@ -89,6 +89,7 @@ COMMANDS: dict[str, str] = {
     "apply": "apply an EDIT plan atomically",
     "doctor": "which sandbox confines commands here, and how the API key is kept",
     "gates": "delivery gates: list, show, check, deliver, discard, rework",
+    "hooks": "list the hooks: yours and a trusted repository's, and how each last ran",
     "layer": "the copy-on-write layer: diff, apply or drop what the agent changed",
     "mcp": "the MCP servers sessions here would use: their state and tools",
     "plan": "write a checked EDIT plan for a request, reading the source only",

@@ -215,6 +215,8 @@ class LjtuiApp(App[int]):
         engine = self.engine  # built by then: workers started together share it
         if self.startup.untrusted or self._resume is not None:
             self.bridge.run(self._trust_then_resume(), "start")
+        else:  # a message sent meanwhile waits for the SessionStart hooks, without the app being busy
+            self.run_worker(engine.start_hooks(), name="hooks", group="skills", exit_on_error=False)
         if self._review is not None:
             request = self._review
             self.bridge.thread(lambda: engine.review.open_request(request), "open_plan")
@@ -249,12 +251,14 @@ class LjtuiApp(App[int]):
         self.call_from_thread(setattr, self, "skill_names", names)
 
     async def _trust_then_resume(self) -> None:
-        """Ask about the repository's settings first: trusting it may allow resuming a session it brought."""
+        """Ask about the repository's settings first: trusting it may allow resuming a session it brought, and
+        running its hooks; then the ``SessionStart`` hooks, of the resumed session if there is one."""
         if self.startup.untrusted:
             reload = lambda: prepare(self.repo_root, self._env, self._overrides).config  # noqa: E731
             await self.engine.trust_repository(self.startup.untrusted, self._env, reload)
         if self._resume is not None:
             await asyncio.to_thread(self.engine.resume, self._resume)
+        await self.engine.start_hooks("startup" if self._resume is None else "resume")
 
     def resume(self, session_id: str) -> None:
         """Continue saved session ``session_id`` (``""``: the newest) in place of this conversation."""

@@ -166,6 +166,14 @@ def _mcp(app: LjtuiApp, _: str) -> None:
     app.show_lines("MCP servers", app.engine.mcp.listing())
 
 
+def _hooks(app: LjtuiApp, _: str) -> None:
+    def listing() -> None:  # reads the config's hooks, the repository's files and the last results
+        lines = app.engine.hooks.listing()
+        app.call_from_thread(app.show_lines, "Hooks", lines)
+
+    app.bridge.thread(listing, "hooks")
+
+
 def _theme(app: LjtuiApp, args: str) -> None:
     app.choose_theme(args)
 
@@ -304,6 +312,8 @@ ACTIONS = Registry((
            args=OPTIONAL),
     Action("mcp", "List the MCP servers: their state and tools, or why one is down", _mcp, slash="mcp",
            usage="/mcp"),
+    Action("hooks", "List the hooks: yours and a trusted repository's, and how each last ran", _hooks,
+           slash="hooks", usage="/hooks"),
 ))
 """Every action of the app."""
 

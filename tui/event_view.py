@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ljtui.core.events import (
-    ConfigChanged, ContextCompressed, ConversationCleared, Event, ModelCallRetried, ModelCallStarted, Notice,
-    SandboxChecked, SessionResumed, SkillsChanged, TokenDelta, ToolCallFinished, ToolCallStarted, ToolOutput,
-    TurnFailed, TurnFinished, TurnStarted, UsageRecorded,
+    ConfigChanged, ContextCompressed, ConversationCleared, Event, HookFinished, HookStarted, ModelCallRetried,
+    ModelCallStarted, Notice, SandboxChecked, SessionResumed, SkillsChanged, TokenDelta, ToolCallFinished,
+    ToolCallStarted, ToolOutput, TurnFailed, TurnFinished, TurnStarted, UsageRecorded,
 )
 from ljtui.core.events import AGENT_PLANNER, GateChanged
 from ljtui.core.gates.events import GateChecksProgressed
@@ -21,6 +21,10 @@ from ljtui.tui.screens.main import MainScreen
 
 ARG_PREVIEW_CHARS = 60
 """Longest argument text shown on a folded tool-call line."""
+HOOK_REASON_CHARS = 300
+"""Most characters of a blocking hook's reason shown in its notice."""
+HOOK_BLOCKED = "blocked"
+"""The outcome of a hook that blocked (:class:`~ljtui.core.events.HookFinished`)."""
 MAX_ERRORS_SHOWN = 5
 FABRICATION_SHOWN = ("the model wrote a '## Tool result' of its own, so the file contents in it were invented; "
                      "the whole reply was discarded and the model told why.")
@@ -95,6 +99,12 @@ async def show_event(screen: MainScreen, event: Event, calls: dict[str, str]) ->
             screen.status.busy = False
         case Notice(message=message, level=level):
             conv.add_notice(message, level)
+        case HookFinished(event=on, name=name, outcome=outcome, reason=reason):
+            if outcome == HOOK_BLOCKED and on != "UserPromptSubmit":  # that one's notice says why the message
+                # was kept back; an error or a timeout arrives as a Notice of its own
+                conv.add_notice(f"Hook `{name}` blocked {on}: {reason[:HOOK_REASON_CHARS]}", "warning")
+        case HookStarted():
+            pass
         case ConfigChanged(provider=provider):
             screen.status.provider = provider
         case SandboxChecked(confined=confined, why=why, layer=layer):
