@@ -315,7 +315,7 @@ def trust_request(root: Path, enables: list[str], changes: SettingsChanges | Non
     lines = [shown_line(str(root)), ""]
     if changes is not None:
         lines.extend([*change_lines(changes), ""])
-    lines.extend(["This repository's own files (.agent/) would:",
+    lines.extend(["This repository's own files (.agent/, .mcp.json, .claude/settings.json) would:",
                   *(f"  - {line}" for line in enables or ["(nothing today: they set nothing that needs trust)"]),
                   "", "Until you trust it, these settings are ignored. Trust is recorded in your config dir;",
                   "`ljtui trust --revoke` takes it back."])
