@@ -99,3 +99,24 @@ def test_a_repository_without_hooks_says_where_to_add_them(
 def test_a_missing_folder_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["hooks", "list", str(tmp_path / "typo")]) == 2
     assert capsys.readouterr().err == f"ljtui hooks: {tmp_path / 'typo'}: not a directory\n"
+
+
+def test_a_headless_json_run_reports_each_hook_started_and_finished(
+        git_repo: Path, isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.fixtures import SCRIPTS
+
+    user_hooks(isolated_env, {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "echo 'no ls today' >&2; exit 2"}]}],
+        "Stop": [{"hooks": [{"type": "command", "command": "exit 0"}]}]})
+    assert main(["run", "--chat", "list the files", "--script", str(SCRIPTS / "bash_quick.yaml"), "--json",
+                 "--allow", "bash", "--repo", str(git_repo)]) == 1  # the only tool call was refused
+    out, err = capsys.readouterr()
+    assert "the only tool call failed (bash: blocked by hook echo 'no ls today'" in err
+    events = [json.loads(line) for line in out.splitlines()]
+    hooks = [(e["kind"], e["event"], e.get("outcome")) for e in events if e["kind"].startswith("hook_")]
+    assert hooks == [("hook_started", "PreToolUse", None), ("hook_finished", "PreToolUse", "blocked"),
+                     ("hook_started", "Stop", None), ("hook_finished", "Stop", "ok")]
+    [blocked] = [e for e in events if e["kind"] == "hook_finished" and e["outcome"] == "blocked"]
+    assert blocked["reason"] == "no ls today" and blocked["exit_code"] == 2 and blocked["source"] == "your config"
+    [call] = [e for e in events if e["kind"] == "tool_call_finished"]
+    assert not call["ok"] and call["summary"].startswith("blocked by hook ")
