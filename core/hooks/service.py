@@ -115,12 +115,12 @@ class SessionHooks:
     def _matching(self, event: str, subject: str) -> list[Hook]:
         if not self._settings.config.hooks.enabled:
             return []
-        user, repo, trusted = self.all_hooks()
+        user, repo = self.user_hooks(), read_repo_hooks(self._root)
         for line in (*user.problems, *repo.problems):
             if line not in self._said:
                 self._said.add(line)
                 self._emit(Notice(f"Hooks: {line}", "warning"))
-        found = [*user.hooks, *(repo.hooks if trusted else ())]
+        found = [*user.hooks, *(repo.hooks if repo.hooks and self._trusted() else ())]
         return [h for h in found if h.event == event and matches(h, subject)]
 
     async def fire(self, event: str, payload: dict[str, Any], subject: str = "",
