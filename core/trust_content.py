@@ -339,6 +339,14 @@ def _digest(root: Path, rel: str, st: os.stat_result) -> tuple[str, bytes | None
     return _hash(b"bytes", data), data
 
 
+def file_digest(rel: str, data: bytes) -> str:
+    """The digest trust binds a hook file to, from bytes a caller read itself (``.agent/hooks.json``, or
+    ``.claude/settings.json`` by its hooks)."""
+    if rel == CLAUDE_SETTINGS:
+        return _definition_digest(b"hooks", data, _claude_hooks)
+    return _hash(b"bytes", data)
+
+
 def _hash(kind: bytes, payload: bytes) -> str:
     return hashlib.sha256(kind + b"\0" + payload).hexdigest()
 

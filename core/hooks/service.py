@@ -52,7 +52,8 @@ class SessionHooks:
         root: the repository.
         sandbox: where hooks run (``None``: nowhere: no hook runs).
         emit: reports hooks as events.
-        trusted: whether the repository is trusted now (read in a thread on each event).
+        trusted: whether the repository is trusted now (read in a thread on each event; default: the user's trust
+            store, which must also hold the very bytes of the hook files read).
         session_id: the session's id, and ``transcript``: its log file, for the hooks' input.
         git_guard: watches git's executable settings around hooks that run on the tree.
         runs: where each hook's last result is kept for ``ljtui hooks list`` (default: the user's state dir).
@@ -71,7 +72,7 @@ class SessionHooks:
         self._root = root
         self._sandbox = sandbox
         self._emit = emit
-        self._trusted = trusted or (lambda: _trusted(root))
+        self._trusted = trusted
         self._session_id = session_id
         self._transcript = transcript
         self._git_guard = git_guard
@@ -91,7 +92,8 @@ class SessionHooks:
 
     def all_hooks(self) -> tuple[HookSet, HookSet, bool]:
         """The user's hooks, the repository's, and whether the repository's run (it is trusted). Disk work."""
-        return self.user_hooks(), read_repo_hooks(self._root), self._trusted()
+        repo = read_repo_hooks(self._root)
+        return self.user_hooks(), repo, self._trusts(repo)
 
     def rows(self) -> tuple[list[HookRow], list[str]]:
         """Every hook with its last result, and what the user should know (a repository not trusted, problems).
@@ -108,6 +110,14 @@ class SessionHooks:
         rows = [HookRow(h, self._last.get(h.key) or _kept(h, kept)) for h in (*user.hooks, *repo.hooks)]
         return rows, notes
 
+    def _trusts(self, repo: HookSet) -> bool:
+        """Whether the repository's hooks, as read, may run: it is trusted, with these very files."""
+        if self._trusted is not None:
+            return self._trusted()
+        from ljtui.core.trust import TrustStore
+
+        return TrustStore.for_env().trusts(self._root, repo.files)
+
     def listing(self) -> list[str]:
         """What ``/hooks`` shows (:func:`row_lines` of :meth:`rows`). Disk work: call from a thread."""
         return row_lines(*self.rows())
@@ -120,7 +130,7 @@ class SessionHooks:
             if line not in self._said:
                 self._said.add(line)
                 self._emit(Notice(f"Hooks: {line}", "warning"))
-        found = [*user.hooks, *(repo.hooks if repo.hooks and self._trusted() else ())]
+        found = [*user.hooks, *(repo.hooks if repo.hooks and self._trusts(repo) else ())]
         return [h for h in found if h.event == event and matches(h, subject)]
 
     async def fire(self, event: str, payload: dict[str, Any], subject: str = "",
@@ -251,11 +261,6 @@ def _bounded(value: Any) -> Any:
         return [_bounded(item) for item in value]
     return value
 
-
-def _trusted(root: Path) -> bool:
-    from ljtui.core.trust import TrustStore
-
-    return TrustStore.for_env().is_trusted(root)
 
 
 __all__ = ["BLOCKED", "NO_OUTCOME", "HookRow", "SessionHooks", "row_lines"]

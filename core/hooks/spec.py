@@ -97,10 +97,12 @@ class Hook:
 
 @dataclass(frozen=True)
 class HookSet:
-    """Hooks as read, and one line per problem (an unusable entry is left out, the rest kept)."""
+    """Hooks as read, and one line per problem (an unusable entry is left out, the rest kept); ``files``: the
+    repository files they were read from, each with the digest trust binds it to."""
 
     hooks: tuple[Hook, ...] = ()
     problems: tuple[str, ...] = ()
+    files: tuple[tuple[str, str], ...] = ()
 
 
 def parse_hooks(document: Any, source: str, *, user: bool) -> HookSet:
@@ -211,14 +213,18 @@ def _compiled(matcher: str) -> Any:
 
 def read_repo_hooks(root: Path) -> HookSet:
     """The hooks of a repository's ``.agent/hooks.json`` and ``.claude/settings.json`` (missing files: none)."""
+    from ljtui.core.trust_content import file_digest
+
     hooks: list[Hook] = []
     problems: list[str] = []
+    files: list[tuple[str, str]] = []
     for rel in REPO_FILES:
         data, problem = _read(root, rel)
         if problem is not None:
             problems.append(problem)
         if data is None:
             continue
+        files.append((rel, file_digest(rel, data)))
         try:
             document = json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError) as exc:
@@ -227,7 +233,7 @@ def read_repo_hooks(root: Path) -> HookSet:
         found = parse_hooks(document.get("hooks") if isinstance(document, dict) else None, rel, user=False)
         hooks.extend(found.hooks)
         problems.extend(found.problems)
-    return HookSet(tuple(hooks), tuple(problems))
+    return HookSet(tuple(hooks), tuple(problems), tuple(files))
 
 
 def _read(root: Path, rel: str) -> tuple[bytes | None, str | None]:
