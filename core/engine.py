@@ -29,6 +29,7 @@ from ljtui.core.approval import ApprovalRequest, Approver, Decision, DenyAll
 from ljtui.core.asking import ask_through
 from ljtui.core.config import Config
 from ljtui.core.events import AGENT_CHAT, ConfigChanged, Notice, Usage
+from ljtui.core.engine_gates import GateOperations
 from ljtui.core.engine_hooks import HookEvents, HookTap, vet_apply
 from ljtui.core.hooks.service import SessionHooks
 from ljtui.core.layer.session import SessionLayer
@@ -46,9 +47,7 @@ if TYPE_CHECKING:
     from ljtui.core.confine.session import CommandSandbox
     from ljtui.core.confine.status import SandboxStatus
     from ljtui.core.edits.service import EditService
-    from ljtui.core.gates.release import Delivery
     from ljtui.core.gates.service import GateService
-    from ljtui.core.gates.view import GateView
     from ljtui.core.planner.loop import PlannerResult
     from ljtui.core.review.service import ReviewService
     from ljtui.core.tasks.runner import RunOutcome
@@ -59,7 +58,7 @@ GATE_FILES = ".agent/gates/"
 """Changes below this folder are gates edited by hand: the Gates pane is redrawn from the file."""
 
 
-class Engine:
+class Engine(GateOperations):
     """One session in one repository: its services, and the operations the front ends call.
 
     Raises:
@@ -331,40 +330,6 @@ class Engine:
         if opened:
             self.session_log.plan(result.plan, "planner")
         return opened
-
-    # --- gates ---------------------------------------------------------------------------------
-
-    async def gate_view(self, gate_id: str | None = None) -> GateView | None:
-        """The gate ``gate_id`` (default: the one in focus) as the Gates pane shows it."""
-        return await self.session_gates.view(gate_id)
-
-    async def deliver_gate(self, gate_id: str | None = None) -> Delivery:
-        """Try to deliver the open run's staged change (refused until the gate passes)."""
-        return await self.session_gates.deliver_gate(gate_id)
-
-    async def check_gate(self, item: str | None = None, *, failed_only: bool = False) -> None:
-        """Run a check from the Gates pane or ``/gates check`` (the user's own, recorded as ``user``)."""
-        await self.session_gates.check(item, failed_only=failed_only)
-
-    async def gates_command(self, text: str) -> tuple[str, list[str]] | None:
-        """``/gates TEXT``: returns ``(title, lines)`` to show, or ``None`` when the outcome came as events."""
-        from ljtui.core.gates.commands import run_gates_command
-
-        return await run_gates_command(self.session_gates, self.sink, text)
-
-    async def gates_shown(self, gate_id: str | None, *, listed_by: str) -> tuple[str, list[str]] | None:
-        """The gates listed (``gate_id`` ``None``) or one gate's items, risk and history, as ``(title, lines)``;
-        a refusal comes as an error notice instead (``None``), an unknown id's with ``listed_by`` (the words
-        naming the command that lists the gates)."""
-        from ljtui.core.gates.commands import gates_shown
-
-        return await gates_shown(self.session_gates, self.sink, gate_id, listed_by)
-
-    async def _verify(self, turn: int, gate_id: str) -> tuple[str, str]:
-        """Run an independent verifier agent on ``gate_id`` (the gate tools' ``gate_verify``)."""
-        from ljtui.core.gates.verifier import run_verifier
-
-        return await run_verifier(self.kit, await self.session_gates.view(), turn, gate_id)
 
     # --- sessions and files on disk -------------------------------------------------------------
 
