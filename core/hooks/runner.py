@@ -145,7 +145,12 @@ async def run_group(hooks: list[Hook], inputs: list[bytes], *, root: Path, confi
             (folder / f"{i}.cmd").write_text(hook.command, encoding="utf-8")
             (folder / f"{i}.in").write_bytes(data)
             (folder / f"{i}.t").write_text(f"{hook.timeout:.3f}", encoding="ascii")
-            pipes.append((_Pipe(loop, folder / f"{i}.out"), _Pipe(loop, folder / f"{i}.err")))
+            out = _Pipe(loop, folder / f"{i}.out")
+            try:
+                pipes.append((out, _Pipe(loop, folder / f"{i}.err")))
+            except BaseException:
+                out.close()
+                raise
         limit = max(h.timeout for h in hooks) + KILL_GRACE_SECONDS + GROUP_MARGIN_SECONDS
         command = f"set -- {shlex.quote(str(folder))} {len(hooks)} {KILL_GRACE_SECONDS:.1f}\n{GROUP}"
         result = await run_command(command, root, confinement=confinement,  # type: ignore[arg-type]

@@ -256,3 +256,22 @@ async def test_hooks_off_in_the_users_config_run_nothing(git_repo: Path) -> None
     finally:
         sandbox.close()
     assert not (git_repo / "ran").exists() and not sink.events
+
+
+async def test_no_hook_runs_in_the_layer_when_its_secret_files_cannot_all_be_found(
+        git_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ljtui.core.layer import secret_view
+
+    needs_layer(git_repo)
+    for name in (".env", ".env.local"):
+        (git_repo / name).write_text("TOKEN=x\n", encoding="utf-8")
+    monkeypatch.setattr(secret_view, "MAX_HIDDEN", 1)  # two secret files: more than can be hidden
+    hooks, sink, sandbox = session_hooks(git_repo, {"Stop": on("", "cat .env > seen.txt")}, layer="auto")
+    try:
+        outcome = await hooks.fire("Stop", {})
+    finally:
+        sandbox.close()
+    [verdict] = outcome.verdicts
+    assert verdict.outcome == "error" and "secret files could not be listed, so no hook runs in the layer" in (
+        verdict.reason)
+    assert not (git_repo / "seen.txt").exists()
