@@ -275,3 +275,33 @@ async def test_no_hook_runs_in_the_layer_when_its_secret_files_cannot_all_be_fou
     assert verdict.outcome == "error" and "secret files could not be listed, so no hook runs in the layer" in (
         verdict.reason)
     assert not (git_repo / "seen.txt").exists()
+
+
+async def test_last_results_that_cannot_be_kept_or_read_are_said_and_lose_nothing(git_repo: Path,
+                                                                                 tmp_path: Path) -> None:
+    from ljtui.core.hooks.last_runs import LastRuns
+
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("", encoding="utf-8")
+    config = Config()
+    config.hooks.Stop = on("", "exit 0")
+    sink = ListSink()
+    sandbox = CommandSandbox(git_repo, layer=Layer(git_repo, "off"))
+    hooks = SessionHooks(SessionSettings(config), git_repo, sandbox, sink.emit, trusted=lambda: False,
+                         runs=LastRuns(blocker / "hook-runs.json"))
+    try:
+        outcome = await hooks.fire("Stop", {})
+        await hooks.fire("Stop", {})
+    finally:
+        sandbox.close()
+    assert outcome.verdicts[0].outcome == "ok"
+    [said] = [n.message for n in of(sink, Notice)]  # said once
+    assert said.startswith(f"Hooks: their last results cannot be kept in {blocker / 'hook-runs.json'}")
+    assert hooks.listing()[1].startswith("    last: ok (exit 0) in ")  # this session's, from memory
+
+    damaged = tmp_path / "runs.json"
+    damaged.write_text('{"version": 1, "repositories": {"%s": {"x": {"outcome": "pwned"}}}}' % git_repo,
+                       encoding="utf-8")
+    fresh = SessionHooks(SessionSettings(config), git_repo, None, sink.emit, runs=LastRuns(damaged))
+    rows, notes = fresh.rows()
+    assert rows[0].last is None and notes == [f"{damaged}: 1 malformed entries skipped"]
