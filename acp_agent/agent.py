@@ -71,6 +71,8 @@ class Session:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     layer_calls: int = 0
     """The layer's changes sent as tool calls so far (each call's id counts them)."""
+    resumed: bool = False
+    """The session continues a saved one (``session/load``): its ``SessionStart`` hooks hear ``resume``."""
 
 
 class LjtuiAgent:
@@ -147,7 +149,7 @@ class LjtuiAgent:
             problems.append(startup.provider_problem)
         for problem in (*startup.warnings, *problems):
             engine.sink.emit(Notice(problem, "warning"))
-        session = Session(engine, updates, startup)
+        session = Session(engine, updates, startup, resumed=resume is not None)
         self.sessions[engine.session_log.id] = session
         await updates.flush()
         return session
@@ -186,7 +188,7 @@ class LjtuiAgent:
                 await engine.trust_repository(session.startup.untrusted, env,
                                               lambda: prepare(root, env, overrides).config)
             await engine.start_mcp()
-            await engine.start_hooks()
+            await engine.start_hooks("resume" if session.resumed else "startup")
         await engine.handle_message(text)
         await take_layer(session)
 
