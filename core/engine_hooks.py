@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from ljtui.core.hooks.service import SessionHooks
     from ljtui.core.ports import EventSink
 
+OBSERVED = frozenset({"TaskFinished", "TaskPlanUpdated", "GateCheckRecorded", "ApplyFinished"})
+"""The core events that fire ljtui's own hook events."""
 SETTLE_SECONDS = 120.0
 """Longest wait, as the session ends, for hooks still running on reported events."""
 
@@ -127,9 +129,9 @@ class HookEvents:
 
 def _hook_event(event: Event) -> tuple[str, dict[str, Any], str] | None:
     """The hook event a core event fires, its input and subject, or ``None``."""
-    kind = event.kind
-    if kind not in ("task_finished", "task_plan_updated", "gate_check_recorded", "apply_finished"):
+    if type(event).__name__ not in OBSERVED:  # every event passes here, each streamed token too: a set lookup
         return None
+    kind = event.kind
     data = {k: v for k, v in event_to_dict(event).items() if k != "kind"}
     if kind == "task_finished":
         status = str(getattr(event.status, "value", event.status))  # type: ignore[attr-defined]
