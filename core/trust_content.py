@@ -4,7 +4,8 @@ Trusting a repository trusts what its files said when the user looked, as
 direnv asks again once ``.envrc`` changes. The settings are:
 
 * ``.agent/config.yaml``, ``.mcp.json`` and the hook files ``.agent/hooks.json`` and ``.claude/settings.json``
-  (of the latter only its ``hooks`` count, so a change to Claude Code's other settings does not ask again);
+  (of the latter only its ``hooks`` count, so a change to Claude Code's other settings does not ask again), and
+  every file below ``.agent/hooks`` and ``.claude/hooks``, where a team keeps the scripts its hooks run;
 * every file below ``.agent/skills``;
 * the gates (``.agent/gates/*.md``) and playbooks (``.agent/playbooks/*.md``)
   committed to the repository: those in git's index, or every one when git
@@ -59,6 +60,8 @@ SKILLS_DIR = f"{AGENT_DIR}/skills"
 HOOKS_FILE = f"{AGENT_DIR}/hooks.json"
 CLAUDE_DIR = ".claude"
 CLAUDE_SETTINGS = f"{CLAUDE_DIR}/settings.json"
+HOOK_SCRIPT_DIRS = (f"{AGENT_DIR}/hooks", f"{CLAUDE_DIR}/hooks")
+"""Where hook scripts are kept: bound to trust like the hooks that run them."""
 DEFINITION_SUFFIX = ".md"
 """Gates and playbooks are ``*.md`` files (hidden names are ljtui's own temp and lock files)."""
 MAX_FILE_BYTES = 1024 * 1024
@@ -176,12 +179,14 @@ def _scan(root: Path) -> _Scan:
         _add_followed(scan, root, MCP_FILE)
         if _is_folder(scan, root, CLAUDE_DIR):  # a linked folder counts as the link (its hooks are never read)
             _add_followed(scan, root, CLAUDE_SETTINGS)
+            _add_tree(scan, root, HOOK_SCRIPT_DIRS[1], 0)
         agent = _lstat(root / AGENT_DIR)
         if agent is not None and stat.S_ISLNK(agent.st_mode):
             scan.problems.append(f"{AGENT_DIR} is a symbolic link")
         elif agent is not None and stat.S_ISDIR(agent.st_mode):
             _add_followed(scan, root, CONFIG_FILE)
             _add_followed(scan, root, HOOKS_FILE)
+            _add_tree(scan, root, HOOK_SCRIPT_DIRS[0], 0)
             _add_definitions(scan, root, GATES_DIR)
             _add_definitions(scan, root, PLAYBOOKS_DIR)
             _add_tree(scan, root, SKILLS_DIR, 0)
@@ -319,13 +324,9 @@ def _digest(root: Path, rel: str, st: os.stat_result) -> tuple[str, bytes | None
         return _hash(b"kind", str(stat.S_IFMT(st.st_mode)).encode("ascii")), None
     if rel == MCP_FILE:
         data = read_regular(os.open(root / rel, _NOFOLLOW_READ), MAX_FILE_BYTES + 1)
-    elif rel == CLAUDE_SETTINGS:
-        folder = os.open(root / CLAUDE_DIR, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        try:
-            data = read_regular(os.open(rel.rsplit("/", 1)[1], _NOFOLLOW_READ, dir_fd=folder), MAX_FILE_BYTES + 1)
-        finally:
-            os.close(folder)
-        if len(data) <= MAX_FILE_BYTES:
+    elif rel.startswith(CLAUDE_DIR + "/"):
+        data = _read_below(root, rel)
+        if rel == CLAUDE_SETTINGS and len(data) <= MAX_FILE_BYTES:
             return _definition_digest(b"hooks", data, _claude_hooks), data
     else:
         data = read_state_bytes(root, *rel.split("/")[1:], limit=MAX_FILE_BYTES)
@@ -337,6 +338,21 @@ def _digest(root: Path, rel: str, st: os.stat_result) -> tuple[str, bytes | None
     if rel.startswith(PLAYBOOKS_DIR + "/"):
         return _definition_digest(b"playbook", data, lambda text: _playbook_meaning(text, stem)), data
     return _hash(b"bytes", data), data
+
+
+def _read_below(root: Path, rel: str) -> bytes:
+    """At most :data:`MAX_FILE_BYTES` + 1 bytes of ``root/rel``, every folder on the way opened without following a
+    link (a link raises ``OSError``)."""
+    *folders, name = rel.split("/")
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for folder in folders:
+            inner = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        return read_regular(os.open(name, _NOFOLLOW_READ, dir_fd=fd), MAX_FILE_BYTES + 1)
+    finally:
+        os.close(fd)
 
 
 def file_digest(rel: str, data: bytes) -> str:
