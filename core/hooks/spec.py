@@ -141,7 +141,7 @@ def _group(event: str, group: Any, source: str, user: bool) -> tuple[list[Hook],
     matcher = group.get("matcher", "")
     if matcher is None:
         matcher = ""
-    if not isinstance(matcher, str) or len(matcher) > MAX_MATCHER_CHARS:
+    if not isinstance(matcher, str) or len(matcher) > MAX_MATCHER_CHARS or not _encodable(matcher):
         return [], f"\"matcher\" must be text of at most {MAX_MATCHER_CHARS} characters"
     matcher = "" if matcher.strip() in ("", "*") else matcher
     problem = matcher_problem(matcher)
@@ -168,8 +168,8 @@ def _entry(event: str, matcher: str, entry: Any, source: str, user: bool) -> tup
     command = entry.get("command")
     if not isinstance(command, str) or not command.strip():
         return None, "a hook needs a non-empty \"command\""
-    if len(command) > MAX_COMMAND_CHARS or "\0" in command:
-        return None, f"a hook's command must be at most {MAX_COMMAND_CHARS:,} characters, without NUL"
+    if len(command) > MAX_COMMAND_CHARS or "\0" in command or not _encodable(command):
+        return None, f"a hook's command must be at most {MAX_COMMAND_CHARS:,} characters of UTF-8, without NUL"
     timeout = entry.get("timeout", DEFAULT_TIMEOUT)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not (
             MIN_TIMEOUT <= timeout <= MAX_TIMEOUT):
@@ -180,6 +180,15 @@ def _entry(event: str, matcher: str, entry: Any, source: str, user: bool) -> tup
     if network and not user:
         return None, "sets \"network\": only your own config may give a hook the network"
     return Hook(event, matcher, command, float(timeout), source, network), None
+
+
+def _encodable(text: str) -> bool:
+    """Whether ``text`` can be written as UTF-8 (JSON may spell a lone surrogate, which cannot)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def matcher_problem(matcher: str) -> str | None:
