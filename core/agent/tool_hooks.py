@@ -13,17 +13,21 @@ to what the model reads.
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
 from ljtui.core.agent.permissions import DENY, HOOK_ALLOW, ONCE
 from ljtui.core.approval import ApprovalRequest, Choice
+from ljtui.core.display import shown
 from ljtui.core.hooks.service import SessionHooks
 from ljtui.core.hooks.verdict import ALLOW, ASK, HookOutcome
 from ljtui.core.providers.base import ToolCall
 from ljtui.core.tool_result import ToolResult
 from ljtui.core.tools import ToolContext
 
+MAX_SHOWN_ARGUMENTS = 2_000
+"""Characters of a call's arguments the question of a hook's ``ask`` shows."""
 FILE_TOOLS = frozenset({"read_file", "write_file", "edit_file", "create_directory", "list_files", "grep_files"})
 """Tools whose ``path`` argument is also given as Claude Code's ``file_path``."""
 
@@ -57,7 +61,9 @@ async def before_call(hooks: SessionHooks, call: ToolCall, ctx: ToolContext) -> 
                           f"stopped by hook {stop.hook.name}"), ""
     said = outcome.permission
     permissions = ctx.services.permissions
-    answer = await permissions.ask(ask_request(call, outcome)) if said == ASK and permissions is not None else None
+    answer = None
+    if said == ASK and permissions is not None:
+        answer = await permissions.ask(ask_request(call, outcome, ctx.agent))
     if said == ASK and (answer is None or answer.choice != ONCE):
         return ToolResult(False, f"the user denied this {call.name} call when a PreToolUse hook asked them first. "
                                  "Do not retry it unchanged; explain what you wanted to do, or find another way.",
@@ -67,12 +73,19 @@ async def before_call(hooks: SessionHooks, call: ToolCall, ctx: ToolContext) -> 
     return None, outcome.context()
 
 
-def ask_request(call: ToolCall, outcome: HookOutcome) -> ApprovalRequest:
-    """The question a hook's ``ask`` puts to the user before the call: allow once, or deny."""
+def ask_request(call: ToolCall, outcome: HookOutcome, agent: str) -> ApprovalRequest:
+    """The question a hook's ``ask`` puts to the user before the call, showing the call: allow once, or deny."""
     asking = ", ".join(v.hook.name for v in outcome.verdicts if v.permission == ASK)
+    arguments = json.dumps(dict(call.input), ensure_ascii=False, default=repr)
+    if len(arguments) > MAX_SHOWN_ARGUMENTS:
+        arguments = f"{arguments[:MAX_SHOWN_ARGUMENTS]}… ({len(arguments) - MAX_SHOWN_ARGUMENTS:,} more characters)"
     lines = [f"The PreToolUse hook {asking} asks you to confirm this call.",
-             *(f"{v.hook.name}: {v.reason}" for v in outcome.verdicts if v.permission == ASK and v.reason)]
-    return ApprovalRequest("permission", f"A hook asks you first: run {call.name}?", tuple(lines),
+             *(f"{v.hook.name}: {v.reason}" for v in outcome.verdicts if v.permission == ASK and v.reason),
+             "", f"{call.name} {shown(arguments, exact=True)}"]
+    title = f"A hook asks you first: run {call.name}?"
+    if agent.startswith("task "):  # tasks run side by side: the question says which one asks
+        title = f"{agent.capitalize()}: {title}"
+    return ApprovalRequest("permission", title, tuple(lines),
                            (Choice(ONCE, "allow once", "enter"), Choice(DENY, "deny (the model is told)", "escape")),
                            DENY, call.name)
 

@@ -100,7 +100,7 @@ async def test_a_pre_tool_use_ask_asks_even_where_the_users_config_allows(git_re
         await engine.aclose()
     [asked] = approver.asked
     assert asked.title == "A hook asks you first: run read_file?"
-    assert f"{ask}: read of a big file" in asked.lines
+    assert f"{ask}: read of a big file" in asked.lines and asked.lines[-1] == 'read_file {"path": "app.py"}'
     block = engine.history[2].content[0]
     assert block.is_error and "denied" in block.content
 
