@@ -1,11 +1,12 @@
 """Who may write a file or run a command (AGENT-3, SAFE-1, SAFE-3).
 
 ``write_file``, ``edit_file``, ``create_directory`` and ``bash`` ask before
-they act. The answer comes from, in order: a grant the user gave for this
-session ("allow this tool for the session"), the allow-lists (the user's
-config; a repository's config only once it is trusted), the headless
-policy (``--allow write,bash`` / ``--yes``), and otherwise the user, through
-the Approver port. Every decision is reported as ``permission_requested`` /
+they act. The answer comes from, in order: a ``PreToolUse`` hook's ``allow``
+(only where a session grant could cover the call: :data:`HOOK`), a grant the
+user gave for this session ("allow this tool for the session"), the
+allow-lists (the user's config; a repository's config only once it is
+trusted), the headless policy (``--allow write,bash`` / ``--yes``), and
+otherwise the user, through the Approver port. Every decision is reported as ``permission_requested`` /
 ``permission_decided`` events, policy ones too.
 
 Commands carry :class:`CommandFacts`, worked out by the ``bash`` tool from
