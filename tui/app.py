@@ -20,7 +20,7 @@ from ljtui.tui.approver import DialogApprover
 from ljtui.tui.bridge import Bridge
 from ljtui.tui.collector import StartupCollector
 from ljtui.tui.commands import ACTIONS
-from ljtui.tui.engine_holder import EngineHolder
+from ljtui.tui.engine_holder import EngineHolder, recover_journal
 from ljtui.tui.messages import EngineEventPosted
 from ljtui.tui.screens.main import MainScreen, StartupInfo
 from ljtui.tui.prompt_send import CHAT, EDIT, MESSAGE, PLAN, send_prompt
@@ -39,9 +39,6 @@ PLAN_APPROVAL_ACTIONS = frozenset({"plan.approve", "plan.approve_writes", "plan.
 
 NO_MODEL_LABEL = "no model"
 """The status bar's provider when none is configured."""
-
-TUI_RECOVERY_FILES = 5
-"""Files named in the start-up recovery notice (the rest are counted)."""
 
 
 class LjtuiApp(App[int]):
@@ -201,7 +198,7 @@ class LjtuiApp(App[int]):
         self.engines.started()
 
         def build() -> None:
-            self.engines.build(self._recover_journal if self._recover else None)
+            self.engines.build(recover_journal if self._recover else None)
             try:
                 self.call_from_thread(self._start_engine_work)
             except RuntimeError:  # the app closed meanwhile
@@ -233,17 +230,6 @@ class LjtuiApp(App[int]):
             self.prompt_held = False
             prompt = self.main_screen.query_one(PromptInput)
             send_prompt(self, prompt, prompt.value)
-
-    def _recover_journal(self, engine: Engine) -> None:
-        """In the thread building the engine: roll back what a crash left in the journal, before the engine
-        takes a message (so the first one is never refused as "still working"). Recovery reports its own
-        outcome; a fault in it is reported too, and the session starts."""
-        from ljtui.core.events import Notice
-
-        try:
-            engine.edits.recover(max_files=TUI_RECOVERY_FILES)
-        except Exception as exc:
-            engine.sink.emit(Notice(f"Recovering the journal failed: {type(exc).__name__}: {exc}", "error"))
 
     def _load_skill_names(self, engine: Engine) -> None:
         """In a worker: the skills ``/NAME`` can start (a repository's own only when it is trusted)."""

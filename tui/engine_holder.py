@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Callable
 if TYPE_CHECKING:
     from ljtui.core.engine import Engine
 
+TUI_RECOVERY_FILES = 5
+"""Files named in the start-up recovery notice (the rest are counted)."""
 BUILD_WAIT_SECONDS = 60.0
 """Longest wait for the thread building the engine when the engine is needed before it is done."""
 
@@ -59,3 +61,15 @@ class EngineHolder:
         finally:
             if self.building is not None:
                 self.building.set()
+
+
+def recover_journal(engine: Engine) -> None:
+    """In the thread building the engine: roll back what a crash left in the journal, before the engine takes a
+    message (so the first one is never refused as "still working"). Recovery reports its own outcome; a fault in
+    it is reported too, and the session starts."""
+    from ljtui.core.events import Notice
+
+    try:
+        engine.edits.recover(max_files=TUI_RECOVERY_FILES)
+    except Exception as exc:
+        engine.sink.emit(Notice(f"Recovering the journal failed: {type(exc).__name__}: {exc}", "error"))
