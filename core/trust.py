@@ -135,7 +135,7 @@ class TrustStore(RecordsBacked):
 
     def trusts(self, root: Path, files: tuple[tuple[str, str], ...]) -> bool:
         """Whether the user trusts the repository at ``root`` as it is now, and ``files`` (``(repo-relative path,
-        digest)`` of settings files a caller read itself, :func:`~ljtui.core.trust_content.file_digest`) are what
+        digest)`` of settings files a caller read itself, :func:`~ljtui.core.trust_digests.digest_of`) are what
         was trusted: what the caller read cannot have changed between its read and this check."""
         info = self._load().get(self.key(root))
         if info is None or "digest" not in info or not _matches(info, settings_of(Path(self.key(root)))):

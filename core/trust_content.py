@@ -51,19 +51,15 @@ from typing import Any
 from ljtui.core.git import run_git
 from ljtui.core.repo import git_dir
 from ljtui.core.statedir import AGENT_DIR, StateDirUnsafe, StateFileTooBig, read_regular, read_state_bytes
+from ljtui.core.trust_digests import (
+    CLAUDE_DIR, CLAUDE_SETTINGS, DEFINITION_SUFFIX, GATES_DIR, HOOKS_FILE, PLAYBOOKS_DIR, digest_of, hashed,
+)
 
 CONFIG_FILE = f"{AGENT_DIR}/config.yaml"
 MCP_FILE = ".mcp.json"
-GATES_DIR = f"{AGENT_DIR}/gates"
-PLAYBOOKS_DIR = f"{AGENT_DIR}/playbooks"
 SKILLS_DIR = f"{AGENT_DIR}/skills"
-HOOKS_FILE = f"{AGENT_DIR}/hooks.json"
-CLAUDE_DIR = ".claude"
-CLAUDE_SETTINGS = f"{CLAUDE_DIR}/settings.json"
 HOOK_SCRIPT_DIRS = (f"{AGENT_DIR}/hooks", f"{CLAUDE_DIR}/hooks")
 """Where hook scripts are kept: bound to trust like the hooks that run them."""
-DEFINITION_SUFFIX = ".md"
-"""Gates and playbooks are ``*.md`` files (hidden names are ljtui's own temp and lock files)."""
 MAX_FILE_BYTES = 1024 * 1024
 """A settings file larger than this cannot be bound (no reader of a settings file takes more)."""
 MAX_TOTAL_BYTES = 32 * 1024 * 1024
@@ -311,7 +307,8 @@ def _committed(root: Path) -> set[str] | None:
 
 
 def _digest(root: Path, rel: str, st: os.stat_result) -> tuple[str, bytes | None]:
-    """The digest of one entry, and its bytes when it is a regular file.
+    """The digest of one entry (:func:`~ljtui.core.trust_digests.digest_of`), and its bytes when it is a regular
+    file.
 
     Raises:
         StateDirUnsafe: a folder on the way became a link since the scan.
@@ -319,25 +316,18 @@ def _digest(root: Path, rel: str, st: os.stat_result) -> tuple[str, bytes | None
         OSError: it could not be read.
     """
     if stat.S_ISLNK(st.st_mode):
-        return _hash(b"link", os.fsencode(os.readlink(root / rel))), None
+        return hashed(b"link", os.fsencode(os.readlink(root / rel))), None
     if not stat.S_ISREG(st.st_mode):
-        return _hash(b"kind", str(stat.S_IFMT(st.st_mode)).encode("ascii")), None
+        return hashed(b"kind", str(stat.S_IFMT(st.st_mode)).encode("ascii")), None
     if rel == MCP_FILE:
         data = read_regular(os.open(root / rel, _NOFOLLOW_READ), MAX_FILE_BYTES + 1)
     elif rel.startswith(CLAUDE_DIR + "/"):
         data = _read_below(root, rel)
-        if rel == CLAUDE_SETTINGS and len(data) <= MAX_FILE_BYTES:
-            return _definition_digest(b"hooks", data, _claude_hooks), data
     else:
         data = read_state_bytes(root, *rel.split("/")[1:], limit=MAX_FILE_BYTES)
     if len(data) > MAX_FILE_BYTES:
         raise StateFileTooBig(f"over {MAX_FILE_BYTES:,} bytes")
-    stem = rel.rsplit("/", 1)[-1].removesuffix(DEFINITION_SUFFIX)
-    if rel.startswith(GATES_DIR + "/"):
-        return _definition_digest(b"gate", data, lambda text: _gate_meaning(text, stem)), data
-    if rel.startswith(PLAYBOOKS_DIR + "/"):
-        return _definition_digest(b"playbook", data, lambda text: _playbook_meaning(text, stem)), data
-    return _hash(b"bytes", data), data
+    return digest_of(rel, data), data
 
 
 def _read_below(root: Path, rel: str) -> bytes:
@@ -353,52 +343,3 @@ def _read_below(root: Path, rel: str) -> bytes:
         return read_regular(os.open(name, _NOFOLLOW_READ, dir_fd=fd), MAX_FILE_BYTES + 1)
     finally:
         os.close(fd)
-
-
-def file_digest(rel: str, data: bytes) -> str:
-    """The digest trust binds a hook file to, from bytes a caller read itself (``.agent/hooks.json``, or
-    ``.claude/settings.json`` by its hooks)."""
-    if rel == CLAUDE_SETTINGS:
-        return _definition_digest(b"hooks", data, _claude_hooks)
-    return _hash(b"bytes", data)
-
-
-def _hash(kind: bytes, payload: bytes) -> str:
-    return hashlib.sha256(kind + b"\0" + payload).hexdigest()
-
-
-def _definition_digest(kind: bytes, data: bytes, meaning: Any) -> str:
-    """The digest of what a gate or playbook defines; of its bytes when it cannot be read as one."""
-    try:
-        parsed = meaning(data.decode("utf-8"))
-    except (ValueError, RecursionError):
-        return _hash(b"bytes", data)
-    text = json.dumps(parsed, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return _hash(kind, text.encode("ascii"))
-
-
-def _claude_hooks(text: str) -> Any:
-    """Of Claude Code's settings, the hooks (what ljtui runs from them)."""
-    document = json.loads(text)
-    return document.get("hooks") if isinstance(document, dict) else None
-
-
-def _gate_meaning(text: str, stem: str) -> dict[str, Any]:
-    """A gate without what its runs change (history, stats, level, times): what it asks to run, and why."""
-    from ljtui.core.gates.markdown import parse_gate
-
-    gate = parse_gate(text, stem).gate
-    f = gate.factors
-    return {"id": gate.id, "title": gate.title, "notes": gate.notes.strip(),
-            "items": [[i.id, i.description, i.command, i.required] for i in gate.items],
-            "factors": [f.change_surface, f.chain_length, f.cognitive_density, f.objectively_verifiable,
-                        f.irreversible]}
-
-
-def _playbook_meaning(text: str, stem: str) -> dict[str, Any]:
-    """A playbook without what its uses change (stats, status, times): what it tells the model."""
-    from ljtui.core.playbooks.model import parse_playbook
-
-    playbook, _ = parse_playbook(text, stem)
-    return {"id": playbook.id, "title": playbook.title, "scope": playbook.scope, "tags": list(playbook.tags),
-            "when_to_use": playbook.when_to_use, "body": playbook.body}

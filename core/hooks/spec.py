@@ -28,9 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from ljtui.core.statedir import read_regular
+from ljtui.core.trust_digests import CLAUDE_SETTINGS, HOOKS_FILE, digest_of
 
-TOOL_EVENTS = ("PreToolUse", "PostToolUse")
-"""Events whose subject is a tool's name."""
 CLAUDE_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Notification", "Stop",
                  "PreCompact", "SessionEnd")
 """Claude Code's events ljtui fires."""
@@ -39,17 +38,11 @@ LJTUI_EVENTS = ("TaskFinished", "Replanned", "GateChecked", "BeforeApply", "Afte
 EVENTS = CLAUDE_EVENTS + LJTUI_EVENTS
 BLOCKING_EVENTS = frozenset({"UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "BeforeApply"})
 """Events a hook's exit 2 (or ``"decision": "block"``) acts on; for the rest it is an error shown to the user."""
-SUBJECTS = {"PreToolUse": "the tool's name", "PostToolUse": "the tool's name", "SessionStart": "startup or resume",
-            "SessionEnd": "the reason", "PreCompact": "manual or auto", "Notification": "the kind of question",
-            "GateChecked": "the gate's id", "TaskFinished": "the task's status", "Replanned": "",
-            "BeforeApply": "where the change comes from", "AfterApply": "", "UserPromptSubmit": "", "Stop": ""}
-"""What each event's matcher is matched against (empty: the event has no subject; only ``*`` or empty match)."""
 CLAUDE_TOOL_NAMES = {"bash": "Bash", "edit_file": "Edit", "write_file": "Write", "read_file": "Read",
                      "grep_files": "Grep", "list_files": "Glob", "web_fetch": "WebFetch", "web_search": "WebSearch"}
 """ljtui's tools by their Claude Code names, so a matcher written for Claude Code matches here."""
-HOOKS_JSON = ".agent/hooks.json"
-CLAUDE_SETTINGS = ".claude/settings.json"
-REPO_FILES = (HOOKS_JSON, CLAUDE_SETTINGS)
+REPO_FILES = (HOOKS_FILE, CLAUDE_SETTINGS)
+"""A repository's hook files (trust binds them: :mod:`ljtui.core.trust_digests`)."""
 USER_SOURCE = "your config"
 DEFAULT_TIMEOUT = 60.0
 MAX_TIMEOUT = 3600.0
@@ -222,8 +215,6 @@ def _compiled(matcher: str) -> Any:
 
 def read_repo_hooks(root: Path) -> HookSet:
     """The hooks of a repository's ``.agent/hooks.json`` and ``.claude/settings.json`` (missing files: none)."""
-    from ljtui.core.trust_content import file_digest
-
     hooks: list[Hook] = []
     problems: list[str] = []
     files: list[tuple[str, str]] = []
@@ -233,7 +224,7 @@ def read_repo_hooks(root: Path) -> HookSet:
             problems.append(problem)
         if data is None:
             continue
-        files.append((rel, file_digest(rel, data)))
+        files.append((rel, digest_of(rel, data)))
         try:
             document = json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError) as exc:

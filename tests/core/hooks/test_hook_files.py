@@ -145,7 +145,7 @@ def test_trust_holds_only_for_the_very_hook_files_read(git_repo: Path) -> None:
     import time
 
     from ljtui.core.trust import TrustStore
-    from ljtui.core.trust_content import file_digest
+    from ljtui.core.trust_digests import digest_of as file_digest
 
     (git_repo / ".agent").mkdir()
     trusted = json.dumps({"hooks": {"Stop": group("")}})
