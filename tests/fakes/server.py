@@ -93,6 +93,8 @@ class Reply:
         trickle_every: after the events (or at ``stall_after``), send ``trickle``
             this often until the client hangs up, never ending the reply.
         trickle: the bytes sent each time (an encoded SSE event, or one byte).
+        raw: the body as pieces of bytes sent verbatim, one HTTP chunk each, with ``content_type``
+            (a recorded real server's answer, :mod:`tests.fakes.recorded`).
     """
 
     status: int = 200
@@ -105,6 +107,8 @@ class Reply:
     chunk_delay: float = 0.0
     trickle_every: float | None = None
     trickle: bytes = KEEPALIVE
+    raw: tuple[bytes, ...] = ()
+    content_type: str = "text/event-stream"
 
 
 Responder = Callable[[RecordedRequest], Reply]
@@ -273,6 +277,8 @@ def _make_handler(server: FakeSSEServer) -> type[BaseHTTPRequestHandler]:
             reply = server.next_reply(RecordedRequest(self.command, self.path, headers, body))
             if reply.hang:
                 self._hold()
+            elif reply.raw:
+                self._send_raw(reply)
             elif reply.body is not None or not (reply.events or reply.trickle_every):
                 self._send_whole(reply)
             else:
@@ -288,9 +294,17 @@ def _make_handler(server: FakeSSEServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
+        def _send_raw(self, reply: Reply) -> None:
+            self._send_head(reply)
+            for piece in reply.raw:
+                if reply.chunk_delay:
+                    server._stop.wait(reply.chunk_delay)
+                self._chunk(piece)
+            self._chunk(b"")
+
         def _send_head(self, reply: Reply) -> None:
             self.send_response(reply.status)
-            self.send_header("content-type", "text/event-stream")
+            self.send_header("content-type", reply.content_type)
             self.send_header("transfer-encoding", "chunked")
             for k, v in reply.headers.items():
                 self.send_header(k, v)
