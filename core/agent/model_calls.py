@@ -21,9 +21,11 @@ from typing import TYPE_CHECKING, Awaitable, Callable
 
 from ljtui.core.session_state import SessionSettings
 from ljtui.core.config import ProviderConfig
-from ljtui.core.events import ModelCallRetried, ModelCallStarted, TokenDelta, TurnFailed, Usage, UsageRecorded
+from ljtui.core.events import (
+    ModelCallRetried, ModelCallStarted, Notice, TokenDelta, TurnFailed, Usage, UsageRecorded,
+)
 from ljtui.core.ports import EventSink
-from ljtui.core.providers.arguments import RefusedArguments, arguments_problem
+from ljtui.core.providers.arguments import CutArguments, RefusedArguments, arguments_problem
 from ljtui.core.providers.base import (
     ChatClient, ChatRequest, ProviderError, StreamEnd, TextDelta, ToolCall, UsageDelta,
 )
@@ -38,11 +40,13 @@ if TYPE_CHECKING:
 ClientFactory = Callable[[ProviderConfig], ChatClient]
 Sleep = Callable[[float], Awaitable[None]]
 
+LIMIT_KEY = "provider.max_tokens"
+"""The setting that bounds the tokens of one reply."""
 CAP_KEY = "agent.max_tool_calls_per_reply"
 """The setting that caps the tool calls of one reply."""
 RETRY_HINT = "Your conversation is intact: send the message again to retry."
 """Appended to every failed model call's message."""
-NO_RETRY_HINT_KINDS = frozenset({"config", "script", "invalid_request", "auth"})
+NO_RETRY_HINT_KINDS = frozenset({"config", "script", "invalid_request", "auth", "max_tokens", "context_overflow"})
 """Failure kinds whose message already says what to do instead of retrying."""
 
 
@@ -115,11 +119,13 @@ class ModelCalls:
         def attempt() -> Awaitable[tuple[str, list[ToolCall], Usage, str]]:
             if not quiet:
                 self._sink.emit(ModelCallStarted(turn, client.provider, client.model))
-            return self.stream(turn, client, request, quiet=quiet)
+            return self._spending(turn, client, request, tally, quiet=quiet)
 
         text, calls, usage, stop = await retry_call(attempt, policy, on_retry=self._announcer(turn, policy),
                                                     sleep=self.sleep)
         self.record_usage(turn, client, usage, tally, model=request.model)
+        if stop == "max_tokens":
+            self._cut_off(turn, request, text, calls)
         return text, self._bounded(calls, request.agent), stop
 
     async def text(self, turn: int, request: ChatRequest, tally: TurnTally | None = None) -> str:
@@ -129,13 +135,46 @@ class ModelCalls:
         policy = RetryPolicy.from_config(self._settings.config.provider)
 
         async def attempt() -> tuple[str, Usage]:
-            text, _, usage, _ = await self.stream(turn, client, request, quiet=True)
+            text, _, usage, _ = await self._spending(turn, client, request, tally or TurnTally(), quiet=True)
             return text, usage
 
         text, usage = await retry_call(attempt, policy, on_retry=self._announcer(turn, policy), sleep=self.sleep)
         if tally is not None or usage != Usage():
             self.record_usage(turn, client, usage, tally or TurnTally(), model=request.model)
         return redact(text, self._settings.secrets)
+
+    async def _spending(self, turn: int, client: ChatClient, request: ChatRequest, tally: TurnTally, *,
+                        quiet: bool) -> tuple[str, list[ToolCall], Usage, str]:
+        """:meth:`stream`; the tokens of a call that failed after the server counted them are recorded too."""
+        try:
+            return await self.stream(turn, client, request, quiet=quiet)
+        except ProviderError as exc:
+            if exc.usage is not None and exc.usage != Usage():
+                self.record_usage(turn, client, exc.usage, tally, model=request.model)
+            raise
+
+    def _cut_off(self, turn: int, request: ChatRequest, text: str, calls: list[ToolCall]) -> None:
+        """Say that a reply stopped at its ``max_tokens``, and which calls it cut off.
+
+        Raises:
+            ProviderError: ``max_tokens``, when the reply was cut off before it said anything.
+        """
+        limit = f"its token limit ({LIMIT_KEY} = {request.max_tokens:,})"
+        cut = [c.name for c in calls if isinstance(c.input, CutArguments)]
+        if not text.strip() and len(cut) == len(calls):
+            raise ProviderError("max_tokens", f"the model's reply was cut off at {limit} before it wrote anything "
+                                              f"complete: raise {LIMIT_KEY}, or ask for something shorter")
+        if cut:
+            ran = len(calls) - len(cut)
+            said = (f"the {cut[0]} call was incomplete and did not run (the model is told why)" if len(cut) == 1
+                    else f"{len(cut)} calls were incomplete and did not run (the model is told why)")
+            tail = f"; the {ran} complete call{'s' if ran != 1 else ''} before {'it' if len(cut) == 1 else 'them'} " \
+                   "run" if ran else ""
+            message = f"The model's reply was cut off at {limit}: {said}{tail}."
+        else:
+            message = f"The model's reply was cut off at {limit}; what it wrote is kept. Raise {LIMIT_KEY} for " \
+                      "longer replies."
+        self._sink.emit(Notice(message, "warning"))
 
     def _announcer(self, turn: int, policy: RetryPolicy) -> Callable[[int, ProviderError, float], None]:
         def announce(retry: int, exc: ProviderError, delay: float) -> None:

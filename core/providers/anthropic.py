@@ -27,6 +27,7 @@ import anthropic
 import httpx2
 
 from ljtui.core.config import ProviderConfig
+from ljtui.core.events import Usage
 from ljtui.core.providers.anthropic_stream import PROVIDER, ReplyAssembler
 from ljtui.core.providers.anthropic_wire import build_params
 from ljtui.core.providers.base import ChatRequest, Delta, ProviderError
@@ -94,7 +95,19 @@ class AnthropicClient:
         return bounded_call(PROVIDER, lambda deadline: self._attempt(params, deadline), self._limits)
 
     async def _attempt(self, params: dict[str, Any], deadline: CallDeadline) -> AsyncIterator[Streamed]:
-        """One request, the SDK's retries included, streamed to its end."""
+        """One request, the SDK's retries included, streamed to its end; a failure after the server reported
+        the call's tokens carries them (:attr:`ProviderError.usage`)."""
+        reply = ReplyAssembler()
+        try:
+            async for delta in self._opened(params, deadline, reply):
+                yield delta
+        except ProviderError as exc:
+            if reply.usage:
+                exc.usage = Usage(**reply.usage)
+            raise
+
+    async def _opened(self, params: dict[str, Any], deadline: CallDeadline,
+                      reply: ReplyAssembler) -> AsyncIterator[Streamed]:
         opening: OpeningWithRetries[Any] | None = None
         streaming = False
         try:
@@ -104,7 +117,7 @@ class AnthropicClient:
             events = opening.result()
             streaming = True
             try:
-                async for delta in self._deltas(events, deadline):
+                async for delta in self._deltas(events, deadline, reply):
                     yield delta
             finally:
                 await events.close()
@@ -127,9 +140,8 @@ class AnthropicClient:
             if opening is not None:
                 opening.cancel()
 
-    async def _deltas(self, events: Any, deadline: CallDeadline) -> AsyncIterator[Delta]:
+    async def _deltas(self, events: Any, deadline: CallDeadline, reply: ReplyAssembler) -> AsyncIterator[Delta]:
         iterator = events.__aiter__()
-        reply = ReplyAssembler()
         while not reply.finished:
             event = await deadline.run(anext(iterator, _END))
             if event is _END:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ljtui.core.events import Usage
-from ljtui.core.providers.arguments import ArgumentText, RefusedArguments, arguments_problem
+from ljtui.core.providers.arguments import CutArguments, ArgumentText, RefusedArguments, arguments_problem
 from ljtui.core.providers.base import Delta, StreamEnd, TextDelta, ToolCall, UsageDelta
 from ljtui.core.providers.errors import broken_stream
 
@@ -39,13 +39,14 @@ class _ToolBlock:
     start_input: Any
     text: ArgumentText = field(default_factory=ArgumentText)
 
-    def call(self) -> ToolCall:
-        """The complete call; input text that is not a JSON object breaks the stream."""
+    def call(self) -> ToolCall | str:
+        """The complete call; input text that is not a JSON object is what is wrong with it (a reply cut off at
+        ``max_tokens`` then refuses the call, any other breaks the stream)."""
         if self.text.chars:
             try:
                 return ToolCall(self.id, self.name, self.text.parse(self.name))
             except ValueError as exc:
-                raise broken_stream(PROVIDER, str(exc)) from None
+                return str(exc)
         if not isinstance(self.start_input, dict):
             raise broken_stream(PROVIDER, f"tool '{self.name}' input is not a JSON object")
         problem = arguments_problem(self.start_input)
@@ -62,6 +63,8 @@ class ReplyAssembler:
     finished: bool = False
     """``message_stop`` has arrived."""
     _tools: dict[int, _ToolBlock] = field(default_factory=dict)
+    _unfinished: list[_ToolBlock] = field(default_factory=list)
+    """Tool blocks whose input was not a JSON object: cut off, if the reply stops at ``max_tokens``."""
 
     def feed(self, event: Any) -> list[Delta]:
         """The deltas one raw event completes (most events complete none)."""
@@ -74,14 +77,29 @@ class ReplyAssembler:
         elif kind == "content_block_delta":
             return self._delta(event)
         elif kind == "content_block_stop" and event.index in self._tools:
-            return [self._tools.pop(event.index).call()]
+            block = self._tools.pop(event.index)
+            call = block.call()
+            if isinstance(call, ToolCall):
+                return [call]
+            self._unfinished.append(block)
         elif kind == "message_delta":
             self.stop_reason = event.delta.stop_reason or self.stop_reason
             self._count(event.usage)
         elif kind == "message_stop":
             self.finished = True
-            return [UsageDelta(Usage(**self.usage)), StreamEnd(self.stop_reason or "end_turn")]
+            return [*self._cut_calls(), UsageDelta(Usage(**self.usage)), StreamEnd(self.stop_reason or "end_turn")]
         return []
+
+    def _cut_calls(self) -> list[Delta]:
+        """The calls whose input was not a JSON object, refused as cut off by ``max_tokens``.
+
+        Raises:
+            ProviderError: ``bad_stream``, when the reply did not stop at ``max_tokens``.
+        """
+        if self._unfinished and self.stop_reason != "max_tokens":
+            block = self._unfinished[0]
+            raise broken_stream(PROVIDER, str(block.call()))
+        return [ToolCall(b.id, b.name, CutArguments(b.name)) for b in self._unfinished]
 
     def _delta(self, event: Any) -> list[Delta]:
         delta = event.delta

@@ -45,6 +45,17 @@ class RefusedArguments(dict[str, Any]):
         self.problem = problem
 
 
+class CutArguments(RefusedArguments):
+    """The arguments of a call the reply's ``max_tokens`` cut off before they were complete."""
+
+    def __init__(self, tool: str) -> None:
+        super().__init__(
+            f"not run: your reply was cut off at its token limit (max_tokens) while the arguments of this "
+            f"{tool} call were still being written, so they were incomplete. The calls before it in the reply "
+            "ran. Send this call again, shorter: write a long file in parts, or make smaller edits.")
+        self.tool = tool
+
+
 def depth_problem() -> str:
     """What the model is told about arguments nested too deeply."""
     return (f"arguments nested more than {MAX_ARGUMENT_DEPTH} levels; the call was not run. "
@@ -90,15 +101,23 @@ class ArgumentText:
         else:
             self._pieces.clear()
 
-    def parse(self, tool: str) -> dict[str, Any]:
+    def parse(self, tool: str, *, cut: bool = False) -> dict[str, Any]:
         """The arguments, or :class:`RefusedArguments` when they are too large or too deep.
 
+        ``cut``: the reply ended at its ``max_tokens``, so text that is not a JSON object was cut off and is
+        :class:`CutArguments`.
+
         Raises:
-            ValueError: they are not valid JSON, or not an object (names the tool).
+            ValueError: they are not valid JSON, or not an object (names the tool), and the reply was not cut.
         """
         if self.chars > MAX_ARGUMENT_CHARS:
             return RefusedArguments(size_problem(self.chars))
-        return parse_arguments("".join(self._pieces), tool)
+        try:
+            return parse_arguments("".join(self._pieces), tool)
+        except ValueError:
+            if cut:
+                return CutArguments(tool)
+            raise
 
 
 def parse_arguments(text: str, tool: str) -> dict[str, Any]:

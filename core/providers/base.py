@@ -124,10 +124,12 @@ Delta = Union[TextDelta, ToolCall, UsageDelta, StreamEnd]
 
 ErrorKind = Literal[
     "config", "script", "auth", "rate_limit", "overloaded", "server",
-    "connection", "timeout", "bad_stream", "bad_request", "invalid_request",
+    "connection", "timeout", "bad_stream", "bad_request", "invalid_request", "max_tokens", "context_overflow",
 ]
 """Why a call failed; ``invalid_request`` is a request the API's rules refuse, found before sending it
-(the scripted provider's check); the API's own 400 is ``bad_request``."""
+(the scripted provider's check); the API's own 400 is ``bad_request``; ``max_tokens``: the reply was cut off
+at its token limit before it said anything; ``context_overflow``: the prompt is more than the model's context
+window holds."""
 
 
 class ProviderError(Exception):
@@ -149,6 +151,8 @@ class ProviderError(Exception):
         self.retryable = retryable
         self.retry_after = retry_after
         """Seconds the server asked us to wait before retrying, if it said."""
+        self.usage: Usage | None = None
+        """The tokens the server reported for the call before it failed, if it did."""
 
 
 class ChatClient(Protocol):

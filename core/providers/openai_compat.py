@@ -90,7 +90,19 @@ class OpenAICompatClient:
         return bounded_call(PROVIDER, lambda deadline: self._attempt(params, deadline), self._limits)
 
     async def _attempt(self, params: dict[str, Any], deadline: CallDeadline) -> AsyncIterator[Streamed]:
-        """One request, the SDK's retries included, streamed to its end."""
+        """One request, the SDK's retries included, streamed to its end; a failure after the server reported
+        the call's tokens carries them (:attr:`ProviderError.usage`)."""
+        spent: list[Usage] = []
+        try:
+            async for delta in self._opened(params, deadline, spent):
+                yield delta
+        except ProviderError as exc:
+            if spent:
+                exc.usage = spent[-1]
+            raise
+
+    async def _opened(self, params: dict[str, Any], deadline: CallDeadline,
+                      spent: list[Usage]) -> AsyncIterator[Streamed]:
         started = False
         opening: OpeningWithRetries[Any] | None = None
         try:
@@ -100,7 +112,7 @@ class OpenAICompatClient:
             chunks = opening.result()
             started = True
             async with chunks:
-                async for delta in self._deltas(chunks, deadline):
+                async for delta in self._deltas(chunks, deadline, spent):
                     yield delta
         except (ProviderError, ServerSilent):
             raise
@@ -128,7 +140,7 @@ class OpenAICompatClient:
             if opening is not None:
                 opening.cancel()
 
-    async def _deltas(self, chunks: Any, deadline: CallDeadline) -> AsyncIterator[Delta]:
+    async def _deltas(self, chunks: Any, deadline: CallDeadline, spent: list[Usage]) -> AsyncIterator[Delta]:
         iterator = chunks.__aiter__()
         tools = ToolCallAssembler()
         finish: str | None = None
@@ -144,6 +156,7 @@ class OpenAICompatClient:
                 break
             if chunk.usage is not None:
                 usage = _usage(chunk.usage)
+                spent.append(usage)
             for choice in chunk.choices[:1]:
                 delta = choice.delta
                 if delta is not None and delta.content:
@@ -155,7 +168,7 @@ class OpenAICompatClient:
                     finish = choice.finish_reason
         if finish is None:
             raise broken_stream(PROVIDER, "the stream ended before the reply was complete")
-        for call in tools.calls():
+        for call in tools.calls(cut=finish == "length"):
             yield call
         yield UsageDelta(usage)
         yield StreamEnd(STOP_REASONS.get(finish, finish))

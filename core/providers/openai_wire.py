@@ -101,14 +101,16 @@ class ToolCallAssembler:
         if arguments:
             part.arguments.add(arguments)
 
-    def calls(self) -> list[ToolCall]:
-        """The complete calls in index order.
+    def calls(self, *, cut: bool = False) -> list[ToolCall]:
+        """The calls in index order.
 
         Arguments too large or nested too deeply are
-        :class:`~ljtui.core.providers.arguments.RefusedArguments`.
+        :class:`~ljtui.core.providers.arguments.RefusedArguments`. ``cut``: the reply ended at its
+        ``max_tokens``; a call whose arguments were cut off is
+        :class:`~ljtui.core.providers.arguments.CutArguments`, and one cut before its name arrived is left out.
 
         Raises:
-            ValueError: a call's arguments are not a JSON object (names the tool).
+            ValueError: a call's arguments are not a JSON object (names the tool), and the reply was not cut.
         """
-        return [ToolCall(part.id or f"call_{index}", part.name, part.arguments.parse(part.name))
-                for index, part in sorted(self._parts.items())]
+        return [ToolCall(part.id or f"call_{index}", part.name, part.arguments.parse(part.name, cut=cut))
+                for index, part in sorted(self._parts.items()) if part.name or not cut]

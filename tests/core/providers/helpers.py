@@ -10,7 +10,7 @@ from typing import Any
 from ljtui.core.config import Config, ProviderConfig
 from ljtui.core.engine import Engine
 from ljtui.core.events import Event, TokenDelta, event_to_dict
-from ljtui.core.ports import ListSink
+from ljtui.core.ports import Approver, ListSink
 from ljtui.core.providers.base import ToolSpec
 from ljtui.core.tools import Tool, ToolResult, ToolRegistry
 
@@ -50,7 +50,8 @@ class Rig:
         return "\n".join(json.dumps(event_to_dict(e)) for e in self.sink.events)
 
 
-def make_rig(cfg: ProviderConfig, repo: Path, *, tools: ToolRegistry | None = None) -> Rig:
+def make_rig(cfg: ProviderConfig, repo: Path, *, tools: ToolRegistry | None = None,
+             approver: Approver | None = None) -> Rig:
     """An engine on ``cfg`` (through the real provider factory) recording its sleeps."""
     sink = ListSink()
     sleeps: list[float] = []
@@ -58,5 +59,5 @@ def make_rig(cfg: ProviderConfig, repo: Path, *, tools: ToolRegistry | None = No
     async def sleep(seconds: float) -> None:
         sleeps.append(seconds)
 
-    engine = Engine(Config(provider=cfg), sink, repo_root=repo, tools=tools, sleep=sleep)
+    engine = Engine(Config(provider=cfg), sink, repo_root=repo, tools=tools, sleep=sleep, approver=approver)
     return Rig(engine, sink, sleeps)
