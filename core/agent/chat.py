@@ -133,19 +133,18 @@ class Conversation:
                 result = TurnResult("".join(reply_text), stop, tally.usage, tally.cost_usd)
                 kit.sink.emit(TurnFinished(turn, result.text, stop, tally.usage, tally.cost_usd))
                 return result
-            results, asking = [], None
-            for call in calls:
+            results = []
+            for index, call in enumerate(calls):
+                repeating = guard.before(calls, index)
+                if repeating is not None and (await kit.ask(R.question(repeating, "chat"))).choice != R.GO_ON:
+                    raise Runaway(R.stopped(repeating))
                 block = await kit.tools.run(turn, call)
                 repeats = guard.see(call.name, call.input, block.content)
                 if guard.nudged(repeats):
                     block = ToolResultBlock(block.tool_use_id, f"{block.content}\n\n{R.nudge(call.name, repeats)}",
                                             block.is_error)
-                if guard.asks(repeats):
-                    asking = (call.name, repeats)
                 results.append(block)
             self._keep(Message("user", tuple(results)))
-            if asking is not None and (await kit.ask(R.question(*asking, "chat"))).choice != R.GO_ON:
-                raise Runaway(R.stopped(*asking))
         raise ProviderError(
             "config",
             f"stopped after {agent.max_iterations} model calls in one turn (agent.max_iterations); "

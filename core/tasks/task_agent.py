@@ -105,7 +105,7 @@ class TaskAgent:
                 self.history.append(Message.user(no_tool_call_nudge(self.task.id)))
                 continue
             quiet_turns = 0
-            results, ended, asking = await self._run_calls(calls)
+            results, ended, stopped = await self._run_calls(calls)
             if not self.depth_nudged and depth_nudge_due(self.streak.calls, used, limit) and ended is None:
                 self.depth_nudged = True
                 results[-1] = _with_note(results[-1], depth_limit_nudge(self.task.id, self.streak.calls))
@@ -113,12 +113,10 @@ class TaskAgent:
             if ended is TaskStatus.REPLANNED:
                 await self._reply()  # the agent reads its replan's result (and the soft cap) before it ends
                 return TaskEnd(TaskStatus.REPLANNED, self.said)
+            if stopped is not None:
+                return TaskEnd(TaskStatus.FAILED, stopped)
             if ended is not None:
                 return TaskEnd(ended, self.said)
-            if asking is not None:
-                decision = await self.kit.ask(R.question(*asking, self.name))
-                if decision.choice != R.GO_ON:
-                    return TaskEnd(TaskStatus.FAILED, R.stopped(*asking))
         return TaskEnd(TaskStatus.FAILED, f"used its {limit} model calls (agent.max_iterations) without finishing")
 
     async def _reply(self) -> list[ToolCall]:
@@ -138,25 +136,29 @@ class TaskAgent:
         return calls
 
     async def _run_calls(self, calls: list[ToolCall]
-                         ) -> tuple[list[ToolResultBlock], TaskStatus | None, tuple[str, int] | None]:
+                         ) -> tuple[list[ToolResultBlock], TaskStatus | None, str | None]:
+        """Run the reply's calls in order; the runaway guard asks before a repeat runs, and a stop leaves the
+        rest unrun (each still answered, so the history stays valid) and says why."""
         results: list[ToolResultBlock] = []
         ended: TaskStatus | None = None
-        asking = None
-        for call in calls:
+        for index, call in enumerate(calls):
+            repeating = self.guard.before(calls, index)
+            if repeating is not None and (await self.kit.ask(R.question(repeating, self.name))).choice != R.GO_ON:
+                why = R.stopped(repeating)
+                results += [ToolResultBlock(c.id, f"not run: {why}", True) for c in calls[index:]]
+                return results, ended, why
             block = await self.kit.tools.run(self.runner.turn, call, self.tools, self.name)
             ok = not block.is_error
             repeats = self.guard.see(call.name, call.input, block.content)
             self.streak, nudge = record_tool_call(self.streak, ok)
             if self.guard.nudged(repeats):
                 nudge = "\n\n".join(filter(None, (nudge, R.nudge(call.name, repeats))))
-            if self.guard.asks(repeats):
-                asking = (call.name, repeats)
             results.append(_with_note(block, nudge) if nudge else block)
             if ok and call.name == "complete_task":
                 ended = ended or TaskStatus.DONE
             elif ok and call.name == "update_task_plan":
                 ended = TaskStatus.REPLANNED
-        return results, ended, asking
+        return results, ended, None
 
     def _tokens(self) -> int:
         return C.estimate_tokens(self.system + C.summary_section(self.summary), self.history, self.tools.specs)

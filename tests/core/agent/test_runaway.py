@@ -1,4 +1,5 @@
-"""The runaway guard in a chat turn: the third identical call is nudged, the fifth asks the user."""
+"""The runaway guard in a chat turn: the third identical call is nudged, the user is asked before the fifth
+runs."""
 
 from __future__ import annotations
 
@@ -32,19 +33,19 @@ def nudged(request) -> bool:
                for b in request.messages[-1].content for n in range(3, 20))
 
 
-async def test_headless_the_fifth_identical_call_ends_the_turn_with_the_reason(tmp_path: Path) -> None:
+async def test_headless_the_fifth_identical_call_ends_the_turn_before_it_runs(tmp_path: Path) -> None:
     approver = ScriptedApprover()
     engine, client, sink = engine_with(tmp_path, [READ] * 8, approver)
     assert await engine.run_turn("what do the notes say?") is None
     assert [nudged(r) for r in client.requests] == [False, False, False, True, True]
     [asked] = approver.asked
     assert asked.kind == "runaway" and asked.safe == R.STOP and asked.title == "The agent repeats itself: let it go on?"
-    assert asked.lines[0] == ("It called read_file 5 times in a row with the same input, and got the same result "
-                              "each time.")
+    assert asked.lines[0] == ("It called read_file 4 times in a row with the same input, and got the same result "
+                              "each time; its reply asks for it 1 more time.")
     [failed] = [e for e in sink.events if isinstance(e, TurnFailed)]
-    assert failed.error == "runaway" and failed.message.startswith(R.stopped("read_file", 5))
+    assert failed.error == "runaway" and failed.message.startswith(R.stopped(R.Repeating("read_file", 4, 1)))
     assert engine.history == [], "the stopped message is forgotten; the next one starts clean"
-    assert len([e for e in sink.events if isinstance(e, ToolCallFinished)]) == 5
+    assert len([e for e in sink.events if isinstance(e, ToolCallFinished)]) == 4
 
 
 async def test_a_user_who_lets_it_go_on_is_asked_again_five_calls_later(tmp_path: Path) -> None:

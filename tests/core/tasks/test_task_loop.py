@@ -118,7 +118,7 @@ async def test_a_fourth_failure_after_three_decisions_stops_without_calling_the_
     assert any("failed" in getattr(e, "message", "") for e in sink.events if isinstance(e, Notice))
 
 
-async def test_the_same_call_three_times_is_nudged_and_the_fifth_asks_whose_safe_answer_stops_the_task(
+async def test_the_same_call_three_times_is_nudged_and_the_fifth_asks_before_it_runs_whose_safe_answer_stops(
         git_repo: Path) -> None:
     approver = ScriptedApprover({"task_plan": ["approve"]})
     engine, sink = make_engine(git_repo, {
@@ -130,7 +130,7 @@ async def test_the_same_call_three_times_is_nudged_and_the_fifth_asks_whose_safe
     seen = Recording(engine)
     outcome = await engine.run_plan("read")
     reads = [e for e in sink.events if isinstance(e, ToolCallFinished) and e.name == "read_file"]
-    assert len(reads) == 5, "the fifth identical call asked, and the answer stopped it"
+    assert len(reads) == 4, "the fifth identical call asked before it ran, and the answer stopped it"
     requests = seen.of("task 1")
     assert len(requests) == 5
     nudges = [any(R.nudge("read_file", n) in t for t in results_seen(r)) for n, r in enumerate(requests)]
@@ -138,7 +138,7 @@ async def test_the_same_call_three_times_is_nudged_and_the_fifth_asks_whose_safe
     [asked] = [r for r in approver.asked if r.kind == "runaway"]
     assert asked.safe == R.STOP and asked.title == "The agent of task 1 repeats itself: let it go on?"
     finished = {e.task_id: e for e in sink.events if isinstance(e, T.TaskFinished)}
-    assert finished[1].status is TaskStatus.FAILED and finished[1].summary == R.stopped("read_file", 5)
+    assert finished[1].status is TaskStatus.FAILED and finished[1].summary == R.stopped(R.Repeating("read_file", 4, 1))
     assert outcome.plan is not None
 
 
