@@ -1,10 +1,11 @@
 """``ljtui doctor``: the model in use, which sandbox confines commands here and why, and how the key is kept.
 
 It says which model a session would use and, when none can work, every way
-to set one up (what a failed call points to). It finds the sandbox exactly
-as a session does (with the user's ``agent.sandbox`` settings, and the same
-self-test: a command that tries to write outside its place must be refused)
-and prints:
+to set one up (what a failed call points to), and the model's context window
+and where that number comes from (:mod:`ljtui.cli.doctor_model`). It finds
+the sandbox exactly as a session does (with the user's ``agent.sandbox``
+settings, and the same self-test: a command that tries to write outside its
+place must be refused) and prints:
 
 * the backend (``landlock``, ``bubblewrap`` or ``unsandboxed``) and why it
   was chosen, the kernel's Landlock ABI and what it covers, whether
@@ -41,7 +42,7 @@ EXIT_SANDBOXED = 0
 EXIT_UNSANDBOXED = 1
 EXIT_USAGE = 2
 PROG = "ljtui doctor"
-LABEL_WIDTH = 14
+LABEL_WIDTH = 16
 LANDLOCK_FEATURES: tuple[tuple[int, str], ...] = (
     (1, "writes"), (2, "renames across folders"), (3, "truncation"), (4, "TCP connect and bind"),
     (5, "device ioctls"), (6, "signal and abstract-socket scoping"), (7, "audit logs"))
@@ -92,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
 
 def gather(root: Any, overrides: dict[str, object]) -> dict[str, Any]:
     """Everything the report shows, as plain data."""
+    from ljtui.cli.doctor_model import context_window_report
     from ljtui.core import provider_keys
     from ljtui.core.childenv import SECRET_ENV_VARS, is_credential
     from ljtui.core.config import load_config
@@ -120,7 +122,8 @@ def gather(root: Any, overrides: dict[str, object]) -> dict[str, Any]:
     return {
         "repository": str(root),
         "model": {"label": provider_label(loaded.config.provider),
-                  "problem": provider_problem(loaded.config.provider, provider_keys.environment())},
+                  "problem": provider_problem(loaded.config.provider, provider_keys.environment()),
+                  "context_window": context_window_report(loaded.config.provider, provider_keys.environment())},
         "sandbox": {"backend": status.backend, "confined": status.confined, "why": status.why,
                     "landlock_abi": status.abi, "landlock_covers": covers(status.abi),
                     "bwrap": program, "allows": allows, "network_enforced": status.network_enforced,
@@ -149,6 +152,8 @@ def covers(abi: int) -> list[str]:
 
 def render(report: dict[str, Any]) -> list[str]:
     """The human report."""
+    from ljtui.cli.doctor_model import context_window_text
+
     box = report["sandbox"]
     process = report["process"]
     label = box["backend"] if box["confined"] else "unsandboxed"
@@ -156,6 +161,7 @@ def render(report: dict[str, Any]) -> list[str]:
     lines = [f"{PROG}: {report['repository']}", *([f"  {report['refused']}; below is what a project folder gets"]
                                                     if report.get("refused") else []), "",
              _row("model", f"{model['label']}: {model['problem']}" if model["problem"] else model["label"]),
+             _row("context window", context_window_text(model.get("context_window"))),
              _row("sandbox", label), _row("  why", box["why"])]
     abi = box["landlock_abi"]
     lines.append(_row("  landlock", f"ABI {abi}: {', '.join(box['landlock_covers'])}" if abi else "not available"))

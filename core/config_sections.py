@@ -47,6 +47,9 @@ class ProviderConfig:
     """Seconds between streamed chunks of the ``scripted`` provider."""
     max_tokens: int = opt(8192, scope=REPO, minimum=1, maximum=1_000_000)
     """Upper bound on tokens the model may write in one reply."""
+    context_window: int | None = opt(None, scope=REPO, minimum=512, maximum=100_000_000)
+    """The model's context window in tokens; unset: published limits or what the server says
+    (``ljtui doctor`` shows which)."""
     timeout: float = opt(60.0, minimum=0.001, maximum=3600)
     """Seconds a model call may wait for its first byte, or between two bytes, before it fails.
     A silent server is retried once at most."""

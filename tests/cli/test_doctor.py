@@ -66,8 +66,8 @@ def test_doctor_in_words_and_with_the_users_sandbox_settings(repo: Path, tmp_pat
     text = done.stdout
     assert text.splitlines()[0] == f"ljtui doctor: {repo}"
     if default_status().confined:
-        assert f"commands    writes: {repository_place(repo)}, a private temp dir, {cache}; network: on" in text
-        assert "ignored     agent.sandbox.write_paths (not absolute, or missing): ~/missing-x, /no/such/dir" in text
+        assert f"commands      writes: {repository_place(repo)}, a private temp dir, {cache}; network: on" in text
+        assert "ignored       agent.sandbox.write_paths (not absolute, or missing): ~/missing-x, /no/such/dir" in text
     assert "passed by agent.pass_env: GITHUB_TOKEN" in text
     assert "ANTHROPIC_API_KEY: held by ljtui, not in its environment" in text
 
@@ -76,7 +76,7 @@ def test_doctor_says_unsandboxed_and_why_when_the_user_turned_it_off(repo: Path,
     user_config(tmp_path / "cfg", "agent:\n  sandbox: {backend: none}\n")
     done = doctor(repo, tmp_path / "cfg")
     assert done.returncode == 1
-    assert "sandbox       unsandboxed" in done.stdout
+    assert "sandbox         unsandboxed" in done.stdout
     assert "agent.sandbox.backend is 'none' in your config" in done.stdout
     assert "every command asks; session grants and allow-lists do not cover commands" in done.stdout
 

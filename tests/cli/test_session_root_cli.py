@@ -130,6 +130,6 @@ def test_doctor_shows_a_write_path_holding_the_config_left_out_and_what_is_never
     if box["confined"]:
         assert box["allows"] == f"writes: {repository_place(places['project'])}, a private temp dir; network: off"
     text = ljtui(places, "doctor", "--repo", str(places["project"])).stdout
-    assert (f"  left out    agent.sandbox.write_paths commands may never write: {places['shared']} holds ljtui's "
+    assert (f"  left out      agent.sandbox.write_paths commands may never write: {places['shared']} holds ljtui's "
             f"config folder ({places['config']}); {places['home']} is your home folder") in text
     assert f"whatever the config says, commands never write ljtui's own folders ({places['config']}, " in text
