@@ -146,7 +146,11 @@ class AgentConfig:
     max_tool_calls_per_reply: int = opt(25, scope=REPO, minimum=1, maximum=1000)
     """Tool calls one model reply may make; the calls past it are refused, and the model is told (SAFE-6)."""
     compress_at_tokens: int = opt(60_000, scope=REPO, minimum=2_000, maximum=10_000_000)
-    """Estimated prompt tokens above which older messages are summarised (AGENT-6)."""
+    """Estimated prompt tokens above which older messages are summarised (AGENT-6); a smaller window lowers it
+    (``compress_at_fraction``)."""
+    compress_at_fraction: float = opt(0.7, scope=REPO, minimum=0.1, maximum=0.95)
+    """The share of the model's context window (``ljtui doctor`` shows it) above which older messages are
+    summarised, when that is less than ``compress_at_tokens``."""
     web_search_url: str | None = opt(None)
     """A SearXNG-style search endpoint (``https://host/search``) for ``web_search``; none: unavailable."""
     web_timeout: float = opt(20.0, minimum=1, maximum=300)

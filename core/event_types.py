@@ -16,6 +16,7 @@ __all__ = [
     "ApprovalRequested",
     "ConfigChanged",
     "ContextCompressed",
+    "ContextWindowKnown",
     "ConversationCleared",
     "GateChanged",
     "HookFinished",
@@ -151,6 +152,15 @@ class ContextCompressed(Event):
     tokens_before: int
     tokens_after: int
     kept_messages: int
+
+
+@dataclass(frozen=True)
+class ContextWindowKnown(Event):
+    """The model's context window, and where it was learned (configured, the server, a published limit, a
+    refusal)."""
+
+    tokens: int
+    source: str
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ljtui.core.events import (
-    ConfigChanged, ContextCompressed, ConversationCleared, Event, HookFinished, HookStarted, ModelCallRetried,
-    ModelCallStarted, Notice, SandboxChecked, SessionResumed, SkillsChanged, TokenDelta, ToolCallFinished,
-    ToolCallStarted, ToolOutput, TurnFailed, TurnFinished, TurnStarted, UsageRecorded,
+    ConfigChanged, ContextCompressed, ContextWindowKnown, ConversationCleared, Event, HookFinished, HookStarted,
+    ModelCallRetried, ModelCallStarted, Notice, SandboxChecked, SessionResumed, SkillsChanged, TokenDelta,
+    ToolCallFinished, ToolCallStarted, ToolOutput, TurnFailed, TurnFinished, TurnStarted, UsageRecorded,
 )
 from ljtui.core.events import AGENT_PLANNER, GateChanged
 from ljtui.core.gates.events import GateChecksProgressed
@@ -87,9 +87,13 @@ async def show_event(screen: MainScreen, event: Event, calls: dict[str, str]) ->
         case ToolCallFinished(call_id=cid, name=name, ok=ok, summary=summary, output=output):
             line = calls.pop(cid, name)
             conv.tool_finished(cid, line if ok else f"{line} — {summary}", ok, output)
-        case UsageRecorded(session=usage, session_cost_usd=cost):
+        case UsageRecorded(call=call, session=usage, session_cost_usd=cost):
             screen.status.usage = usage
             screen.status.cost = cost
+            screen.status.context_used = (call.input_tokens + call.cache_read_tokens + call.cache_write_tokens
+                                          + call.output_tokens)
+        case ContextWindowKnown(tokens=tokens):
+            screen.status.window = tokens
         case TurnFinished():
             await conv.end_reply()
             screen.status.busy = False

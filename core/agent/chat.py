@@ -37,6 +37,11 @@ CANCELLED = ("Cancelled: the running command was stopped and the message forgott
 """What the user reads when they cancel a running turn."""
 
 
+OVERFLOW_ADVICE = ("send a shorter message, /clear, or give the server a larger context (llama-server -c N, "
+                   "OLLAMA_CONTEXT_LENGTH, vLLM --max-model-len) and set provider.context_window to it")
+"""What to do when a prompt is still more than the window holds."""
+
+
 class Runaway(Exception):
     """The user (or nobody, headless) stopped a turn that repeated one call; ``str(exc)`` says why."""
 
@@ -112,15 +117,26 @@ class Conversation:
         guard = R.RepeatGuard()
         reply_text: list[str] = []
         stops = 0
+        overflowed = False
         await kit.context.prepare()
         agent = kit.settings.config.agent
         for _ in range(agent.max_iterations):
-            if self.estimated_tokens() > agent.compress_at_tokens:
+            if self.estimated_tokens() > await kit.model.budget.compress_at():
                 await self._compress(turn, tally)
             request = ChatRequest(kit.context.system, tuple(self.history), kit.tools.tools.specs,
                                   kit.settings.config.provider.max_tokens,
                                   "\n\n".join(filter(None, (C.summary_section(self.summary), await kit.gate_tail()))))
-            text, calls, stop = await kit.model.call(turn, request, tally)
+            try:
+                text, calls, stop = await kit.model.call(turn, request, tally)
+            except ProviderError as exc:
+                if exc.kind != "context_overflow":
+                    raise
+                if overflowed:
+                    raise ProviderError("context_overflow", f"{exc.message}. Summarising the older messages did "
+                                                            f"not make the prompt fit: {OVERFLOW_ADVICE}") from None
+                overflowed = True
+                await self._overflowed(turn, tally, exc)
+                continue
             text = redact(text, kit.settings.secrets)
             reply_text.append(text)
             blocks: list = [TextBlock(text)] if text else []
@@ -188,18 +204,19 @@ class Conversation:
             return False
         return True
 
-    async def _compress(self, turn: int, tally: TurnTally, *, inside: bool = True) -> None:
-        """Replace the older messages by a summary written by one model call (no tools).
+    async def _compress(self, turn: int, tally: TurnTally, *, inside: bool = True) -> bool:
+        """Replace the older messages by a summary written by one model call (no tools); False when there was
+        nothing to summarise.
 
         The earlier turns go first; when what is left would still be over the budget, the cut moves
         inside the running request (``inside``).
         """
         parts = C.cut(self.history)
-        if inside and (not parts.older or not self._fits(parts.kept)):
+        if inside and (not parts.older or not self._fits(parts.kept, await self._kit.model.budget.compress_at())):
             within = C.cut_inside(self.history)
             parts = within if within.older else parts
         if not parts.older:
-            return
+            return False
         if self._kit.hooks is not None:
             trigger = "auto" if inside else "manual"
             await self._kit.hooks.fire("PreCompact", {"trigger": trigger, "custom_instructions": ""}, trigger)
@@ -216,12 +233,27 @@ class Conversation:
         else:
             log.compressed(self.summary, len(parts.kept))
         self._kit.sink.emit(ContextCompressed(before, self.estimated_tokens(), len(parts.kept)))
+        return True
 
-    def _fits(self, kept: tuple[Message, ...]) -> bool:
-        """Whether ``kept``, with a summary as long as one can be, is within ``agent.compress_at_tokens``."""
+    def _fits(self, kept: tuple[Message, ...], limit: int) -> bool:
+        """Whether ``kept``, with a summary as long as one can be, is within ``limit`` tokens."""
         kit = self._kit
         size = C.estimate_tokens(kit.context.system, kept, kit.tools.tools.specs) + C.SUMMARY_MAX_TOKENS
-        return size <= kit.settings.config.agent.compress_at_tokens
+        return size <= limit
+
+    async def _overflowed(self, turn: int, tally: TurnTally, refused: ProviderError) -> None:
+        """The model refused the prompt as more than its window holds: learn the window it stated, and
+        summarise the older messages so the request can be sent again.
+
+        Raises:
+            ProviderError: ``context_overflow``, saying what to do, when there was nothing to summarise.
+        """
+        self._kit.model.budget.learn(refused.window)
+        self._kit.sink.emit(Notice("The prompt was more than the model's context window holds: the older "
+                                   "messages are summarised and the request is sent again.", "warning"))
+        if not await self._compress(turn, tally):
+            raise ProviderError("context_overflow", f"{refused.message}. There is nothing older to summarise: "
+                                                    f"{OVERFLOW_ADVICE}", status=refused.status)
 
     async def clear_asked(self) -> bool:
         """Ask the user, then forget the conversation (``/clear``, Ctrl+L); False when it was kept or empty."""

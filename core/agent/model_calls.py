@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Awaitable, Callable
 
+from ljtui.core.agent.context_budget import ContextBudget
 from ljtui.core.session_state import SessionSettings
 from ljtui.core.config import ProviderConfig
 from ljtui.core.events import (
@@ -75,6 +76,8 @@ class ModelCalls:
         self._log = log
         self._permissions = permissions
         self._client: ChatClient | None = None
+        self.budget = ContextBudget(settings, sink)
+        """The model's context window, and where compression starts."""
         self.usage = Usage()
         """The session's tokens so far."""
         self.cost_usd: float | None = None
@@ -94,6 +97,7 @@ class ModelCalls:
     def forget_client(self) -> None:
         """Build the client again on the next call (the settings changed)."""
         self._client = None
+        self.budget.forget()
 
     async def aclose(self) -> None:
         """Close the provider's connections."""

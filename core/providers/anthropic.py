@@ -164,7 +164,7 @@ class AnthropicClient:
         error = status_error(
             PROVIDER, exc.status_code, exc.api_message,
             retries=retries_made(exc.status_code, self._retries),
-            key_var=KEY_VAR, model=model, secrets=self._secrets,
+            key_var=KEY_VAR, model=model, secrets=self._secrets, body=exc.body,
         )
         error.retry_after = parse_retry_after(exc.response.headers)
         return error

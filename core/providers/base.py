@@ -153,6 +153,8 @@ class ProviderError(Exception):
         """Seconds the server asked us to wait before retrying, if it said."""
         self.usage: Usage | None = None
         """The tokens the server reported for the call before it failed, if it did."""
+        self.window: int | None = None
+        """The context window a ``context_overflow`` refusal stated, if it did."""
 
 
 class ChatClient(Protocol):

@@ -5,7 +5,8 @@ OpenAI-compatible server says it runs with now (llama.cpp's ``/props``,
 vLLM's ``max_model_len``, Ollama's ``num_ctx``, LM Studio's loaded context),
 since a local server holds what it was started with, not what the model was
 trained for; else the provider's published limit for the model's name. The
-window a refusal states (:func:`window_from_error`) corrects all of these.
+window a refusal states (:func:`~ljtui.core.providers.overflow.window_from_error`)
+corrects all of these.
 
 Asking a server never raises and never takes longer than its timeout: each
 reply is read up to :data:`MAX_BODY_BYTES`, and one that fails, is not JSON
@@ -18,12 +19,14 @@ import asyncio
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 from urllib.parse import quote
 
-import httpx2
-
 from ljtui.core.config import ProviderConfig
+from ljtui.core.providers.overflow import tokens_in as _tokens
+
+if TYPE_CHECKING:
+    import httpx2
 
 PUBLISHED_WINDOWS: dict[str, dict[str, int]] = {
     "anthropic": {
@@ -64,33 +67,6 @@ DISCOVERY_TIMEOUT = 5.0
 """Seconds asking a server for its window may take in all."""
 MAX_BODY_BYTES = 1024 * 1024
 """The most of a reply read; a longer one tells nothing."""
-MAX_WINDOW = 100_000_000
-"""The largest window believed (as ``provider.context_window``'s range)."""
-ERROR_TEXT_LIMIT = 4096
-"""Characters of an error message searched."""
-
-_NUMBER = r"(\d{1,3}(?:,\d{3}){1,4}|\d{1,12})"
-WINDOW_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(p, re.IGNORECASE) for p in (
-    rf"maximum (?:context|model) length (?:is|of) {_NUMBER}",  # OpenAI, vLLM
-    rf"available context size \({_NUMBER} tokens\)",  # llama.cpp
-    rf"prompt is too long: {_NUMBER} tokens > {_NUMBER} maximum",  # Anthropic
-))
-"""Refusals that state the window; its number is the pattern's last group."""
-OVERFLOW_PATTERNS: tuple[re.Pattern[str], ...] = WINDOW_PATTERNS + tuple(re.compile(p, re.IGNORECASE) for p in (
-    r"exceeds the available context size",  # llama.cpp
-    r"greater than the context length",  # LM Studio
-    r"prompt is too long",  # Anthropic
-    r"longer than the maximum model length",  # vLLM
-    r"context_length_exceeded",
-    r"exceed_context_size_error",
-))
-"""Refusals of a prompt longer than the window, with or without its number."""
-OVERFLOW_CODES = frozenset({"context_length_exceeded", "exceed_context_size_error"})
-"""An error body's ``type`` or ``code`` that means the prompt overflowed the window."""
-NOT_OVERFLOW_STATUSES = frozenset({401, 403, 404, 408, 429})
-"""Statuses that mean something else, whatever the message says."""
-
-
 @dataclass(frozen=True)
 class ContextWindow:
     """The model's context window and where it was learned."""
@@ -111,13 +87,6 @@ def published_window(provider: str, model: str) -> ContextWindow | None:
     if not matches:
         return None
     return ContextWindow(table[max(matches, key=len)], f"published limit of {model}")
-
-
-def _tokens(value: Any) -> int | None:
-    """``value`` when it is a believable window: a whole number from 1 to :data:`MAX_WINDOW`."""
-    if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_WINDOW:
-        return value
-    return None
 
 
 def _field(data: Any, *path: str) -> Any:
@@ -245,57 +214,14 @@ async def discover_window(http: httpx2.AsyncClient, base_url: str, model: str, *
     return None
 
 
-def _error_fields(body: object) -> dict[str, Any]:
-    """The error object of an error body: its ``error`` mapping, or the body itself (the SDKs unwrap it)."""
-    if not isinstance(body, dict):
-        return {}
-    inner = body.get("error")
-    return inner if isinstance(inner, dict) else body
-
-
-def _texts(message: str, body: object) -> list[str]:
-    """The texts of a refusal worth searching, each cut to :data:`ERROR_TEXT_LIMIT` characters."""
-    fields = _error_fields(body)
-    texts = [message, fields.get("message"), body.get("error") if isinstance(body, dict) else None]
-    return [t[:ERROR_TEXT_LIMIT] for t in texts if isinstance(t, str) and t]
-
-
-def window_from_error(message: str, body: object) -> int | None:
-    """The window a context-overflow refusal states, or None (no number, or not such a refusal).
-
-    Args:
-        message: the error's message (the API's own, or the one shown to the user that quotes it).
-        body: the error body as parsed JSON (``{"error": {...}}`` or its inner object).
-    """
-    tokens = _tokens(_error_fields(body).get("n_ctx"))
-    if tokens:
-        return tokens
-    for text in _texts(message, body):
-        for pattern in WINDOW_PATTERNS:
-            found = pattern.search(text)
-            if found:
-                tokens = _tokens(int(found.group(found.lastindex or 1).replace(",", "")))
-                if tokens:
-                    return tokens
-    return None
-
-
-def is_context_overflow(status: int, message: str, body: object) -> bool:
-    """Whether a refusal says the prompt is longer than the model's window (the number may be missing)."""
-    if status in NOT_OVERFLOW_STATUSES:
-        return False
-    fields = _error_fields(body)
-    if {fields.get("type"), fields.get("code")} & OVERFLOW_CODES:
-        return True
-    return any(p.search(text) for text in _texts(message, body) for p in OVERFLOW_PATTERNS)
-
-
-HttpFactory = Callable[[Mapping[str, str]], httpx2.AsyncClient]
+HttpFactory = Callable[[Mapping[str, str]], "httpx2.AsyncClient"]
 """Builds the HTTP client that asks a server, given the headers every request carries."""
 
 
 def default_http(headers: Mapping[str, str]) -> httpx2.AsyncClient:
     """A client with the SDKs' certificate set-up (:mod:`ljtui.core.providers.tls`) and ``headers``."""
+    import httpx2
+
     from ljtui.core.providers.tls import build_with_tls
 
     return build_with_tls(lambda: httpx2.AsyncClient(headers=dict(headers), follow_redirects=False))

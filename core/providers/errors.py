@@ -11,6 +11,7 @@ from http import HTTPStatus
 from urllib.parse import urlsplit
 
 from ljtui.core.providers.base import ErrorKind, ProviderError
+from ljtui.core.providers.overflow import is_context_overflow, window_from_error
 from ljtui.core.providers.retry import RetryScheduled, SDKRetry, retried_suffix
 from ljtui.core.secrets import redact
 
@@ -70,16 +71,26 @@ def status_error(
     key_var: str,
     model: str,
     secrets: tuple[str, ...],
+    body: object = None,
 ) -> ProviderError:
     """The error for an HTTP error status the SDK gave up on.
 
     Args:
         retries: how many retries the SDK made for a retryable status.
         key_var: the environment variable that holds the key, for the hint.
+        body: the error body, as parsed JSON (a context overflow is told by it, or by the message).
     """
     title = TITLES.get(provider, provider)
     kind = kind_for_status(status)
     detail = f": {api_message.strip()[:API_MESSAGE_LIMIT]}" if api_message and api_message.strip() else ""
+    if kind != "auth" and is_context_overflow(status, api_message or "", body):
+        window = window_from_error(api_message or "", body)
+        held = f" of {window:,} tokens" if window else ""
+        error = ProviderError("context_overflow", redact(
+            f"{title} refused the request (HTTP {status}): the prompt is more than the model's context "
+            f"window{held} holds{detail}", secrets), status=status)
+        error.window = window
+        return error
     if kind == "auth":
         forbidden = status == HTTPStatus.FORBIDDEN
         what = "refused access" if forbidden else "rejected the API key"

@@ -120,7 +120,7 @@ class OpenAICompatClient:
             error = status_error(
                 PROVIDER, exc.status_code, _api_message(exc.body),
                 retries=retries_made(exc.status_code, self._retries),
-                key_var=KEY_VAR, model=params["model"], secrets=self._secrets,
+                key_var=KEY_VAR, model=params["model"], secrets=self._secrets, body=exc.body,
             )
             error.retry_after = parse_retry_after(exc.response.headers)
             raise error from None

@@ -17,8 +17,9 @@ calls, tool calls through the session's tool runner) until:
   act on it.
 
 Tool results carry the nudges of :mod:`ljtui.core.tasks.nudges` when they are
-due. Above ``agent.compress_at_tokens`` the task's history is compressed like
-a long chat request: its first message stays, with the last exchanges.
+due. Above ``agent.compress_at_tokens`` (or its share of the model's context
+window) the task's history is compressed like a long chat request: its first
+message stays, with the last exchanges.
 """
 
 from __future__ import annotations
@@ -123,7 +124,7 @@ class TaskAgent:
         """One model call on the task's history (compressed first when over the budget); its calls."""
         kit = self.kit
         config = kit.settings.config
-        if self._tokens() > config.agent.compress_at_tokens:
+        if self._tokens() > await kit.model.budget.compress_at():
             await self._compress()
         tail = "\n\n".join(filter(None, (C.summary_section(self.summary), await kit.gate_tail())))
         request = ChatRequest(self.system, tuple(self.history), self.tools.specs, config.provider.max_tokens,

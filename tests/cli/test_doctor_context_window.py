@@ -47,7 +47,7 @@ def test_doctor_says_what_a_llamacpp_server_holds(repo: Path, tmp_path: Path, se
     assert "context window  8,192 tokens (llama.cpp /props n_ctx)" in done.stdout.splitlines(), done.stderr
     report = json.loads(doctor(repo, tmp_path / "cfg", "--json", *local(server.url)).stdout)
     assert report["model"]["context_window"] == {"tokens": 8192, "source": "llama.cpp /props n_ctx"}
-    assert [r.path for r in server.requests] == ["/props", "/props"]
+    assert [r.path for r in server.probes] == ["/props", "/props"]
 
 
 def test_the_configured_window_wins_and_nothing_is_asked(repo: Path, tmp_path: Path, server: FakeSSEServer) -> None:
@@ -55,14 +55,14 @@ def test_the_configured_window_wins_and_nothing_is_asked(repo: Path, tmp_path: P
     (repo / ".agent" / "config.yaml").write_text("provider:\n  context_window: 32768\n", encoding="utf-8")
     done = doctor(repo, tmp_path / "cfg", *local(server.url))
     assert "context window  32,768 tokens (provider.context_window)" in done.stdout
-    assert server.requests == []
+    assert server.probes == []
 
 
 def test_anthropic_is_its_published_limit_without_a_request(repo: Path, tmp_path: Path,
                                                              server: FakeSSEServer) -> None:
     done = doctor(repo, tmp_path / "cfg", "--model", "claude-sonnet-4-5", ANTHROPIC_BASE_URL=server.url)
     assert "context window  200,000 tokens (published limit of claude-sonnet-4-5)" in done.stdout
-    assert server.requests == []
+    assert server.probes == []
 
 
 def test_a_server_that_is_down_is_unknown_at_once(repo: Path, tmp_path: Path) -> None:
@@ -79,5 +79,5 @@ def test_a_server_that_never_answers_holds_doctor_up_for_the_timeout_only(repo: 
         done = doctor(repo, tmp_path / "cfg", *local(silent.url))
         took = time.monotonic() - started
         assert "context window  unknown (set provider.context_window)" in done.stdout, done.stderr
-        assert [r.path for r in silent.requests] == ["/props"]  # one bound for all the questions
+        assert [r.path for r in silent.probes] == ["/props"]  # one bound for all the questions
     assert DOCTOR_TIMEOUT <= took < DOCTOR_TIMEOUT + 6

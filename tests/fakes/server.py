@@ -149,6 +149,12 @@ def request_problems(request: RecordedRequest) -> tuple[str, list[str]] | None:
     return api, check(body)
 
 
+def is_model_call(request: RecordedRequest) -> bool:
+    """Whether ``request`` goes to a model API's endpoint."""
+    path = urlsplit(request.path).path.rstrip("/")
+    return path == "/v1/messages" or path.endswith("/chat/completions")
+
+
 def invalid_request_reply(api: str, problems: list[str]) -> Reply:
     """The 400 the real API answers a request with ``problems`` with."""
     message = "; ".join(problems)
@@ -184,6 +190,10 @@ class FakeSSEServer:
                 False only for a test that sends invalid requests on purpose.
         """
         self.requests: list[RecordedRequest] = []
+        """Requests to a model API's endpoint (``/v1/messages``, ``…/chat/completions``)."""
+        self.probes: list[RecordedRequest] = []
+        """Requests to any other path (what a client asks a server about, e.g. its context window): answered by
+        ``responder``, else 404, never by a queued reply."""
         self.violations: list[Violation] = []
         """Requests the real API would refuse (each was answered 400)."""
         self.responder = responder
@@ -208,7 +218,14 @@ class FakeSSEServer:
             self._queue.extend(replies)
 
     def next_reply(self, request: RecordedRequest) -> Reply:
-        """Record ``request`` and choose its reply: auth check, the API's rules, queue, responder, else a 500."""
+        """Record ``request`` and choose its reply: auth check, the API's rules, queue, responder, else a 500;
+        a request to another path than a model API's: responder, else 404."""
+        if not is_model_call(request):
+            with self._lock:
+                self.probes.append(request)
+            if self.responder is not None:
+                return self.responder(request)
+            return Reply(status=404, body={"error": {"message": f"fake server: no {request.path}"}})
         with self._lock:
             self.requests.append(request)
             if self.require_key is not None and not self.key_ok(request):

@@ -69,3 +69,15 @@ async def test_openai_compatible_reply_and_bad_key(fake_openai: FakeSSEServer, g
         await chat(pilot, "again")
         text = screen_text(app)
         assert "key" in text.lower() and FAKE_KEY not in text
+
+
+async def test_the_status_bar_shows_the_context_used_of_a_llamacpp_servers_window(git_repo: Path) -> None:
+    from tests.core.providers.test_real_llamacpp_context import llamacpp_props
+
+    with FakeSSEServer(llamacpp_props, require_key=FAKE_KEY) as server:
+        server.queue(openai_api.text_reply("Hello.", prompt_tokens=3000, completion_tokens=100))
+        app = app_for(git_repo, "openai-compatible", server.url + "/v1")
+        async with app.run_test(size=SIZE) as pilot:
+            await chat(pilot, "hi")
+            status = str(app.main_screen.status.render())
+            assert "context 3.1k/8.2k (5.1k left)" in status, status

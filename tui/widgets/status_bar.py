@@ -1,4 +1,4 @@
-"""The status bar: provider/model, tokens, cost, the active gate's level, git branch, a task plan's progress,
+"""The status bar: provider/model, tokens, the context used of the model's window, cost, the active gate's level, git branch, a task plan's progress,
 long work's progress bar (an apply, a gate's checks) and "unsandboxed" when no sandbox confines commands."""
 
 from __future__ import annotations
@@ -89,6 +89,10 @@ class StatusBar(Static):
     layer_mode: reactive[str | None] = reactive(None)
     """``layered`` (every change waits in the copy-on-write layer), ``direct`` (changes are written to the files
     directly: no layer), or ``None`` before it is known."""
+    window: reactive[int | None] = reactive(None)
+    """The model's context window in tokens, once known."""
+    context_used: reactive[int] = reactive(0)
+    """Tokens of the last model call's prompt and reply: what the next prompt starts from."""
     progress: reactive[Progress | None] = reactive(None)
     """Long work running now (its bar and elapsed time are shown, redrawn every second), or ``None``."""
 
@@ -125,6 +129,10 @@ class StatusBar(Static):
             shown_line(self.provider) or "no model",
             f"tokens in {format_count(tokens[0])} out {format_count(tokens[1])} cached {format_count(tokens[2])}",
         ]
+        if self.window:
+            left = max(0, self.window - self.context_used)
+            parts.append(f"context {format_count(self.context_used)}/{format_count(self.window)} "
+                         f"({format_count(left)} left)")
         if self.cost is not None:
             parts.append(f"${self.cost:.4f}")
         if self.unsandboxed:

@@ -20,7 +20,7 @@ async def test_text_streams_as_token_events_in_order(fake_anthropic: FakeSSEServ
     result = await rig.engine.run_turn("hi")
 
     assert result is not None and result.text == "Hello from the fake Messages API."
-    assert rig.kinds() == ["turn_started", "model_call_started"] + ["token_delta"] * 7 + [
+    assert rig.kinds() == ["turn_started", "context_window_known", "model_call_started"] + ["token_delta"] * 7 + [
         "usage_recorded", "turn_finished"]
     assert rig.streamed_text() == result.text
     [started] = rig.of(ModelCallStarted)

@@ -19,8 +19,9 @@ from ljtui.core.config import ProviderConfig
 from ljtui.core.providers.base import ChatRequest, Message, ProviderError
 from ljtui.core.providers.context_window import (
     CONFIGURED_SOURCE, MAX_BODY_BYTES, OLLAMA_DEFAULT_NUM_CTX, OLLAMA_DEFAULT_SOURCE, ContextWindow,
-    discover_window, is_context_overflow, published_window, resolve_window, window_from_error,
+    discover_window, published_window, resolve_window,
 )
+from ljtui.core.providers.overflow import is_context_overflow, window_from_error
 from ljtui.core.providers.openai_compat import OpenAICompatClient
 from tests.fakes.fixtures import fast_provider
 from tests.fakes.server import SSE, FakeSSEServer, RecordedRequest, Reply
@@ -86,7 +87,7 @@ async def discover(server: FakeSSEServer, model: str = "local", *, timeout: floa
 
 
 def paths(server: FakeSSEServer) -> list[str]:
-    return [f"{r.method} {r.path}" for r in server.requests]
+    return [f"{r.method} {r.path}" for r in server.probes]
 
 
 def closed_port() -> int:
@@ -154,7 +155,7 @@ async def test_ollama_num_ctx_of_the_modelfile(serve: Callable[[Routes], FakeSSE
     show = {**OLLAMA_SHOW, "parameters": parameters}
     server = serve({"/v1/models": Reply(body=OLLAMA_MODELS), "/api/show": Reply(body=show)})
     assert await discover(server, "qwen2.5-coder:7b") == ContextWindow(8192, "Ollama num_ctx")
-    assert server.requests[-1].json == {"model": "qwen2.5-coder:7b"}
+    assert server.probes[-1].json == {"model": "qwen2.5-coder:7b"}
 
 
 async def test_ollama_loaded_context_length(serve: Callable[[Routes], FakeSSEServer]) -> None:
@@ -256,7 +257,7 @@ async def test_configured_beats_the_server_and_the_server_beats_published(
     cfg = provider("openai-compatible", base, model="gpt-4o", context_window=50_000)
     assert await resolve_window(cfg, provider=cfg.name, base_url=base, env={}) == ContextWindow(
         50_000, CONFIGURED_SOURCE)
-    assert server.requests == []  # configured: nothing asked
+    assert server.probes == []  # configured: nothing asked
     cfg.context_window = None
     assert await resolve_window(cfg, provider=cfg.name, base_url=base, env={}) == ContextWindow(
         8192, "llama.cpp /props n_ctx")
@@ -271,7 +272,7 @@ async def test_anthropic_is_not_asked(serve: Callable[[Routes], FakeSSEServer]) 
     server = serve({"/props": Reply(body=real("llamacpp_props.json"))})
     cfg = provider("anthropic", server.url, model="claude-opus-4-1")
     assert (await resolve_window(cfg, provider="anthropic", base_url=server.url, env={})).tokens == 200_000
-    assert server.requests == []
+    assert server.probes == []
     scripted = provider("scripted", server.url)
     assert await resolve_window(scripted, provider="scripted", base_url=server.url, env={}) is None
 
@@ -280,9 +281,9 @@ async def test_the_server_is_asked_with_the_key(serve: Callable[[Routes], FakeSS
     server = serve({"/props": Reply(body=real("llamacpp_props.json"))})
     cfg = provider("openai-compatible", server.url + "/v1")
     await resolve_window(cfg, provider=cfg.name, base_url=cfg.base_url, env={"OPENAI_API_KEY": "sk-local-1"})
-    assert server.requests[0].headers["authorization"] == "Bearer sk-local-1"
+    assert server.probes[0].headers["authorization"] == "Bearer sk-local-1"
     await resolve_window(cfg, provider=cfg.name, base_url=cfg.base_url, env={})
-    assert "authorization" not in server.requests[1].headers
+    assert "authorization" not in server.probes[1].headers
 
 
 async def test_a_client_that_cannot_be_built_is_no_window() -> None:
@@ -339,6 +340,6 @@ async def test_the_refusal_through_the_real_client(serve: Callable[[Routes], Fak
             pass
     await client.aclose()
     error = caught.value
-    assert error.status == 400 and error.kind == "bad_request"
+    assert error.status == 400 and error.kind == "context_overflow" and error.window == 8192
     assert is_context_overflow(error.status, error.message, None)
     assert window_from_error(error.message, None) == 8192

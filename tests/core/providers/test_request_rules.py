@@ -359,7 +359,8 @@ def test_a_valid_request_and_other_paths_are_never_violations() -> None:
         server.queue(openai_api.text_reply("hello"), anthropic_api.text_reply("hello"))
         assert httpx2.post(server.url + "/v1/chat/completions", json=chat(USER), timeout=5).status_code == 200
         assert httpx2.post(server.url + "/v1/messages", json=body(user()), timeout=5).status_code == 200
-        assert httpx2.get(server.url + "/v1/models", timeout=5).status_code == 500  # nothing scripted
+        assert httpx2.get(server.url + "/v1/models", timeout=5).status_code == 404  # not a model call
+    assert [p.path for p in server.probes] == ["/v1/models"] and len(server.requests) == 2
     assert server.violations == []
 
 
