@@ -59,10 +59,13 @@ LAYER_CHOICES: tuple[str, ...] = ("auto", "on", "off")
 """Values of ``agent.layer``."""
 ASK_COMMANDS_CHOICES: tuple[str, ...] = ("layered", "always")
 """Values of ``agent.ask_commands``."""
+EDIT_TOOLS_CHOICES: tuple[str, ...] = ("auto", "replace", "patch")
+"""Values of ``agent.edit_tools`` (:mod:`ljtui.core.agent.edit_dialect`)."""
 SWITCHES: dict[str, dict[bool, str]] = {"agent.layer": {True: "on", False: "off"}}
 """Text settings whose ``on``/``off`` YAML reads as booleans."""
 CHOICES: dict[str, tuple[str, ...]] = {"provider.name": PROVIDER_NAMES, "agent.routing": ROUTING_CHOICES,
-                                       "agent.layer": LAYER_CHOICES, "agent.ask_commands": ASK_COMMANDS_CHOICES}
+                                       "agent.layer": LAYER_CHOICES, "agent.ask_commands": ASK_COMMANDS_CHOICES,
+                                       "agent.edit_tools": EDIT_TOOLS_CHOICES}
 """Keys whose value must be one of a fixed set."""
 
 PROVIDER_BASE_URL_ENV: dict[str, str] = {"anthropic": "ANTHROPIC_BASE_URL", "openai-compatible": "OPENAI_BASE_URL"}

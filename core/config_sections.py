@@ -124,6 +124,10 @@ class AgentConfig:
     TASK-1) or ``chat`` (always the conversation agent, no extra call)."""
     router_model: str = opt("", scope=REPO)
     """Model of that routing call, e.g. a small fast one; empty: the session's model (``provider.model``)."""
+    edit_tools: str = opt("auto", scope=REPO)
+    """How the agent edits part of a file: ``replace`` (``edit_file``, exact string replacement), ``patch``
+    (``apply_patch``, Codex patches), or ``auto``: ``apply_patch`` for OpenAI's models (gpt-*, o-series, codex),
+    ``edit_file`` for every other one."""
     allow_tools: list[str] = opt(factory=list)
     """Tools that write or run commands without asking, e.g. ``[edit_file]`` (AGENT-3)."""
     allow_commands: list[str] = opt(factory=list)

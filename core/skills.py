@@ -50,7 +50,7 @@ MAX_SKILLS_PER_SOURCE = 64
 MAX_SCANNED_ENTRIES = 1024
 """A skills folder is listed up to this many entries; the rest are not looked at."""
 TOOL_NAMES = ("read_file", "list_files", "grep_files", "get_outline", "find_symbol", "write_file", "edit_file",
-              "create_directory", "bash", "propose_commit", "web_search", "web_fetch", "save_memory",
+              "apply_patch", "create_directory", "bash", "propose_commit", "web_search", "web_fetch", "save_memory",
               "update_task_plan", "complete_task", "playbook_save", "playbook_search", "playbook_get",
               "playbook_promote", "playbook_feedback", "gate_status", "gate_propose", "gate_confirm", "gate_start",
               "gate_check", "gate_verify", "gate_finish", "gate_deliver")

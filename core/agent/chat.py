@@ -18,10 +18,13 @@ from typing import TYPE_CHECKING, Callable
 
 from ljtui.core.agent import compression as C
 from ljtui.core.agent import runaway as R
+from ljtui.core.agent.edit_dialect import offered
 from ljtui.core.agent.kit import AgentKit
 from ljtui.core.agent.model_calls import TurnTally
 from ljtui.core.events import ContextCompressed, ConversationCleared, Notice, TurnFailed, TurnFinished, TurnStarted, Usage
-from ljtui.core.providers.base import ChatRequest, Message, ProviderError, TextBlock, ToolResultBlock, ToolUseBlock
+from ljtui.core.providers.base import (
+    ChatRequest, Message, ProviderError, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock,
+)
 from ljtui.core.secrets import redact, redact_message
 
 if TYPE_CHECKING:
@@ -123,7 +126,7 @@ class Conversation:
         for _ in range(agent.max_iterations):
             if self.estimated_tokens() > await kit.model.budget.compress_at():
                 await self._compress(turn, tally)
-            request = ChatRequest(kit.context.system, tuple(self.history), kit.tools.tools.specs,
+            request = ChatRequest(kit.context.system, tuple(self.history), self._specs(),
                                   kit.settings.config.provider.max_tokens,
                                   "\n\n".join(filter(None, (C.summary_section(self.summary), await kit.gate_tail()))))
             try:
@@ -184,11 +187,15 @@ class Conversation:
                                 f"text a program printed, not the user's words]\n{outcome.reason()}"))
         return True
 
+    def _specs(self) -> tuple[ToolSpec, ...]:
+        """The tools offered to the model: the session's, with the edit tool its family was trained on."""
+        return offered(self._kit.tools.tools.specs, self._kit.settings.config)
+
     def estimated_tokens(self) -> int:
         """The next prompt's size, estimated (system, summary, history, tool schemas)."""
         kit = self._kit
         return C.estimate_tokens(kit.context.system + C.summary_section(self.summary), self.history,
-                                 kit.tools.tools.specs)
+                                 self._specs())
 
     async def compact(self) -> bool:
         """Summarise the older messages now (``/compact``); False when there is nothing to summarise."""
@@ -238,7 +245,7 @@ class Conversation:
     def _fits(self, kept: tuple[Message, ...], limit: int) -> bool:
         """Whether ``kept``, with a summary as long as one can be, is within ``limit`` tokens."""
         kit = self._kit
-        size = C.estimate_tokens(kit.context.system, kept, kit.tools.tools.specs) + C.SUMMARY_MAX_TOKENS
+        size = C.estimate_tokens(kit.context.system, kept, self._specs()) + C.SUMMARY_MAX_TOKENS
         return size <= limit
 
     async def _overflowed(self, turn: int, tally: TurnTally, refused: ProviderError) -> None:

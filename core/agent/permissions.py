@@ -48,7 +48,7 @@ from ljtui.core.asking import Ask
 from ljtui.core.display import shown
 from ljtui.core.events import Event, PermissionDecided, PermissionRequested
 
-WRITE_TOOLS = frozenset({"write_file", "edit_file", "create_directory"})
+WRITE_TOOLS = frozenset({"write_file", "edit_file", "apply_patch", "create_directory"})
 """Tools that change files."""
 COMMAND_TOOLS = frozenset({"bash"})
 """Tools that run a command."""

@@ -39,8 +39,10 @@ from ljtui.core.edits.transaction import TransactionOutcome, random_id
 from ljtui.core.layer.host_protocol import decode_bytes, encode_bytes
 from ljtui.core.tool_result import ToolResult
 
-WRITE_TOOLS = ("write_file", "edit_file", "create_directory")
+WRITE_TOOLS = ("write_file", "edit_file", "apply_patch", "create_directory")
 FOLDER_TOOL = "create_directory"
+PATCH_TOOL = "apply_patch"
+"""Written by :mod:`.host_patch` (every file of one patch, or none)."""
 ABSENT = "absent"
 """The hash of a file that does not exist."""
 NOT_A_WRITE_TOOL = "{name!r} is not a write tool (one of: {tools})"
@@ -120,6 +122,10 @@ def run_tool(writer: LayerWriter, name: str, args: dict[str, Any]) -> ToolResult
     if name == FOLDER_TOOL:
         target = prepare_folder(writer, args)
         return target if isinstance(target, ToolResult) else make_folder(writer, target.key, LAYER)
+    if name == PATCH_TOOL:
+        from ljtui.core.layer.host_patch import run_patch
+
+        return run_patch(writer, args)
     prepare_tool = PREPARE.get(name)
     if prepare_tool is None:
         return failed(NOT_A_WRITE_TOOL.format(name=name, tools=", ".join(WRITE_TOOLS)))
@@ -152,6 +158,10 @@ def prepare(writer: LayerWriter, name: str, args: dict[str, Any]) -> ToolResult 
         title, lines = folder_question(target)
         return {"tool": name, "asked": target.key, "path": target.key, "title": title, "lines": lines,
                 "diff_path": None, "before_hash": ABSENT, "after": None, "notes": []}
+    if name == PATCH_TOOL:
+        from ljtui.core.layer.host_patch import prepare_patch_write
+
+        return prepare_patch_write(writer, args)
     prepare_tool = PREPARE.get(name)
     if prepare_tool is None:
         return failed(NOT_A_WRITE_TOOL.format(name=name, tools=", ".join(WRITE_TOOLS)))
@@ -179,6 +189,10 @@ def commit(writer: LayerWriter, data: dict[str, Any]) -> ToolResult:
     if name == FOLDER_TOOL:
         target = prepare_folder(writer, {"path": key})
         return target if isinstance(target, ToolResult) else make_folder(writer, target.key, LAYER)
+    if name == PATCH_TOOL:
+        from ljtui.core.layer.host_patch import commit_patch_write
+
+        return commit_patch_write(writer, data)
     if name not in PREPARE:
         return failed(NOT_A_WRITE_TOOL.format(name=name, tools=", ".join(WRITE_TOOLS)))
     notes = tuple(str(note) for note in data["notes"])

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ljtui.core.agent import compression as C
 from ljtui.core.agent import runaway as R
+from ljtui.core.agent.edit_dialect import offered
 from ljtui.core.providers.base import ChatRequest, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from ljtui.core.secrets import redact_message
 from ljtui.core.tasks import prompts as P
@@ -127,7 +128,8 @@ class TaskAgent:
         if self._tokens() > await kit.model.budget.compress_at():
             await self._compress()
         tail = "\n\n".join(filter(None, (C.summary_section(self.summary), await kit.gate_tail())))
-        request = ChatRequest(self.system, tuple(self.history), self.tools.specs, config.provider.max_tokens,
+        request = ChatRequest(self.system, tuple(self.history), offered(self.tools.specs, config),
+                              config.provider.max_tokens,
                               tail, agent=self.name)
         text, calls = await self.runner.call(request)
         self.said = text.strip() or self.said
@@ -162,7 +164,8 @@ class TaskAgent:
         return results, ended, None
 
     def _tokens(self) -> int:
-        return C.estimate_tokens(self.system + C.summary_section(self.summary), self.history, self.tools.specs)
+        return C.estimate_tokens(self.system + C.summary_section(self.summary), self.history,
+                                 offered(self.tools.specs, self.kit.settings.config))
 
     async def _compress(self) -> None:
         parts = C.cut_inside(self.history, start=0)

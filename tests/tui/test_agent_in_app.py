@@ -77,9 +77,10 @@ def compress_after_two_exchanges(app) -> None:
     """Compress once the history holds more than the two long exchanges of compress.yaml's first turns
     (the system prompt and the tool schemas come on top)."""
     from ljtui.core.agent.compression import estimate_tokens
+    from ljtui.core.agent.edit_dialect import offered
 
     engine = app.engine
-    fixed = estimate_tokens(engine.context.build(), [], engine.tools.specs)
+    fixed = estimate_tokens(engine.context.build(), [], offered(engine.tools.specs, engine.config))
     engine.config.agent.compress_at_tokens = fixed + 900
 
 

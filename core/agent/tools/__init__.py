@@ -29,6 +29,7 @@ TOOLS: tuple[tuple[ToolSpec, str], ...] = (
     (code_specs.FIND_SYMBOL, "code:find"),
     (edit_specs.WRITE_FILE, "edits:write_file"),
     (edit_specs.EDIT_FILE, "edits:edit_file"),
+    (edit_specs.APPLY_PATCH, "edits:apply_patch"),
     (edit_specs.CREATE_DIRECTORY, "edits:create_directory"),
     (bash_specs.BASH, "bash:bash"),
     (layer_specs.PROPOSE_COMMIT, "layer:propose_commit"),

@@ -13,7 +13,7 @@ INTRO = """\
 # The agent's tools
 
 The conversation agent (a plain message in the app, or `ljtui run "…"`)
-has these seventeen tools. Each section is the tool's description and JSON
+has these {count} tools. Each section is the tool's description and JSON
 input schema exactly as the model receives them, then what ljtui adds:
 whether the user is asked, and how a large result is cut. Every tool
 works inside the repository only (paths are relative to its root; `..`,
@@ -22,11 +22,21 @@ refused), never reads a secret file (`.env`, keys, `.git/config`; see
 `security.allow_secret_files`), and answers a bad argument with an
 `error: …` result the model reads, never an exception.
 
-Writes (`write_file`, `edit_file`, `create_directory`) go through the same
-atomic transaction as an applied plan, grouped per user message: `/undo`
-reverts what the agent wrote in the last message. Headless, a tool that
-asks is denied unless `ljtui run --allow write,bash` (or `--yes`) allows
-it; each decision is a `permission_requested` / `permission_decided` event.
+Writes (`write_file`, `edit_file`, `apply_patch`, `create_directory`) go
+through the same atomic transaction as an applied plan, grouped per user
+message: `/undo` reverts what the agent wrote in the last message.
+Headless, a tool that asks is denied unless `ljtui run --allow write,bash`
+(or `--yes`) allows it; each decision is a `permission_requested` /
+`permission_decided` event.
+
+`edit_file` and `apply_patch` do the same job in two edit formats, and a
+model is offered the one it was trained on, as `agent.edit_tools` says:
+`replace` offers `edit_file` (exact string replacement), `patch` offers
+`apply_patch` (Codex patches), and `auto`, the default, offers
+`apply_patch` to OpenAI's models (names starting with `gpt-`, `o1`, `o3`,
+`o4` or `codex`, or holding `codex` or `gpt-oss`, whoever serves them) and
+`edit_file` to every other (Claude, and local families such as Qwen, Llama
+or Gemma). `write_file` and `create_directory` are always offered.
 
 This file is generated: `python -m ljtui.core.agent.tools.docs > docs/tools.md`.
 """
@@ -58,6 +68,10 @@ def notes() -> dict[str, str]:
         "write_file": asks.format(tool="write_file"),
         "edit_file": asks.format(tool="edit_file") + " When `old` does not occur exactly once, the error "
                      "lists the nearest candidates with their lines.",
+        "apply_patch": asks.format(tool="apply_patch") + " One question for the whole patch, with the diff of "
+                       "every file it touches; its files are written in one transaction, all or none. A hunk "
+                       "whose context is not found, or found more than once, is an error naming the file and the "
+                       "hunk, with the nearest candidates; nothing is written.",
         "create_directory": asks.format(tool="create_directory"),
         "bash": "Asks with the command, the folder and the time limit; a dangerous command can only be "
                 "allowed once, and is asked every time. Output streams to the Conversation as it comes; "
@@ -97,10 +111,26 @@ def notes() -> dict[str, str]:
     }
 
 
+NUMBERS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+           "seventeen eighteen nineteen").split()
+TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+
+
+def in_words(number: int) -> str:
+    """``number`` (below a hundred) as the intro writes it: ``twenty-seven``; digits from a hundred on."""
+    if number < len(NUMBERS):
+        return NUMBERS[number]
+    if number >= 100:
+        return str(number)
+    tens, ones = divmod(number, 10)
+    return TENS[tens - 2] + (f"-{NUMBERS[ones]}" if ones else "")
+
+
 def render() -> str:
     """The whole of docs/tools.md."""
-    parts, added = [INTRO], notes()
-    for spec in agent_tools().specs:
+    specs = agent_tools().specs
+    parts, added = [INTRO.format(count=in_words(len(specs)))], notes()
+    for spec in specs:
         parts.append(f"\n## `{spec.name}`\n\n{spec.description}\n\n{added[spec.name]}\n\n"
                      f"```json\n{json.dumps(spec.input_schema, indent=2)}\n```\n")
     return "".join(parts)

@@ -1,4 +1,4 @@
-"""Writing tools: ``write_file``, ``edit_file``, ``create_directory``.
+"""Writing tools: ``write_file``, ``edit_file``, ``apply_patch``, ``create_directory``.
 
 What a call checks and what the model is told are shared with the layer's
 tool host (:mod:`.write_steps`). Where the call goes depends on the session:
@@ -16,7 +16,9 @@ tool host (:mod:`.write_steps`). Where the call goes depends on the session:
 
 ``edit_file`` follows the EDIT-2 rules and messages exactly: ``old`` must
 occur once (counted by the start-of-line rule), with the nearest candidates
-when it does not.
+when it does not. ``apply_patch`` takes a Codex patch (:mod:`.patch_steps`):
+asked about once with the diff of every file it touches, and written in one
+transaction, all its files or none.
 """
 
 from __future__ import annotations
@@ -26,13 +28,14 @@ from typing import TYPE_CHECKING, Any
 
 from ljtui.core.agent.permissions import Permissions
 from ljtui.core.agent.tools.base import failed
+from ljtui.core.agent.tools.patch_steps import PATCH_TOOL, patch_finished, prepare_patch, write_in_turn
 from ljtui.core.agent.tools.write_steps import (
     TREE, PreparedWrite, before_asking, finished, folder_question, make_folder, prepare_edit_file,
     prepare_folder, prepare_write_file, unchanged_secret,
 )
 from ljtui.core.agent.writer import AgentWriter, WriteRefused
 from ljtui.core.tools import Tool, ToolContext, ToolResult, require
-from ljtui.core.agent.tools.specs.edits import CREATE_DIRECTORY, EDIT_FILE, WRITE_FILE
+from ljtui.core.agent.tools.specs.edits import APPLY_PATCH, CREATE_DIRECTORY, EDIT_FILE, WRITE_FILE
 
 if TYPE_CHECKING:
     from ljtui.core.layer.tools import LayerTools
@@ -101,6 +104,26 @@ async def edit_file(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     return await _ask_and_write(ctx, prepared)
 
 
+async def apply_patch(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    if ctx.services.layer_tools is not None:
+        return await _in_layer(ctx, ctx.services.layer_tools, PATCH_TOOL, args)
+    writer = _writer(ctx)
+    prepared = await asyncio.to_thread(prepare_patch, writer, args)
+    if isinstance(prepared, ToolResult):
+        return prepared
+    permissions: Permissions = require(ctx.services.permissions, "permissions")
+    answer = await permissions.request(tool=PATCH_TOOL, subject=prepared.subject, title=prepared.title,
+                                       lines=prepared.dialog_lines(), turn=ctx.turn, call_id=ctx.call_id,
+                                       agent=ctx.agent, diff_path=prepared.diff_path)
+    if not answer.allowed:
+        return failed(answer.reason)
+    try:
+        outcome, done, rebased = await write_in_turn(writer, prepared)
+    except WriteRefused as exc:
+        return failed(str(exc))
+    return patch_finished(done, outcome, rebased, TREE)
+
+
 async def create_directory(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if ctx.services.layer_tools is not None:
         return await _in_layer(ctx, ctx.services.layer_tools, "create_directory", args)
@@ -117,4 +140,5 @@ async def create_directory(args: dict[str, Any], ctx: ToolContext) -> ToolResult
     return await asyncio.to_thread(make_folder, writer, target.key, TREE)
 
 
-TOOLS = (Tool(WRITE_FILE, write_file), Tool(EDIT_FILE, edit_file), Tool(CREATE_DIRECTORY, create_directory))
+TOOLS = (Tool(WRITE_FILE, write_file), Tool(EDIT_FILE, edit_file), Tool(APPLY_PATCH, apply_patch),
+         Tool(CREATE_DIRECTORY, create_directory))

@@ -93,7 +93,7 @@ async def test_an_outline_that_cannot_be_built_is_left_out_with_a_warning(git_re
 def test_the_agent_has_its_tools_in_a_fixed_order() -> None:
     assert [s.name for s in agent_tools().specs] == [
         "read_file", "list_files", "grep_files", "get_outline", "find_symbol", "write_file", "edit_file",
-        "create_directory", "bash", "propose_commit", "web_search", "web_fetch", "save_memory", "playbook_save",
-        "playbook_search",
+        "apply_patch", "create_directory", "bash", "propose_commit", "web_search", "web_fetch", "save_memory",
+        "playbook_save", "playbook_search",
         "playbook_get", "playbook_promote", "playbook_feedback", "gate_status", "gate_propose", "gate_confirm",
         "gate_start", "gate_check", "gate_verify", "gate_finish", "gate_deliver"]

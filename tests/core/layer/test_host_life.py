@@ -173,7 +173,7 @@ def test_bad_tool_arguments_are_the_tool_s_refusals(host: LayerTools) -> None:
     assert not host.reader.read_file(5).ok and not host.reader.grep("(((", ".").ok
     assert not host.reader.list_dir("x" * 100_000).ok and host.outline.outline({"a": [1]}).error
     assert host.write_tool("rm", {}).content == (
-        "error: 'rm' is not a write tool (one of: write_file, edit_file, create_directory)")
+        "error: 'rm' is not a write tool (one of: write_file, edit_file, apply_patch, create_directory)")
     assert host.write_tool("edit_file", {"path": "app.py", "old": None, "new": "x"}).summary == (
         "edit_file: missing argument 'old' (a string)")
     assert ping(host) and host.starts == 1

@@ -31,3 +31,24 @@ CREATE_DIRECTORY = ToolSpec(
     {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"],
      "additionalProperties": False},
 )
+
+APPLY_PATCH = ToolSpec(
+    "apply_patch",
+    "Edit files with a patch: add, delete, rename and change several files in one call, all or nothing. "
+    "`patch` is one envelope:\n\n"
+    "    *** Begin Patch\n"
+    "    *** Add File: <path>      then the new file's lines, each starting with +\n"
+    "    *** Delete File: <path>   nothing follows\n"
+    "    *** Update File: <path>   then, optionally, *** Move to: <new path>, then hunks\n"
+    "    *** End Patch\n\n"
+    "A hunk starts with @@ (optionally followed by a line of the file it comes after, such as a class or "
+    "function header); its lines start with ' ' (context), '-' (removed) or '+' (added). Give about 3 lines of "
+    "context above and below each change. Context and '-' lines must match the file exactly, byte for byte "
+    "(copy them from read_file, with their indentation), and each hunk must apply at exactly one place: when it "
+    "would match twice, add context or an @@ line. Paths are relative to the repository root, never absolute. "
+    "Asks the user first (they see the diff).",
+    {"type": "object", "properties": {
+        "patch": {"type": "string",
+                  "description": "the whole patch, from '*** Begin Patch' to '*** End Patch'"}},
+     "required": ["patch"], "additionalProperties": False},
+)
