@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Callable
 
 from ljtui.core.agent import compression as C
 from ljtui.core.agent import runaway as R
-from ljtui.core.agent.edit_dialect import offered
+from ljtui.core.agent.offer import Offer, offer_now
 from ljtui.core.agent.kit import AgentKit
 from ljtui.core.agent.model_calls import TurnTally
 from ljtui.core.events import ContextCompressed, ConversationCleared, Notice, TurnFailed, TurnFinished, TurnStarted, Usage
@@ -74,6 +74,8 @@ class Conversation:
         self.summary = ""
         """The running summary of messages that compression removed."""
         self._request: Message | None = None
+        self._offer = Offer()
+        """What decided the tools of the last model call."""
         """The message that opened the running turn (a failed turn rewinds to just before it)."""
 
     async def run_turn(self, text: str) -> TurnResult | None:
@@ -124,6 +126,7 @@ class Conversation:
         await kit.context.prepare()
         agent = kit.settings.config.agent
         for _ in range(agent.max_iterations):
+            self._offer = await offer_now(kit)
             if self.estimated_tokens() > await kit.model.budget.compress_at():
                 await self._compress(turn, tally)
             request = ChatRequest(kit.context.system, tuple(self.history), self._specs(),
@@ -188,8 +191,8 @@ class Conversation:
         return True
 
     def _specs(self) -> tuple[ToolSpec, ...]:
-        """The tools offered to the model: the session's, with the edit tool its family was trained on."""
-        return offered(self._kit.tools.tools.specs, self._kit.settings.config)
+        """The tools offered to the model now (:mod:`ljtui.core.agent.offer`)."""
+        return self._offer.specs(self._kit.tools.tools.specs, self._kit.settings.config)
 
     def estimated_tokens(self) -> int:
         """The next prompt's size, estimated (system, summary, history, tool schemas)."""

@@ -10,13 +10,7 @@ and local ones: qwen, llama, gemma …) with exact string replacement
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ljtui.core.config import EDIT_TOOLS_CHOICES
-
-if TYPE_CHECKING:
-    from ljtui.core.config import Config
-    from ljtui.core.providers.base import ToolSpec
 
 AUTO, REPLACE, PATCH = EDIT_TOOLS_CHOICES
 EDIT_FILE, APPLY_PATCH = "edit_file", "apply_patch"
@@ -65,11 +59,3 @@ def hidden_edit_tools(setting: str, provider: str, model: str) -> frozenset[str]
     """
     return EDIT_TOOLS - edit_tool_names(setting, provider, model)
 
-
-def offered(specs: tuple[ToolSpec, ...], config: Config) -> tuple[ToolSpec, ...]:
-    """``specs`` without the edit tool the session's model is not offered, in their order (the tool list is
-    part of the cached prompt prefix). A call of the other one still runs: only the offer follows the model."""
-    provider = config.provider
-    hidden = hidden_edit_tools(config.agent.edit_tools if config.agent.edit_tools in EDIT_TOOLS_CHOICES else AUTO,
-                               provider.name, provider.model)
-    return tuple(spec for spec in specs if spec.name not in hidden)

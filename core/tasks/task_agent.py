@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ljtui.core.agent import compression as C
 from ljtui.core.agent import runaway as R
-from ljtui.core.agent.edit_dialect import offered
+from ljtui.core.agent.offer import Offer, offer_now
 from ljtui.core.providers.base import ChatRequest, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from ljtui.core.secrets import redact_message
 from ljtui.core.tasks import prompts as P
@@ -94,6 +94,7 @@ class TaskAgent:
         self.guard = R.RepeatGuard()
         self.depth_nudged = False
         self.said = ""
+        self.offer = Offer()
 
     async def run(self) -> TaskEnd:
         limit = self.kit.settings.config.agent.max_iterations
@@ -125,10 +126,11 @@ class TaskAgent:
         """One model call on the task's history (compressed first when over the budget); its calls."""
         kit = self.kit
         config = kit.settings.config
+        self.offer = await offer_now(kit)
         if self._tokens() > await kit.model.budget.compress_at():
             await self._compress()
         tail = "\n\n".join(filter(None, (C.summary_section(self.summary), await kit.gate_tail())))
-        request = ChatRequest(self.system, tuple(self.history), offered(self.tools.specs, config),
+        request = ChatRequest(self.system, tuple(self.history), self.offer.specs(self.tools.specs, config),
                               config.provider.max_tokens,
                               tail, agent=self.name)
         text, calls = await self.runner.call(request)
@@ -165,7 +167,7 @@ class TaskAgent:
 
     def _tokens(self) -> int:
         return C.estimate_tokens(self.system + C.summary_section(self.summary), self.history,
-                                 offered(self.tools.specs, self.kit.settings.config))
+                                 self.offer.specs(self.tools.specs, self.kit.settings.config))
 
     async def _compress(self) -> None:
         parts = C.cut_inside(self.history, start=0)

@@ -77,10 +77,11 @@ def compress_after_two_exchanges(app) -> None:
     """Compress once the history holds more than the two long exchanges of compress.yaml's first turns
     (the system prompt and the tool schemas come on top)."""
     from ljtui.core.agent.compression import estimate_tokens
-    from ljtui.core.agent.edit_dialect import offered
+    from ljtui.core.agent.offer import Offer
 
     engine = app.engine
-    fixed = estimate_tokens(engine.context.build(), [], offered(engine.tools.specs, engine.config))
+    fixed = estimate_tokens(engine.context.build(), [], Offer(gate=False, playbooks=False).specs(engine.tools.specs,
+                                                                                               engine.config))
     engine.config.agent.compress_at_tokens = fixed + 900
 
 

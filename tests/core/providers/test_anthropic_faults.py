@@ -32,8 +32,8 @@ async def test_429_then_success_honours_retry_after(fake_anthropic: FakeSSEServe
     [retried] = rig.of(ModelCallRetried)
     assert (retried.attempt, retried.max_retries, retried.error, retried.delay) == (1, 2, "rate_limit", 0.3)
     assert retried.message == "the Anthropic API is rate limiting requests (HTTP 429)"
-    assert rig.kinds()[:5] == [
-        "turn_started", "model_call_started", "model_call_retried", "model_call_started", "token_delta"]
+    assert rig.kinds()[:6] == ["turn_started", "context_window_known", "model_call_started", "model_call_retried",
+                               "model_call_started", "token_delta"]
     await rig.engine.aclose()
 
 
