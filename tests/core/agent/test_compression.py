@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ljtui.core.agent import compression as C
+from ljtui.core.agent.offer import Offer
 from ljtui.core.agent.chat import NOTHING_TO_COMPACT
 from ljtui.core.clock import FixedClock
 from ljtui.core.config import Config
@@ -36,7 +37,8 @@ def engine_with(tmp_path: Path, turns: list[ScriptedTurn], threshold: int) -> tu
     config = Config()
     sink = ListSink()
     engine = Engine(config, sink, repo_root=tmp_path, clock=FixedClock(), client_factory=lambda cfg: client)
-    fixed = C.estimate_tokens(engine.context.build(), [], engine.tools.specs)
+    offered = Offer(gate=False, playbooks=False).specs(engine.tools.specs, config)
+    fixed = C.estimate_tokens(engine.context.build(), [], offered)
     config.agent.compress_at_tokens = fixed + threshold
     return engine, client, sink
 
