@@ -272,6 +272,7 @@ def _show_task_event(screen: MainScreen, event: Event) -> bool:
     pane = screen.query_one(PlanPane)
     pane.show_event(event)
     conv = screen.conversation
+    conv.hide_thinking()  # the decomposition's or the replanner's call has answered
     match event:
         case T.TaskPlanFallback(reason=reason):
             conv.add_notice(f"The request could not be split into tasks ({reason}); the plan is one task: "

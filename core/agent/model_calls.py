@@ -133,19 +133,31 @@ class ModelCalls:
         return text, self._bounded(calls, request.agent), stop
 
     async def text(self, turn: int, request: ChatRequest, tally: TurnTally | None = None) -> str:
-        """The redacted text of one quiet call without tools, with retries; its tokens are recorded when it
-        used any (a scripted default answer uses none)."""
+        """The redacted text of one quiet call without tools (:meth:`reply`)."""
+        return (await self.reply(turn, request, tally))[0]
+
+    async def reply(self, turn: int, request: ChatRequest, tally: TurnTally | None = None, *,
+                    announce: bool = False) -> tuple[str, str]:
+        """The redacted text and the stop reason of one quiet call without tools, with retries; its tokens
+        are recorded when it used any (a scripted default answer uses none), a failed attempt's too.
+
+        ``announce``: each attempt is announced with ``model_call_started`` (naming the request's model, e.g.
+        ``agent.router_model``, else the client's), though its text is not streamed.
+        """
         client = self.client()
         policy = RetryPolicy.from_config(self._settings.config.provider)
 
-        async def attempt() -> tuple[str, Usage]:
-            text, _, usage, _ = await self._spending(turn, client, request, tally or TurnTally(), quiet=True)
-            return text, usage
+        async def attempt() -> tuple[str, Usage, str]:
+            if announce:
+                self._sink.emit(ModelCallStarted(turn, client.provider, request.model or client.model))
+            text, _, usage, stop = await self._spending(turn, client, request, tally or TurnTally(), quiet=True)
+            return text, usage, stop
 
-        text, usage = await retry_call(attempt, policy, on_retry=self._announcer(turn, policy), sleep=self.sleep)
+        text, usage, stop = await retry_call(attempt, policy, on_retry=self._announcer(turn, policy),
+                                             sleep=self.sleep)
         if tally is not None or usage != Usage():
             self.record_usage(turn, client, usage, tally or TurnTally(), model=request.model)
-        return redact(text, self._settings.secrets)
+        return redact(text, self._settings.secrets), stop
 
     async def _spending(self, turn: int, client: ChatClient, request: ChatRequest, tally: TurnTally, *,
                         quiet: bool) -> tuple[str, list[ToolCall], Usage, str]:

@@ -2,7 +2,8 @@
 
 Each turn sends one user message — the request, the transcript (kept
 under the prompt budget by eliding older tool results) and the
-instructions again — to a plain chat client, reads one action or a plan
+instructions again — to a plain chat client (each attempt announced by
+``model_call_started``, its text not streamed), reads one action or a plan
 from the reply, runs the action with :class:`ReadOnlyTools` and appends its
 output under ``## Tool result``. A plan is checked with the patcher's
 validator; failures go back to the model for at most
@@ -22,7 +23,7 @@ from typing import Awaitable, Callable, Iterable
 
 from ljtui.core.edits.plan_format import Declarations
 from ljtui.core.events import (
-    AGENT_PLANNER, Event, ModelCallRetried, ToolCallFinished, ToolCallStarted, Usage, shown_output,
+    AGENT_PLANNER, Event, ModelCallRetried, ModelCallStarted, ToolCallFinished, ToolCallStarted, Usage, shown_output,
 )
 from ljtui.core.planner.aborts import AbortReason, abort_message
 from ljtui.core.planner import prompts as P
@@ -127,7 +128,8 @@ async def run_planner(
         handbook_dir: a handbook mounted read-only at ``__handbook__/``.
         max_turns: model calls allowed (at least 1).
         prompt_vars: how the prompt names this codebase's paths and symbols.
-        sink: receives :mod:`ljtui.core.planner.events` as the run goes.
+        sink: receives :mod:`ljtui.core.planner.events` as the run goes, and
+            :class:`~ljtui.core.events.ModelCallStarted` before each model call.
         checker: validates a plan text against the root, under the run's
             secret-file policy (the one its tools read with).
         max_tokens: tokens the model may write per reply.
@@ -229,6 +231,7 @@ class _Run:
         request = ChatRequest(system=self.system, messages=(Message.user(prompt),), max_tokens=self.max_tokens)
 
         async def attempt() -> tuple[str, Usage]:
+            self.emit(ModelCallStarted(self.turn, self.client.provider, self.client.model))
             parts: list[str] = []
             usage = Usage()
             async for delta in self.client.stream(request):

@@ -2,7 +2,9 @@
 
 The replanner replies ``{"decision": "skip" | "retry" | "replace", "reason": "...",
 "description": "new text, for replace"}`` (``action`` is accepted for
-``decision``), bare, fenced or with prose around it. At most
+``decision``), bare, fenced or with prose around it. Only its own, finished
+answer is read (:mod:`ljtui.core.tasks.own_answer`): not an object its prompt
+holds, nor a reply cut off at its ``max_tokens``. At most
 :data:`MAX_DECISIONS_PER_RUN` decisions are applied in one run; the failure
 after that stops the run.
 """
@@ -10,10 +12,11 @@ after that stops the run.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Collection
 from dataclasses import dataclass
 from enum import StrEnum
 
-from ljtui.core.tasks.jsonreply import find_object
+from ljtui.core.tasks.own_answer import Reply, find_answer
 from ljtui.core.tasks.plan import TaskPlan, TaskStatus, replace_task
 from ljtui.core.tasks.validate import MAX_DESCRIPTION_CHARS, clean_text
 
@@ -48,11 +51,20 @@ class DecisionError:
     message: str
 
 
-def parse_decision(text: str) -> Decision | DecisionError:
-    """Read the replanner's reply; never raises."""
-    found = find_object(text, DECISION_KEYS[0])
+def read_decision(reply: Reply) -> Decision | DecisionError:
+    """Read the replanner call's reply as :func:`parse_decision` does; one cut off at its ``max_tokens`` is not
+    read."""
+    if reply.cut:
+        return DecisionError(f"the reply was cut off at max_tokens ({reply.max_tokens:,} tokens)")
+    return parse_decision(reply.text, reply.prompt)
+
+
+def parse_decision(text: str, prompt: Collection[str] = ()) -> Decision | DecisionError:
+    """Read the replanner's reply (an object ``prompt``, the texts it was sent, holds is not its answer); never
+    raises."""
+    found = find_answer(text, DECISION_KEYS[0], prompt)
     if found.value is None:
-        alias = find_object(text, DECISION_KEYS[1])
+        alias = find_answer(text, DECISION_KEYS[1], prompt)
         found = alias if alias.value is not None else found
     if found.value is not None:
         key = next(k for k in DECISION_KEYS if k in found.value)

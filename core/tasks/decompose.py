@@ -10,6 +10,10 @@ bare, in a fence or with prose around it. Three outcomes:
 * ``fallback``: the reply could not be used; the plan is one task whose
   description is the goal, and ``reason`` says why (the caller emits
   ``task_plan_fallback``).
+
+Only the model's own, finished answer is read (:mod:`ljtui.core.tasks.own_answer`):
+an object the prompt already holds is an echo, so a reply that only repeats
+its prompt falls back, and so does a reply cut off at its ``max_tokens``.
 """
 
 from __future__ import annotations
@@ -18,12 +22,13 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from enum import StrEnum
 
-from ljtui.core.tasks.jsonreply import find_object
+from ljtui.core.tasks.own_answer import ECHOED, PromptObjects, Reply, find_answer
 from ljtui.core.tasks.plan import Task, TaskPlan
 from ljtui.core.tasks.sanitise import StrippedHint, sanitise
 from ljtui.core.tasks.validate import MAX_DESCRIPTION_CHARS, MIN_TASKS, clean_text, validate_tasks
 
 TASKS_KEY = "tasks"
+LIMIT_KEY = "provider.max_tokens"
 
 
 class DecompositionKind(StrEnum):
@@ -55,18 +60,39 @@ class Decomposition:
     verification_added: Task | None = None
 
 
-def parse_decomposition(text: str, known_hints: Collection[str], goal: str) -> Decomposition:
+def read_decomposition(reply: Reply, known_hints: Collection[str], goal: str, configured: int) -> Decomposition:
+    """Turn the decomposition call's reply into a plan for ``goal``, as :func:`parse_decomposition` does; a
+    reply cut off at its ``max_tokens`` falls back, the reason naming ``provider.max_tokens`` (``configured``)."""
+    if reply.cut:
+        return fallback(goal, cut_reason(reply.max_tokens, configured))
+    return parse_decomposition(reply.text, known_hints, goal, reply.prompt)
+
+
+def cut_reason(limit: int, configured: int) -> str:
+    """Why a decomposition reply cut off at ``limit`` tokens was not read, with ``provider.max_tokens`` at
+    ``configured``."""
+    if limit >= configured:
+        bound = f"{LIMIT_KEY} ({limit:,} tokens)"
+    else:
+        bound = f"the {limit:,} tokens a planning reply may take ({LIMIT_KEY} is {configured:,})"
+    return f"cut off at max_tokens: the model's reply reached {bound} before it held a whole plan"
+
+
+def parse_decomposition(text: str, known_hints: Collection[str], goal: str,
+                        prompt: Collection[str] = ()) -> Decomposition:
     """Turn the model's decomposition reply into a plan for ``goal``.
 
     Args:
         text: The raw reply.
         known_hints: Names of the tools and skills that exist.
         goal: The user's goal; the fallback task's description.
+        prompt: The texts the model was sent; an object they hold is not its answer, nor a task.
 
     Returns:
         The outcome; never raises.
     """
-    found = find_object(text, TASKS_KEY)
+    objects = PromptObjects(prompt)
+    found = find_answer(text, TASKS_KEY, objects)
     if found.value is None:
         return fallback(goal, f"{found.error}: {found.detail}")
     raw = found.value[TASKS_KEY]
@@ -74,10 +100,15 @@ def parse_decomposition(text: str, known_hints: Collection[str], goal: str) -> D
         return fallback(goal, f'wrong shape: "{TASKS_KEY}" is {type(raw).__name__}, not a list')
     if not raw:
         return Decomposition(DecompositionKind.EMPTY, None)
-    checked = validate_tasks(raw)
+    own = [t for t in raw if not (isinstance(t, dict) and objects.holds(t))]
+    if not own:
+        return fallback(goal, f"{ECHOED}: every task in the reply is one its prompt already holds (an example)")
+    checked = validate_tasks(own)
     if not checked.tasks:
         return fallback(goal, f"wrong shape: none of the {len(raw)} tasks is usable", checked.notes)
     notes = list(checked.notes)
+    if len(own) < len(raw):
+        notes.append(f"{len(raw) - len(own)} task(s) dropped: a copy of an example the prompt holds.")
     if len(checked.tasks) < MIN_TASKS:
         notes.append(f"{len(checked.tasks)} task(s) proposed, fewer than {MIN_TASKS}: kept as proposed.")
     clean = sanitise(checked.tasks, known_hints)

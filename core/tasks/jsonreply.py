@@ -6,7 +6,7 @@ import itertools
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 MAX_REPLY_CHARS = 100_000
 """A longer reply is not searched: no valid plan or decision is anywhere near this size."""
@@ -26,33 +26,41 @@ class Found:
         error: Why there is none: ``too long``, ``unparsable JSON`` (no object
             decoded) or ``wrong shape`` (objects decoded, none with the key).
         detail: A sentence saying more.
+        skipped: Objects with the key that the caller's ``skip`` passed over.
     """
 
     value: dict[str, Any] | None
     error: str = ""
     detail: str = ""
+    skipped: int = 0
 
 
-def find_object(text: str, key: str) -> Found:
+def find_object(text: str, key: str, *, skip: Callable[[str], bool] | None = None) -> Found:
     """The first JSON object in ``text`` that has ``key``, nested ones included.
 
     The whole text is tried first, then each fenced block, then every ``{``
-    in order. Never raises.
+    in order. ``skip`` is given the source text of each object with the key;
+    an object it returns True for is passed over (and counted). Never raises.
     """
     if len(text) > MAX_REPLY_CHARS:
         return Found(None, "too long", f"the reply has {len(text):,} characters, more than {MAX_REPLY_CHARS:,}")
     decoded_any = False
+    skipped = 0
     for candidate, start in _candidates(text):
-        value = _decode(candidate, start)
+        value, end = _decode(candidate, start)
         if value is None:
             continue
         decoded_any = True
         found = _with_key(value, key)
-        if found is not None:
-            return Found(found)
+        if found is None:
+            continue
+        if skip is not None and skip(candidate[start:end]):
+            skipped += 1
+            continue
+        return Found(found, skipped=skipped)
     if decoded_any and f'"{key}"' not in text:
-        return Found(None, "wrong shape", f'no JSON object in the reply has a "{key}" key')
-    return Found(None, "unparsable JSON", f'the reply holds no valid JSON object with a "{key}" key')
+        return Found(None, "wrong shape", f'no JSON object in the reply has a "{key}" key', skipped)
+    return Found(None, "unparsable JSON", f'the reply holds no valid JSON object with a "{key}" key', skipped)
 
 
 def _candidates(text: str) -> list[tuple[str, int]]:
@@ -66,12 +74,12 @@ def _candidates(text: str) -> list[tuple[str, int]]:
     return out
 
 
-def _decode(candidate: str, start: int) -> Any:
+def _decode(candidate: str, start: int) -> tuple[Any, int]:
+    """The value decoded at ``start`` and where it ends; ``(None, start)`` when none is."""
     try:
-        value, _ = _DECODER.raw_decode(candidate, start)
+        return _DECODER.raw_decode(candidate, start)
     except (ValueError, RecursionError):
-        return None
-    return value
+        return None, start
 
 
 def _with_key(value: Any, key: str) -> dict[str, Any] | None:

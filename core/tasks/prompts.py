@@ -19,8 +19,10 @@ Rules:
 - "depends_on" lists the ids of tasks that must be done first; independent tasks may run at the same time.
 - "tool_hint" (optional) names the tool or skill the task mostly needs; use only these names: {{hints}}.
 - The last task verifies the result (runs the tests or the program).
-- If the request needs no change at all, reply {{"tasks": []}}."""
-"""System prompt of the decomposition call (no tools); ``{hints}`` is filled in."""
+- If the request needs no change at all, reply with an empty "tasks" list."""
+"""System prompt of the decomposition call (no tools); ``{hints}`` is filled in. It shows no answer the model
+could copy as it is: a JSON object the prompt holds is not read as the model's answer
+(:mod:`ljtui.core.tasks.own_answer`)."""
 
 REPLANNER_SYSTEM = """A task of an approved plan failed. Decide what the run does next. Reply with one JSON
 object and nothing else:

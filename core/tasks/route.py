@@ -6,14 +6,16 @@ with a fixed JSON shape::
 
     {"route": "chat" | "plan", "skill": "<name>" | null, "reason": "..."}
 
-The reply is read like any model output (:func:`~ljtui.core.tasks.jsonreply.find_object`)
-and checked by :func:`parse_route`, which never raises: an unusable reply, or
-a skill that does not exist, routes to chat with a sentence saying why, so the
-message is never lost. A call that fails (the provider's error, after its
-retries) is not followed by a chat call that would meet the same provider and
-wait as long again: :func:`route_message` raises it, and the message ends as a
-failed turn. ``agent.routing: chat`` skips the call; ``agent.router_model``
-names a (small, fast) model for it.
+The call is announced (``model_call_started``) but its text is not shown. Only
+the model's own, finished answer is read (:mod:`ljtui.core.tasks.own_answer`): an
+object its prompt already holds is an echo, not an answer, and a reply cut off
+at :data:`ROUTER_MAX_TOKENS` is not read. :func:`parse_route` checks the answer
+and never raises: an unusable reply, or a skill that does not exist, routes to
+chat with a sentence saying why, so the message is never lost. A call that
+fails (the provider's error, after its retries) is not followed by a chat call
+that would meet the same provider and wait as long again: :func:`route_message`
+raises it, and the message ends as a failed turn. ``agent.routing: chat``
+skips the call; ``agent.router_model`` names a (small, fast) model for it.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ljtui.core.providers.base import ChatRequest, Message
-from ljtui.core.tasks.jsonreply import find_object
+from ljtui.core.tasks.own_answer import Reply, find_answer
 from ljtui.core.tasks.validate import clean_text
 
 if TYPE_CHECKING:
@@ -95,19 +97,20 @@ def router_request(text: str, skill_listing: str, model: str = "") -> ChatReques
                        agent=ROUTER_AGENT, model=model.strip() or None)
 
 
-def parse_route(text: str, known_skills: Collection[str]) -> Route:
+def parse_route(text: str, known_skills: Collection[str], prompt: Collection[str] = ()) -> Route:
     """Read the router's reply; never raises.
 
     Args:
         text: The raw reply.
         known_skills: The skills that exist.
+        prompt: The texts the router was sent; an object they hold is not its answer.
 
     Returns:
         The route. An unusable reply, or a skill that does not exist, routes
         to chat with ``problem`` saying why; a named skill that exists routes
         to a plan whatever ``route`` said.
     """
-    found = find_object(text, ROUTE_KEY)
+    found = find_answer(text, ROUTE_KEY, prompt)
     if found.value is None:
         return _chat(f"the router's answer could not be read ({found.error}: {found.detail})")
     value = found.value
@@ -129,6 +132,14 @@ def parse_route(text: str, known_skills: Collection[str]) -> Route:
     return Route(PLAN, name, reason)
 
 
+def read_route(reply: Reply, known_skills: Collection[str]) -> Route:
+    """Read the router's reply as :func:`parse_route` does; one cut off at its ``max_tokens`` is not read."""
+    if reply.cut:
+        return _chat(f"the router's answer could not be read (cut off at max_tokens: it reached the "
+                     f"{reply.max_tokens:,} tokens a routing answer may take)")
+    return parse_route(reply.text, known_skills, reply.prompt)
+
+
 def _chat(problem: str, reason: str = "") -> Route:
     return Route(CHAT, None, reason, problem)
 
@@ -142,12 +153,12 @@ def routed_line(route: Route) -> str:
 
 
 async def route_message(kit: AgentKit, text: str) -> Route:
-    """Decide where ``text`` goes: one quiet model call, or chat when ``agent.routing`` is ``chat``.
+    """Decide where ``text`` goes: one announced, quiet model call, or chat when ``agent.routing`` is ``chat``.
 
     The call is retried like any model call; its token use is recorded when
     it has any (a scripted default answer has none). An answer that cannot be
-    used routes to chat with ``problem`` saying why; cancelling raises
-    ``CancelledError``.
+    used (an echo of the prompt, a reply cut off at its token limit) routes to
+    chat with ``problem`` saying why; cancelling raises ``CancelledError``.
 
     Raises:
         ProviderError: The call failed after its retries (or no client could be built from the
@@ -162,20 +173,21 @@ async def route_message(kit: AgentKit, text: str) -> Route:
         return Route(CHAT, None, "agent.routing is chat")
     skills = await asyncio.to_thread(load_skills, kit.root)
     request = router_request(text, skills.prompt_listing(SKILL_LISTING_CHARS), agent.router_model)
-    return parse_route(await _call(kit, request), skills.names)
+    return read_route(await _call(kit, request), skills.names)
 
 
-async def _call(kit: AgentKit, request: ChatRequest) -> str:
-    """The router's redacted reply.
+async def _call(kit: AgentKit, request: ChatRequest) -> Reply:
+    """The router's redacted reply and how it stopped.
 
     Raises:
         ProviderError: The call failed; a provider that cannot be built from the configuration is a
             ``config`` error.
     """
     from ljtui.core.providers.base import ProviderError
+    from ljtui.core.tasks.quiet_call import ask
 
     turn = kit.turns.value + 1  # the turn the message becomes, chat or plan
     try:
-        return await kit.model.text(turn, request)
+        return await ask(kit, turn, request)
     except ValueError as exc:  # a provider that cannot be built from the configuration
         raise ProviderError("config", str(exc)) from None

@@ -4,9 +4,9 @@
 session's agent kit (``self.kit``: the model calls, the session's system
 prompt, the tools, the Approver port and the event sink):
 
-1. One model call with no tools (agent ``decompose``) proposes the tasks;
-   :func:`~ljtui.core.tasks.decompose.parse_decomposition` checks, repairs
-   and sanitises them (an unusable reply falls back to one task).
+1. One announced, quiet model call with no tools (agent ``decompose``) proposes the tasks;
+   :func:`~ljtui.core.tasks.decompose.read_decomposition` checks, repairs and sanitises them (an unusable
+   reply, an echo of its prompt or one cut off at its token limit falls back to one task).
 2. The plan is a ``task_plan`` :class:`~ljtui.core.approval.ApprovalRequest`;
    nothing runs before it is approved. An edited list comes back in the
    decision and is checked again like a proposed one.
@@ -42,14 +42,15 @@ from ljtui.core.providers.base import ChatRequest, Message, ProviderError, ToolC
 from ljtui.core.secrets import redact
 from ljtui.core.tasks import prompts as P
 from ljtui.core.tasks.decisions import (
-    MAX_DECISIONS_PER_RUN, DecisionError, apply_decision, parse_decision, stop_message,
+    MAX_DECISIONS_PER_RUN, DecisionError, apply_decision, read_decision, stop_message,
 )
-from ljtui.core.tasks.decompose import DecompositionKind, parse_decomposition
+from ljtui.core.tasks.decompose import DecompositionKind, read_decomposition
 from ljtui.core.tasks.events import (
     ReplannerDecided, RunFinished, TaskFinished, TaskPlanApproved, TaskPlanFallback, TaskPlanProposed,
     TaskPlanRejected, TaskPlanUpdated, TaskStarted, hints_stripped, plan_updated,
 )
 from ljtui.core.tasks.prompts import RunResults
+from ljtui.core.tasks.quiet_call import ask
 from ljtui.core.tasks.plan import Task, TaskPlan, TaskStatus, blocked, progress, ready, task_to_dict, with_status
 from ljtui.core.tasks.replan import ReplanResult, apply_replan
 from ljtui.core.tasks.sanitise import sanitise
@@ -67,7 +68,7 @@ REJECT = "reject"
 DECOMPOSE_AGENT = "decompose"
 REPLANNER_AGENT = "replanner"
 DECOMPOSE_MAX_TOKENS = 2048
-"""Longest decomposition or replanner reply asked for."""
+"""Longest decomposition or replanner reply asked for (``provider.max_tokens`` when that is less)."""
 SUMMARY_CHARS = 300
 """A task's final words kept in its ``task_finished`` event (and in the run's record)."""
 RUN_ID_BYTES = 4
@@ -175,10 +176,10 @@ class TaskRunner:
         return TaskPlan(clean.tasks, self.goal) if clean.tasks else None
 
     async def _decompose(self) -> TaskPlan | None:
+        configured = self.kit.settings.config.provider.max_tokens
         request = ChatRequest(P.decompose_system(self._hints), (Message.user(self.goal),), (),
-                              DECOMPOSE_MAX_TOKENS, agent=DECOMPOSE_AGENT)
-        text, _ = await self.call(request)
-        found = parse_decomposition(text, self._hints, self.goal)
+                              min(DECOMPOSE_MAX_TOKENS, configured), agent=DECOMPOSE_AGENT)
+        found = read_decomposition(await ask(self.kit, self._turn, request), self._hints, self.goal, configured)
         if found.kind is DecompositionKind.EMPTY or found.plan is None:
             return None
         if found.kind is DecompositionKind.FALLBACK:
@@ -344,9 +345,9 @@ class TaskRunner:
             self._emit(Notice(stop_message(task_id, self.plan.decision_count), "error"))
             return True
         request = ChatRequest(P.REPLANNER_SYSTEM, (Message.user(P.replanner_message(self.plan, task, error)),), (),
-                              DECOMPOSE_MAX_TOKENS, agent=REPLANNER_AGENT)
-        text, _ = await self.call(request)
-        decision = parse_decision(text)
+                              min(DECOMPOSE_MAX_TOKENS, self.kit.settings.config.provider.max_tokens),
+                              agent=REPLANNER_AGENT)
+        decision = read_decision(await ask(self.kit, self._turn, request))
         if isinstance(decision, DecisionError):
             self._emit(Notice(f"Task {task_id} failed and the replanner's answer was unusable "
                               f"({decision.message}); the run stops.", "error"))

@@ -50,10 +50,10 @@ def test_scripted_json_mode_prints_one_event_per_line(tmp_path: Path, capsys: py
                  "--repo", str(tmp_path)]) == 0
     out, err = capsys.readouterr()
     events = json_events(out)
-    assert [e["kind"] for e in events[:4]] == ["sandbox_checked", "message_routed", "turn_started",
-                                               "model_call_started"]
+    assert [e["kind"] for e in events[:5]] == ["sandbox_checked", "model_call_started", "message_routed",
+                                               "turn_started", "model_call_started"]
     assert isinstance(events[0]["confined"], bool) and events[0]["why"]
-    events = events[1:]
+    events = events[2:]
     assert events[0]["route"] == "chat"
     assert [e["kind"] for e in events[-2:]] == ["usage_recorded", "turn_finished"]
     assert "".join(e["text"] for e in events if e["kind"] == "token_delta") == events[-1]["text"]

@@ -101,7 +101,8 @@ def test_the_routing_call_goes_over_the_wire_with_no_tools_and_a_small_reply(
         "what does greet do?"
     assert chat.get("tools") and chat["max_tokens"] > ROUTER_MAX_TOKENS
     events = [json.loads(line) for line in out.splitlines()][1:]  # after sandbox_checked
-    assert [e["kind"] for e in events[:2]] == ["usage_recorded", "message_routed"]
-    assert events[0]["call"]["input_tokens"] == 40 and events[1]["reason"] == "a question"
+    assert [e["kind"] for e in events[:3]] == ["model_call_started", "usage_recorded", "message_routed"]
+    assert events[0]["model"] == "claude-test", "the routing call announces itself"
+    assert events[1]["call"]["input_tokens"] == 40 and events[2]["reason"] == "a question"
     assert not any(e["kind"] == "token_delta" and "route" in e["text"] for e in events), "the router is quiet"
     assert events[-1]["text"] == "It says hello."

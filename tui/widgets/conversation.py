@@ -223,7 +223,9 @@ class Conversation(FollowingScroll):
         self.mount(PlainCollapsible(Static(plain("\n".join(lines))), title=title, collapsed=collapsed,
                                     classes="details"))
 
-    def show_thinking(self, label: str = "thinking…") -> None:
+    def show_thinking(self, label: str | None = None) -> None:
+        """Show the waiting line last in the pane; no ``label``: the shown line's (the planner's turn), or thinking."""
+        label = label if label is not None else self._thinking.label if self._thinking is not None else "thinking…"
         self.hide_thinking()
         self._thinking = Thinking(label, self._monotonic)
         self.new_output()

@@ -26,6 +26,8 @@ class Thinking(Static):
 
     def __init__(self, label: str, monotonic: Callable[[], float], **kwargs: object) -> None:
         super().__init__("", **kwargs)
+        self.label = label
+        """The label as given."""
         self._label = shown_line(label)
         """What is being waited for (it may name a file: shown as plain text, controls visible)."""
         self._monotonic = monotonic

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ljtui.core.events import ToolCallFinished, ToolCallStarted, event_to_dict
+from ljtui.core.events import ModelCallStarted, ToolCallFinished, ToolCallStarted, event_to_dict
 from ljtui.core.planner.events import (
     PlannerFinished, PlannerPlanChecked, PlannerReplyRejected, PlannerTurnStarted,
 )
@@ -33,8 +33,10 @@ async def test_good_plan_after_reading(repo: Path) -> None:
     assert result.declarations is not None and result.declarations.will_modify == ("Uploader.send",)
     assert result.trace == ("turn 1: read_file path=src/shipper/upload.py -> src/shipper/upload.py lines 1-31 of 31",)
     kinds = [type(e) for e in sink.events]
-    assert kinds == [PlannerTurnStarted, ToolCallStarted, ToolCallFinished, PlannerTurnStarted, PlannerPlanChecked,
-                     PlannerFinished]
+    assert kinds == [PlannerTurnStarted, ModelCallStarted, ToolCallStarted, ToolCallFinished, PlannerTurnStarted,
+                     ModelCallStarted, PlannerPlanChecked, PlannerFinished]
+    started = {(e.turn, e.provider, e.model) for e in sink.events if isinstance(e, ModelCallStarted)}
+    assert started == {(1, "scripted", "scripted"), (2, "scripted", "scripted")}
     assert {e.agent for e in sink.events if isinstance(e, (ToolCallStarted, ToolCallFinished))} == {"planner"}
     assert "## Tool result" in client.prompt(1) and "class Uploader:" in client.prompt(1)
 
@@ -203,6 +205,7 @@ async def test_events_serialise_for_the_headless_stream(repo: Path) -> None:
     sink = ListSink()
     await plan(repo, action("list_dir", path="."), "## Tool result\n", GOOD_PLAN, sink=sink)
     kinds = [event_to_dict(e)["kind"] for e in sink.events]
-    assert kinds[:4] == ["planner_turn_started", "tool_call_started", "tool_call_finished", "planner_turn_started"]
+    assert kinds[:5] == ["planner_turn_started", "model_call_started", "tool_call_started", "tool_call_finished",
+                         "planner_turn_started"]
     assert "planner_reply_rejected" in kinds and kinds[-1] == "planner_finished"
     json.dumps([event_to_dict(e) for e in sink.events])
