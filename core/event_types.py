@@ -56,6 +56,8 @@ class ModelCallStarted(Event):
     turn: int
     provider: str
     model: str
+    prompt_tokens: int = 0
+    """The prompt's estimated size, which the model reads before it answers (0: not said)."""
 
 
 @dataclass(frozen=True)

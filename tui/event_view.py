@@ -18,6 +18,7 @@ from ljtui.core.review import events as R
 from ljtui.core.tasks import events as T
 from ljtui.tui.result_view import apply_lines, check_details, undo_lines
 from ljtui.tui.screens.main import MainScreen
+from ljtui.tui.widgets.status_bar import format_count
 
 ARG_PREVIEW_CHARS = 60
 """Longest argument text shown on a folded tool-call line."""
@@ -60,6 +61,14 @@ def describe_call(name: str, arguments: dict[str, Any]) -> str:
     return line
 
 
+def reading_label(prompt_tokens: int) -> str:
+    """The waiting line of a model call: what it reads first, when its size is known (a local server on a CPU
+    spends most of the wait there)."""
+    if not prompt_tokens:
+        return "thinking…"
+    return f"reading the prompt (≈{format_count(prompt_tokens)} tokens) and answering…"
+
+
 async def show_event(screen: MainScreen, event: Event, calls: dict[str, str]) -> None:
     """Render one engine event on ``screen``.
 
@@ -70,8 +79,8 @@ async def show_event(screen: MainScreen, event: Event, calls: dict[str, str]) ->
     match event:
         case TurnStarted():
             screen.status.busy = True
-        case ModelCallStarted():
-            conv.show_thinking()
+        case ModelCallStarted(prompt_tokens=size):
+            conv.show_thinking(default=reading_label(size))
         case ModelCallRetried(attempt=retry, max_retries=most, message=message, delay=delay):
             await conv.discard_reply()
             conv.add_notice(f"{message} — retrying ({retry}/{most}) in {delay:.1f}s", "warning")

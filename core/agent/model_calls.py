@@ -120,9 +120,11 @@ class ModelCalls:
         client = self.client()
         policy = RetryPolicy.from_config(self._settings.config.provider)
 
+        size = prompt_size(request)
+
         def attempt() -> Awaitable[tuple[str, list[ToolCall], Usage, str]]:
             if not quiet:
-                self._sink.emit(ModelCallStarted(turn, client.provider, client.model))
+                self._sink.emit(ModelCallStarted(turn, client.provider, client.model, size))
             return self._spending(turn, client, request, tally, quiet=quiet)
 
         text, calls, usage, stop = await retry_call(attempt, policy, on_retry=self._announcer(turn, policy),
@@ -254,6 +256,13 @@ class ModelCalls:
         if tail and not quiet:
             self._sink.emit(TokenDelta(turn, tail))
         return "".join(parts), calls, usage, stop
+
+
+def prompt_size(request: ChatRequest) -> int:
+    """The estimated tokens of ``request``'s prompt (system, messages, tool schemas)."""
+    from ljtui.core.agent.compression import estimate_tokens
+
+    return estimate_tokens(request.system + request.system_tail, request.messages, request.tools)
 
 
 def _checked(call: ToolCall) -> ToolCall:

@@ -81,3 +81,23 @@ async def test_the_status_bar_shows_the_context_used_of_a_llamacpp_servers_windo
             await chat(pilot, "hi")
             status = str(app.main_screen.status.render())
             assert "context 3.1k/8.2k (5.1k left)" in status, status
+
+
+async def test_while_a_local_model_reads_the_prompt_the_waiting_line_says_how_long_it_is(git_repo: Path) -> None:
+    from tests.core.providers.test_real_llamacpp_context import llamacpp_props
+    from tests.fakes.server import Reply
+    from ljtui.tui.widgets.thinking import Thinking
+
+    with FakeSSEServer(llamacpp_props, require_key=FAKE_KEY) as server:
+        server.queue(Reply(events=tuple(openai_api.completion_events("Hello.")), chunk_delay=0.5))
+        app = app_for(git_repo, "openai-compatible", server.url + "/v1")
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press(*"/chat hi", "enter")
+            for _ in range(100):
+                await pilot.pause(0.05)
+                lines = list(app.main_screen.query(Thinking))
+                if lines:
+                    break
+            [line] = lines
+            assert line.label.startswith("reading the prompt (≈") and line.label.endswith(" tokens) and answering…")
+            await app.workers.wait_for_complete()

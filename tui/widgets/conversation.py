@@ -223,9 +223,10 @@ class Conversation(FollowingScroll):
         self.mount(PlainCollapsible(Static(plain("\n".join(lines))), title=title, collapsed=collapsed,
                                     classes="details"))
 
-    def show_thinking(self, label: str | None = None) -> None:
-        """Show the waiting line last in the pane; no ``label``: the shown line's (the planner's turn), or thinking."""
-        label = label if label is not None else self._thinking.label if self._thinking is not None else "thinking…"
+    def show_thinking(self, label: str | None = None, *, default: str = "thinking…") -> None:
+        """Show the waiting line last in the pane; no ``label``: the shown line's (the planner's turn), or
+        ``default``."""
+        label = label if label is not None else self._thinking.label if self._thinking is not None else default
         self.hide_thinking()
         self._thinking = Thinking(label, self._monotonic)
         self.new_output()

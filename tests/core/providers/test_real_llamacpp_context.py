@@ -124,3 +124,19 @@ async def test_a_server_on_this_machine_is_asked_its_window_even_for_a_model_wit
     assert rig.of(TurnFinished)
     assert [(w.tokens, w.source) for w in rig.of(ContextWindowKnown)] == [(128_000, "published limit of gpt-4o")]
     await rig.engine.aclose()
+
+
+async def test_a_chat_call_announces_the_size_of_the_prompt_the_model_reads_first(
+    fake_openai: FakeSSEServer, tmp_path: Path,
+) -> None:
+    from ljtui.core.events import ModelCallStarted
+
+    fake_openai.queue(api.text_reply("ok"))
+    rig = make_rig(cfg_for(fake_openai), tmp_path)
+
+    assert await rig.engine.run_turn("x" * 4000) is not None
+
+    [started] = rig.of(ModelCallStarted)
+    sent = json.dumps(fake_openai.requests[0].json["messages"]) + json.dumps(fake_openai.requests[0].json.get("tools"))
+    assert 1000 <= started.prompt_tokens and abs(started.prompt_tokens - len(sent) / 4) < len(sent) / 8
+    await rig.engine.aclose()
