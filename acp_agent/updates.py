@@ -45,7 +45,7 @@ Send = Callable[[Any], Coroutine[Any, Any, None]]
 KINDS = {
     "read_file": "read", "list_files": "read", "get_outline": "read", "playbook_get": "read",
     "grep_files": "search", "find_symbol": "search", "playbook_search": "search",
-    "write_file": "edit", "edit_file": "edit", "create_directory": "edit",
+    "write_file": "edit", "edit_file": "edit", "apply_patch": "edit", "create_directory": "edit",
     "bash": "execute", "web_fetch": "fetch",
     "update_task_plan": "think", "complete_task": "think",
 }

@@ -6,5 +6,5 @@
 * ``writer`` — the single write path: every byte an agent writes goes
   through the patcher's transaction, grouped per user message so undo
   reverts a message's writes exactly as it reverts an applied plan.
-* ``tools`` — the twelve tools (AGENT-2), one module per family.
+* ``tools`` — the agent's tools (AGENT-2), one module per family.
 """

@@ -43,7 +43,22 @@ def tool_input(call: ToolCall, ctx: ToolContext) -> dict[str, Any]:
     if call.name == "edit_file":
         args.setdefault("old_string", args.get("old"))
         args.setdefault("new_string", args.get("new"))
+    if call.name == "apply_patch" and isinstance(args.get("patch"), str):
+        from ljtui.core.edits.read_codex import patch_paths
+
+        inside = [full for full in (_inside(ctx.root, p) for p in patch_paths(args["patch"])) if full]
+        args.setdefault("file_paths", inside)
+        if len(inside) == 1:
+            args.setdefault("file_path", inside[0])
     return args
+
+
+def _inside(root: Any, path: str) -> str | None:
+    """``path``, relative to ``root``, as an absolute path inside it (None for one a tool would refuse)."""
+    if os.path.isabs(path):
+        return None
+    full = os.path.normpath(os.path.join(root, path))
+    return full if full.startswith(str(root) + os.sep) else None
 
 
 async def before_call(hooks: SessionHooks, call: ToolCall, ctx: ToolContext) -> tuple[ToolResult | None, str]:

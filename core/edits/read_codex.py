@@ -101,6 +101,20 @@ class _Hunk:
         self.rows += 1
 
 
+def patch_paths(text: str) -> list[str]:
+    """The paths a Codex patch names (added, deleted, updated, moved to), in order, each once; nothing checked:
+    what a patch is about, for a listing, before it is read (:func:`parse_codex`)."""
+    found: list[str] = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        for header in (*SECTIONS, MOVE_TO):
+            if stripped.startswith(header):
+                path = stripped[len(header):].strip()
+                if path and path not in found:
+                    found.append(path)
+    return found
+
+
 def parse_codex(text: str) -> EditPlan:
     """Read a Codex ``*** Begin Patch`` … ``*** End Patch`` envelope.
 

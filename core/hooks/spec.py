@@ -38,9 +38,11 @@ LJTUI_EVENTS = ("TaskFinished", "Replanned", "GateChecked", "BeforeApply", "Afte
 EVENTS = CLAUDE_EVENTS + LJTUI_EVENTS
 BLOCKING_EVENTS = frozenset({"UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "BeforeApply"})
 """Events a hook's exit 2 (or ``"decision": "block"``) acts on; for the rest it is an error shown to the user."""
-CLAUDE_TOOL_NAMES = {"bash": "Bash", "edit_file": "Edit", "write_file": "Write", "read_file": "Read",
-                     "grep_files": "Grep", "list_files": "Glob", "web_fetch": "WebFetch", "web_search": "WebSearch"}
-"""ljtui's tools by their Claude Code names, so a matcher written for Claude Code matches here."""
+CLAUDE_TOOL_NAMES = {"bash": "Bash", "edit_file": "Edit", "apply_patch": "MultiEdit", "write_file": "Write",
+                     "read_file": "Read", "grep_files": "Grep", "list_files": "Glob", "web_fetch": "WebFetch",
+                     "web_search": "WebSearch"}
+"""ljtui's tools by their Claude Code names, so a matcher written for Claude Code matches here (``apply_patch``,
+several edits of several files in one call, as ``MultiEdit``)."""
 REPO_FILES = (HOOKS_FILE, CLAUDE_SETTINGS)
 """A repository's hook files (trust binds them: :mod:`ljtui.core.trust_digests`)."""
 USER_SOURCE = "your config"

@@ -12,7 +12,8 @@ Everything goes through :mod:`ljtui.core.statedir` (no symbolic link is
 followed) and ``.agent/.gitignore`` keeps the folder out of git.
 
 :class:`WrittenFiles` learns the files from the tool-call events of each
-task's agent (``write_file`` / ``edit_file`` with a ``path``, finished ok).
+task's agent (``write_file`` / ``edit_file`` with a ``path``, ``apply_patch``
+with the files its patch names, finished ok).
 """
 
 from __future__ import annotations
@@ -39,8 +40,23 @@ TASK_AGENT_PREFIX = "task "
 """A task's agent is called ``task <id>``."""
 FILE_TOOLS = frozenset({"write_file", "edit_file"})
 """The tools whose ``path`` a task wrote."""
+PATCH_TOOL = "apply_patch"
+"""The tool whose ``patch`` names the files a task wrote."""
 MAX_FILES_PER_TASK = 200
 """Files kept per task (a later one beyond this is not listed)."""
+
+
+def _written(tool: str, arguments: dict[str, Any]) -> list[str]:
+    """The files a call of a writing ``tool`` writes, normalised."""
+    if tool == PATCH_TOOL:
+        from ljtui.core.edits.read_codex import patch_paths
+
+        patch = arguments.get("patch")
+        paths = patch_paths(patch) if isinstance(patch, str) else []
+    else:
+        path = arguments.get("path")
+        paths = [path] if isinstance(path, str) else []
+    return [posixpath.normpath(p.strip()) for p in paths if p.strip()]
 
 
 def workspace_shown(run_id: str) -> str:
@@ -58,21 +74,22 @@ class WrittenFiles:
     """The files each task's agent wrote, by task id, in the order first written."""
 
     by_task: dict[int, list[str]] = field(default_factory=dict)
-    _pending: dict[str, tuple[int, str]] = field(default_factory=dict)
+    _pending: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
 
     def see(self, event: Event) -> None:
         """Learn from one engine event (every other event is ignored)."""
-        if isinstance(event, ToolCallStarted) and event.name in FILE_TOOLS:
+        if isinstance(event, ToolCallStarted) and event.name in FILE_TOOLS | {PATCH_TOOL}:
             task_id = _task_id(event.agent)
-            path = event.input.get("path")
-            if task_id is not None and isinstance(path, str) and path.strip():
-                self._pending[event.call_id] = (task_id, posixpath.normpath(path.strip()))
+            paths = _written(event.name, event.input)
+            if task_id is not None and paths:
+                self._pending[event.call_id] = (task_id, paths)
         elif isinstance(event, ToolCallFinished):
             found = self._pending.pop(event.call_id, None)
             if found is not None and event.ok:
                 files = self.by_task.setdefault(found[0], [])
-                if found[1] not in files and len(files) < MAX_FILES_PER_TASK:
-                    files.append(found[1])
+                for path in found[1]:
+                    if path not in files and len(files) < MAX_FILES_PER_TASK:
+                        files.append(path)
 
     def of(self, task_id: int) -> tuple[str, ...]:
         """The files task ``task_id`` wrote."""

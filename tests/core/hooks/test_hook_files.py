@@ -46,6 +46,9 @@ def test_matchers_take_ljtuis_and_claude_codes_tool_names_over_the_whole_name() 
     hook = parse_hooks({"PreToolUse": group("Bash|Edit")}, "x", user=True).hooks[0]
     assert [matches(hook, name) for name in ("bash", "edit_file", "write_file", "bash_extra")] == [
         True, True, False, False]
+    edits = parse_hooks({"PreToolUse": group("Edit|MultiEdit|Write")}, "x", user=True).hooks[0]
+    assert [matches(edits, name) for name in ("edit_file", "apply_patch", "write_file", "bash")] == [
+        True, True, True, False]
     mcp = parse_hooks({"PreToolUse": group("mcp__github__.*")}, "x", user=True).hooks[0]
     assert matches(mcp, "mcp__github__create_issue") and not matches(mcp, "mcp__gitlab__x")
     every = parse_hooks({"PreToolUse": group("*"), "Stop": group("")}, "x", user=True).hooks

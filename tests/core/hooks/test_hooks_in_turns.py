@@ -150,3 +150,21 @@ async def test_a_user_prompt_submit_hook_keeps_a_message_back_and_the_user_reads
     assert result is None and engine.history == [] and not of(sink, ModelCallStarted)
     [kept] = [n for n in of(sink, Notice) if "was not sent" in n.message]
     assert "no prompts mentioning passwords" in kept.message and kept.level == "warning"
+
+
+async def test_a_claude_code_edit_hook_sees_an_apply_patch_call_as_multi_edit_with_its_file(
+        git_repo: Path, tmp_path: Path) -> None:
+    guard = hook_script(git_repo, "edits.sh", """jq -r '.tool_input.file_path' >&2
+exit 2""")
+    patch = "*** Begin Patch\n*** Update File: app.py\n@@\n-x\n+y\n*** End Patch\n"
+    engine, sink, _ = hooked_engine(git_repo, tmp_path, [call("apply_patch", patch=patch), {"text": "Stopped."}],
+                                    {"PreToolUse": on("Edit|MultiEdit|Write", guard)}, layer="off")
+    try:
+        await engine.run_turn("patch app.py")
+    finally:
+        await engine.aclose()
+    [block] = engine.history[2].content
+    assert isinstance(block, ToolResultBlock) and block.is_error
+    assert str(git_repo / "app.py") in block.content
+    [started] = of(sink, HookStarted)
+    assert started.subject == "apply_patch"

@@ -137,3 +137,14 @@ def test_only_successful_writes_of_a_task_agent_count() -> None:
         files.see(ToolCallStarted(1, call_id, name, {"path": path}, agent))
         files.see(ToolCallFinished(1, call_id, name, ok, "", agent))
     assert files.of(3) == ("src/x.py",) and files.by_task.keys() == {3}
+
+
+def test_a_task_agents_patch_counts_every_file_it_names() -> None:
+    files = WrittenFiles()
+    patch = ("*** Begin Patch\n*** Update File: src/a.py\n*** Move to: src/b.py\n@@\n-x\n+y\n"
+             "*** Add File: ./docs/new.md\n+hi\n*** Delete File: old.txt\n*** End Patch\n")
+    files.see(ToolCallStarted(1, "p", "apply_patch", {"patch": patch}, "task 2"))
+    files.see(ToolCallFinished(1, "p", "apply_patch", True, "", "task 2"))
+    files.see(ToolCallStarted(1, "q", "apply_patch", {"patch": "*** Begin Patch\n*** Add File: z.py\n"}, "task 2"))
+    files.see(ToolCallFinished(1, "q", "apply_patch", False, "", "task 2"))
+    assert files.of(2) == ("src/a.py", "src/b.py", "docs/new.md", "old.txt")
