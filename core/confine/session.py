@@ -29,6 +29,7 @@ import os
 import shutil
 import tempfile
 import threading
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
@@ -133,6 +134,7 @@ class CommandSandbox:
             if self._tmp is None or not self._tmp.is_dir():
                 parent = str(self._temp_parent) if self._temp_parent is not None else None
                 self._tmp = Path(os.path.realpath(tempfile.mkdtemp(prefix=TMP_PREFIX, dir=parent)))
+                weakref.finalize(self, _remove_tree, self._tmp)  # a session never closed leaves nothing behind
             return self._tmp
 
     def extra_places(self) -> tuple[Place, ...]:

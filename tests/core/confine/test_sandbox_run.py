@@ -12,7 +12,7 @@ import pytest
 
 from ljtui.core.agent.shell import run_command
 from ljtui.core.confine.refusal import refusal_note
-from ljtui.core.confine.session import STAGING_LABEL
+from ljtui.core.confine.session import STAGING_LABEL, CommandSandbox
 from tests.core.confine.helpers import BACKENDS, Listener, sandbox_for
 
 GIT_ID = "-c user.email=t@example.com -c user.name=t"
@@ -203,3 +203,18 @@ async def test_a_command_cannot_signal_a_process_outside_its_sandbox(backend: st
         bystander.kill()
         bystander.wait()
         box.close()
+
+
+def test_a_sandbox_never_closed_still_removes_its_temp_dir_once_it_is_gone(tmp_path: Path) -> None:
+    import gc
+
+    box = CommandSandbox(tmp_path)
+    tmp = box.tmp_dir
+    (tmp / "left.txt").write_text("by a command\n", encoding="utf-8")
+    kept = CommandSandbox(tmp_path)
+    kept_tmp = kept.tmp_dir
+    del box
+    gc.collect()
+    assert not tmp.exists()
+    assert kept_tmp.is_dir(), "a sandbox in use keeps its own"
+    kept.close()
