@@ -29,10 +29,17 @@ class Recording:
     status: int
     content_type: str
     pieces: tuple[bytes, ...]
+    times: tuple[float, ...] = ()
+    """Seconds from the request to each piece, as recorded."""
 
-    def reply(self, *, chunk_delay: float = 0.0) -> Reply:
-        """The recorded answer, to queue on a :class:`~tests.fakes.server.FakeSSEServer`."""
-        return Reply(status=self.status, raw=self.pieces, content_type=self.content_type, chunk_delay=chunk_delay)
+    def reply(self, *, chunk_delay: float = 0.0, pace: float | None = None) -> Reply:
+        """The recorded answer, to queue on a :class:`~tests.fakes.server.FakeSSEServer`; ``pace``: sent at the
+        recorded pace times ``pace`` (0.01: a hundred times faster)."""
+        delays: tuple[float, ...] = ()
+        if pace is not None:
+            delays = tuple((now - before) * pace for before, now in zip((0.0, *self.times), self.times))
+        return Reply(status=self.status, raw=self.pieces, content_type=self.content_type, chunk_delay=chunk_delay,
+                     raw_delays=delays)
 
     @property
     def body(self) -> bytes:
@@ -66,4 +73,6 @@ def recording(name: str) -> Recording:
     """The recording ``tests/fixtures/real_streams/NAME.json``."""
     raw = json.loads((STREAMS / f"{name}.json").read_text(encoding="utf-8"))
     pieces = tuple(text.encode("utf-8", "surrogateescape") for _, text in raw["pieces"])
-    return Recording(name, raw["server"], raw["model"], raw["request"], raw["status"], raw["content_type"], pieces)
+    times = tuple(ms / 1000 for ms, _ in raw["pieces"])
+    return Recording(name, raw["server"], raw["model"], raw["request"], raw["status"], raw["content_type"], pieces,
+                     times)

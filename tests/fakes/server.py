@@ -109,6 +109,8 @@ class Reply:
     trickle: bytes = KEEPALIVE
     raw: tuple[bytes, ...] = ()
     content_type: str = "text/event-stream"
+    raw_delays: tuple[float, ...] = ()
+    """Seconds to wait before each piece of ``raw`` (a recording's own pace, scaled)."""
 
 
 Responder = Callable[[RecordedRequest], Reply]
@@ -313,9 +315,10 @@ def _make_handler(server: FakeSSEServer) -> type[BaseHTTPRequestHandler]:
 
         def _send_raw(self, reply: Reply) -> None:
             self._send_head(reply)
-            for piece in reply.raw:
-                if reply.chunk_delay:
-                    server._stop.wait(reply.chunk_delay)
+            for n, piece in enumerate(reply.raw):
+                wait = reply.raw_delays[n] if n < len(reply.raw_delays) else reply.chunk_delay
+                if wait:
+                    server._stop.wait(wait)
                 self._chunk(piece)
             self._chunk(b"")
 

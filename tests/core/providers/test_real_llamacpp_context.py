@@ -140,3 +140,40 @@ async def test_a_chat_call_announces_the_size_of_the_prompt_the_model_reads_firs
     sent = json.dumps(fake_openai.requests[0].json["messages"]) + json.dumps(fake_openai.requests[0].json.get("tools"))
     assert 1000 <= started.prompt_tokens and abs(started.prompt_tokens - len(sent) / 4) < len(sent) / 8
     await rig.engine.aclose()
+
+
+async def test_a_server_reading_a_long_prompt_sends_keep_alives_and_is_never_timed_out_or_asked_again(
+    fake_openai: FakeSSEServer, tmp_path: Path,
+) -> None:
+    from ljtui.core.events import ModelCallRetried
+
+    reading = recording("llamacpp_long_prompt")
+    alive = [t for t, piece in zip(reading.times, reading.pieces) if piece == b":\n\n"]
+    assert len(alive) == 4 and alive[0] > 29 and reading.times[len(alive)] > 130, "137 s of reading, a ':' each 30 s"
+    fake_openai.queue(reading.reply(pace=0.01))
+    rig = make_rig(cfg_for(fake_openai, timeout=0.6), tmp_path)
+
+    result = await rig.engine.run_turn("summarise this")
+
+    assert result is not None and result.text
+    assert len(fake_openai.requests) == 1 and not rig.of(ModelCallRetried) and not rig.of(TurnFailed)
+    await rig.engine.aclose()
+
+
+async def test_the_same_silence_without_its_keep_alives_is_a_silent_server(
+    fake_openai: FakeSSEServer, tmp_path: Path,
+) -> None:
+    from ljtui.core.events import ModelCallRetried
+
+    reading = recording("llamacpp_long_prompt")
+    paced = reading.reply(pace=0.01)
+    kept = [(piece, wait) for piece, wait in zip(paced.raw, paced.raw_delays) if piece != b":\n\n"]
+    first_data_after = sum(paced.raw_delays[:5])
+    silent = Reply(raw=tuple(p for p, _ in kept), raw_delays=(first_data_after, *(w for _, w in kept[1:])))
+    fake_openai.queue(silent, silent)
+    rig = make_rig(cfg_for(fake_openai, timeout=0.6), tmp_path)
+
+    assert await rig.engine.run_turn("summarise this") is None
+
+    assert rig.of(ModelCallRetried) and rig.of(TurnFailed)[0].error == "timeout"
+    await rig.engine.aclose()
