@@ -11,7 +11,8 @@ from tests.cli.test_run_plan import ljtui
 READ = {"text": "Again.", "tool_calls": [{"name": "read_file", "input": {"path": "app.py"}}]}
 
 
-def test_a_looping_agent_is_stopped_before_the_fifth_identical_call_even_with_yes(git_repo: Path, tmp_path: Path) -> None:
+def test_a_looping_agent_is_stopped_before_the_fifth_identical_call_even_with_yes(git_repo: Path,
+                                                                                   tmp_path: Path) -> None:
     script = tmp_path / "loop.yaml"
     script.write_text(yaml.safe_dump({"turns": [READ] * 8 + [{"text": "Done."}]}), encoding="utf-8")
     proc = ljtui(git_repo, "run", "--chat", "--yes", "--provider", "scripted", "--script", str(script),

@@ -1,5 +1,6 @@
-"""The status bar: provider/model, tokens, the context used of the model's window, cost, the active gate's level, git branch, a task plan's progress,
-long work's progress bar (an apply, a gate's checks) and "unsandboxed" when no sandbox confines commands."""
+"""The status bar: provider/model, tokens, the context used of the model's window, cost, the active gate's level,
+git branch, a task plan's progress, long work's progress bar (an apply, a gate's checks) and "unsandboxed" when no
+sandbox confines commands."""
 
 from __future__ import annotations
 
