@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from ljtui.core.agent.permissions import PermissionPolicy
-from ljtui.core.approval import Decision, ScriptedApprover
+from ljtui.core.approval import ScriptedApprover
 from ljtui.core.edits.recovery import undo_last
 from ljtui.core.events import PermissionDecided
 from tests.core.agent.test_edit_tools import ORIGINAL, call, make_engine
+from tests.core.agent.test_write_turns import changing_to
 from tests.core.layer.host_helpers import tree_of
 
 UNDO = "/undo reverts this message's writes"
@@ -250,20 +251,8 @@ async def test_hostile_arguments_are_tool_errors(git_repo: Path) -> None:
     assert (git_repo / "app.py").read_text() == ORIGINAL
 
 
-def changing(repo: Path, text: str) -> ScriptedApprover:
-    """An approver that allows, after app.py changed on disk while the dialog was open."""
-    approver = ScriptedApprover()
-
-    async def change_then_allow(request):
-        (repo / "app.py").write_text(text)
-        return Decision("once")
-
-    approver.decide = change_then_allow
-    return approver
-
-
 async def test_a_patch_whose_file_changed_meanwhile_is_applied_to_the_current_bytes(git_repo: Path) -> None:
-    engine, _ = make_engine(git_repo, changing(git_repo, "# added meanwhile\n" + ORIGINAL))
+    engine, _ = make_engine(git_repo, changing_to(git_repo, "# added meanwhile\n" + ORIGINAL))
     result = await call(engine, "apply_patch", patch=patch(GREETING, "*** Add File: new.txt\n+x\n"))
     assert result.ok, result.content
     assert "note: app.py, new.txt changed on disk after this patch was worked out" in result.content
@@ -272,7 +261,7 @@ async def test_a_patch_whose_file_changed_meanwhile_is_applied_to_the_current_by
 
 
 async def test_a_patch_that_no_longer_applies_after_a_change_writes_nothing(git_repo: Path) -> None:
-    engine, _ = make_engine(git_repo, changing(git_repo, "def greet(name):\n    return 'hey ' + name\n"))
+    engine, _ = make_engine(git_repo, changing_to(git_repo, "def greet(name):\n    return 'hey ' + name\n"))
     result = await call(engine, "apply_patch", patch=patch(GREETING, "*** Add File: new.txt\n+x\n"))
     assert not result.ok
     assert result.content.startswith("error: StalePlan: app.py, new.txt changed on disk after this patch was worked "
