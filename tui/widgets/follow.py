@@ -7,6 +7,11 @@ keeps the anchor, and decides after every scroll instead: a view at (or
 within :data:`FOLLOW_ROWS` of) the end follows, a view anywhere else keeps
 its place, and output that arrives meanwhile shows the :class:`NewBelow`
 marker until the view is back at the end.
+
+That decision never runs inside the scroll that prompted it: ``scroll_y``
+changes from within Textual's animator frames, and anchoring there would stop
+(and remove) the very animation the animator is finishing, which fails in the
+animator. The check is queued to run after the current callback instead.
 """
 
 from __future__ import annotations
@@ -50,6 +55,9 @@ class FollowingScroll(VerticalScroll):
     Subclasses call :meth:`new_output` before they add or grow content.
     """
 
+    _settle_queued = False
+    """A :meth:`_settle` is queued and has not run yet."""
+
     def on_mount(self) -> None:
         self.anchor()
 
@@ -83,14 +91,21 @@ class FollowingScroll(VerticalScroll):
 
     def release_anchor(self) -> None:
         super().release_anchor()
-        self.call_next(self._settle)  # the scroll that released the anchor has set its target by then
+        self._settle_later()  # the scroll that released the anchor has set its target by then
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        self._settle()
+        self._settle_later()  # never inside the animator's frame that set ``scroll_y`` (see the module's docstring)
+
+    def _settle_later(self) -> None:
+        """Queue one :meth:`_settle` after the current callback; further scrolls until it runs share it."""
+        if not self._settle_queued:
+            self._settle_queued = True
+            self.call_next(self._settle)
 
     def _settle(self) -> None:
         """A view that a scroll left at the end follows again, and the marker goes."""
+        self._settle_queued = False
         if self.at_end:
             self._follow()
 
