@@ -178,8 +178,8 @@ STEPS: tuple[Step, ...] = (
         "result",
         _applied,
         "the result. The files above were written and their syntax checked; `git diff` in {repo} shows the "
-        "change. The focus is back in the input box: go to the Diff pane with {keys[focus.diff]} and press "
-        "{keys[review.undo]} to undo it (or type /undo); a dialog asks first.",
+        "change. The focus stays in the Diff pane: press {keys[review.undo]} to undo it (or type /undo in the "
+        "input box, {keys[focus.prompt]}); a dialog asks first.",
         again="Press {keys[focus.diff]} then {keys[review.undo]} (or type /undo) when you want to undo the apply.",
     ),
     Step(
@@ -187,9 +187,9 @@ STEPS: tuple[Step, ...] = (
         _undone,
         "undone: the files hold their bytes from before the apply again, and `git diff` in {repo} shows "
         "nothing. Next, the agent: a plain message goes to the conversation agent, which reads, searches, "
-        "edits and runs commands with its tools, asking you before it writes or runs anything. Type a "
-        "message (say, do the tests pass?) and press Enter.",
-        again="Type a message and press Enter to see the agent at work.",
+        "edits and runs commands with its tools, asking you before it writes or runs anything. Press "
+        "{keys[focus.prompt]} to go to the input box, type a message (say, do the tests pass?) and press Enter.",
+        again="Press {keys[focus.prompt]}, type a message and press Enter to see the agent at work.",
         chat=True,
     ),
     Step(

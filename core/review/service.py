@@ -38,7 +38,7 @@ from ljtui.core.review.decisions import Decisions, decisions
 from ljtui.core.review.requests import ChangeText, ReviewRequest
 from ljtui.core.edits.read_change import EDIT
 from ljtui.core.edits.progress import StepEvents
-from ljtui.core.review import writing
+from ljtui.core.review import partial, places, writing
 from ljtui.core.review.session import ApplyRefused, Review, undo
 from ljtui.core.review.views import NO_REVIEW, DiffPage
 from ljtui.core.review.writing import APPLY_CANCELLED, UNDO_CANCELLED  # noqa: F401
@@ -267,6 +267,10 @@ class ReviewService:
 
         await edit_block(self, number)
 
+    def pick_place(self, number: int | None, index: int) -> None:
+        """Make block ``number``, whose text occurs at several places, exact at place ``index`` (1-based)."""
+        self._change(lambda review: places.pick(review, number, index))
+
     def set_all(self, accepted: bool) -> None:
         """Accept or reject every block."""
         self._change(lambda review: (review.set_all(accepted), [])[1])
@@ -331,17 +335,18 @@ class ReviewService:
                 self._sink.emit(Notice(NO_REVIEW, "warning"))
                 return None
             refused = review.check_apply()
-            if refused is not None:
+            offered = partial.offer(review) if refused is not None else None  # the blocks that apply, if any
+            if refused is not None and offered is None:
                 self._refuse(refused)
-                return None
-            return writing.apply_request(review)
+            return offered if refused is not None else writing.apply_request(review)
 
     def _apply(self, numbers: tuple[int, ...]) -> None:
         if writing.held_back(self._guard, self._sink):  # asked again: the dialog may have been open a while
             return
         with self._lock:
             review = self._review
-            if review is None or tuple(rb.number for rb in review.accepted) != numbers:
+            if review is None or (tuple(rb.number for rb in review.accepted) != numbers
+                                  and not partial.leave_out(review, numbers)):
                 self._sink.emit(R.ApplyRefused("the accepted blocks changed while the dialog was open; "
                                                "nothing was written"))
                 return
@@ -376,7 +381,8 @@ class ReviewService:
     def _undo(self) -> None:
         outcome = undo(self.root, clock=self._clock)
         error = outcome.error.message if outcome.error is not None else None
-        self._sink.emit(R.UndoFinished(tuple(outcome.files), error))
+        self._sink.emit(R.UndoFinished(tuple(outcome.files), error, tuple(outcome.removed),
+                                       outcome.remaining if error is None else None))
         self.refresh()
 
     async def export(self, path: str | None = None) -> None:

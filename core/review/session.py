@@ -29,7 +29,7 @@ from ljtui.core.review.checking import (
 from ljtui.core.review.diff_text import diff_lines
 from ljtui.core.review.render import edit_form_problem, render_plan
 from ljtui.core.review.review_block import ReviewBlock
-from ljtui.core.review.views import BlockView
+from ljtui.core.review.views import BlockView, source_names
 
 REVIEW_ENTRY_ID = DEFAULT_ENTRY_ID
 """Accepted blocks are applied as one all-or-nothing entry."""
@@ -37,6 +37,8 @@ _VERSIONS = itertools.count(1)
 
 
 MAX_CANDIDATES_SHOWN = 4
+MAX_PLACES_SHOWN = 9
+"""Places of an ambiguous block listed: each can be picked with its key, 1–9."""
 NO_DIFF_FAILED = "no diff: this block does not apply to the current files"
 NO_DIFF_UNCHANGED = "no diff: this block leaves the file as it is"
 
@@ -44,8 +46,8 @@ NO_DIFF_UNCHANGED = "no diff: this block leaves the file as it is"
 def _candidate_lines(error: E.EditError | None) -> tuple[str, ...]:
     if error is None:
         return ()
-    return tuple(f"{c.file}:{c.line} ({c.score:.2f}) {c.excerpt.strip()}"
-                 for c in error.candidates[:MAX_CANDIDATES_SHOWN])
+    shown = MAX_PLACES_SHOWN if isinstance(error, E.AnchorAmbiguous) else MAX_CANDIDATES_SHOWN
+    return tuple(f"{c.file}:{c.line} ({c.score:.2f}) {c.excerpt.strip()}" for c in error.candidates[:shown])
 
 
 @dataclass
@@ -168,7 +170,8 @@ class Review:
         return tuple(
             BlockView(rb.number, rb.key, rb.block.source.short if rb.block.source else rb.block.where, rb.state,
                       f"{rb.error.kind}: {rb.error.message}" if rb.error is not None else None,
-                      _candidate_lines(rb.error), rb.block.source.label if rb.block.source else None)
+                      _candidate_lines(rb.error), rb.block.source.label if rb.block.source else None,
+                      *source_names(rb.block.source))
             for rb in self.blocks
         )
 
@@ -263,6 +266,12 @@ class Review:
             raise ValueError(f"EDIT {number} {rb.block.action}s {rb.key}; it has no text to edit")
         rb.block = replace(rb.block, new=new)
         rb.edited = True
+        self._failures = FailureCache()  # what failed before was tried with the old text
+        return self.set_accepted(number, True)
+
+    def take_block(self, number: int, block: EditBlock) -> list[str]:
+        """Take ``block`` as block ``number`` (its text made exact at the place the user picked) and accept it."""
+        self.block(number).block = block
         self._failures = FailureCache()  # what failed before was tried with the old text
         return self.set_accepted(number, True)
 

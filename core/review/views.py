@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from ljtui.core.edits.plan import BlockSource
 
 BlockState = Literal["accepted", "rejected", "stale", "failed", "checking"]
 """``checking``: the block is not validated yet (a big plan is validated in steps)."""
@@ -25,6 +28,11 @@ class BlockView:
     """Nearest matches of a failed anchor: ``file:line (score) excerpt``."""
     source: str | None = None
     """Which hunk of which file of which format the block was read from (``None``: an EDIT plan's block)."""
+    hunk: str = ""
+    """``hunk 2/5`` for a block read from a hunk of a diff or another tool's blocks (``""``: an EDIT plan's block,
+    or a whole-file change)."""
+    origin: str = ""
+    """The format the block was read in, and its commit's subject in a patch series: ``git · [PATCH 1/2] Fix``."""
 
 
 @dataclass(frozen=True)
@@ -72,3 +80,11 @@ class DiffPage:
     def previous(self) -> int:
         """Where the page before this one starts."""
         return max(0, self.start - self.size)
+
+
+def source_names(source: BlockSource | None) -> tuple[str, str]:
+    """The hunk (``hunk 2/5``) and the origin (``git · [PATCH 1/2] Fix``) the Diff pane names a block by."""
+    if source is None:
+        return "", ""
+    return (f"hunk {source.hunk}/{source.hunks}" if source.hunk else "",
+            " · ".join(p for p in (source.format, source.commit) if p))

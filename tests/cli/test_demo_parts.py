@@ -31,7 +31,7 @@ FACTS = {"repo": "/tmp/demo/wordstats", "project": "wordstats", "keys": {
     "review.apply": "a", "review.undo": "u", "app.quit": "ctrl+q", "plan.next": "j", "plan.prev": "k",
     "plan.edit": "e", "plan.add": "n", "plan.delete": "d", "plan.move_down": "J", "plan.move_up": "K",
     "plan.approve": "enter", "plan.approve_writes": "w", "plan.reject": "escape", "plan.history": "h",
-    "focus.gates": "F5"}}
+    "focus.gates": "F5", "focus.prompt": "F6"}}
 APPLIED = ApplyFinished({"status": "done", "files": ["wordstats/counting.py"]}, 1)
 UNDONE = UndoFinished(("wordstats/counting.py",), None)
 OPENED = PlanOpened("planner", 1, ())
@@ -196,7 +196,8 @@ def test_the_steps_begin_in_order_and_only_on_their_own_events() -> None:
     assert tour.after(UndoFinished((), "app.py changed since the apply")) == []
     assert not tour.current.chat
     [(undone, _)] = tour.after(UNDONE)
-    assert undone.startswith("Step 4 of 18 — undone") and "Type a message (say, do the tests pass?)" in undone
+    assert undone.startswith("Step 4 of 18 — undone")
+    assert "Press F6 to go to the input box, type a message (say, do the tests pass?)" in undone
     assert tour.current.chat
     assert tour.after(PermissionRequested(2, "c0", "edit_file", "app.py")) == [] and tour.after(ANSWERED) == []
     [(asks, _)] = tour.after(ASKS_BASH)

@@ -45,14 +45,14 @@ def test_the_installed_demo_runs_from_anywhere_with_no_key_and_keeps_its_reposit
         assert b"return len(text.split())\n" in (copy / COUNTING).read_bytes()
         term.wait_for(result, "the apply's result (its journal committed)")
         dialog = term.shows("Undo the last apply?")
-        term.press(b"/undo\r")  # the focus is back in the input once the applied plan left the Diff pane
+        term.press(b"u")  # the focus stays in the Diff pane after the apply
         term.wait_for(dialog, "undo dialog")
         agent_step = term.shows("Step 4 of 18")
         term.press(b"\r")
         term.wait_for(lambda: (copy / COUNTING).read_bytes() == original, "undo on disk")
         term.wait_for(agent_step, "the agent's step of the guide")
         asked = term.shows("Run this command?")  # the dialog itself: the folded tool line comes first
-        term.press(b"do the tests pass?\r")
+        term.press(b"\x1b[17~do the tests pass?\r")  # F6: the input box (the undo left the focus in the Diff pane)
         term.wait_for(asked, "the permission dialog for the test command")
         ran = term.shows("Step 6 of 18")
         term.press(b"\r")

@@ -65,10 +65,12 @@ async def test_a_git_diff_is_reviewed_hunk_by_hunk_applied_in_part_and_undone(ma
         await settle(pilot)
         assert states(app) == ["accepted"] * 4
         rows = [str(row_text(view)) for view in app.main_screen.diff_pane.blocks]
-        assert "big.txt  hunk 1/3 @@ -1,6 +1,6 @@" in rows[0]
-        assert f"big.txt  hunk 2/3 {second}" in rows[1]
-        assert "notes.md  hunk 1/1 @@ -0,0 +1 @@" in rows[3]
+        assert [row[3:] for row in rows] == ["hunk 1/3  accepted  big.txt", "hunk 2/3  accepted  big.txt",
+                                             "hunk 3/3  accepted  big.txt", "hunk 1/1  accepted  notes.md"]
         assert app.main_screen.diff_pane.blocks[1].source == "hunk 2/3 of big.txt (git)"
+        view = app.main_screen.diff_pane.diff_view
+        await until(pilot, lambda: str(view.border_title) == "big.txt · hunk 1/3 · line 1 · git", "the first title")
+        assert view.lines[0].plain.startswith("@@ -1,6 +1,6 @@"), "the title's line is the @@ line's one number"
         await pilot.press("f4", "j", "space")
         await settle(pilot)
         assert states(app) == ["accepted", "rejected", "accepted", "accepted"]
@@ -106,6 +108,10 @@ async def test_a_diff_whose_file_moved_on_shows_its_stale_hunks(make_app: AppFac
                                  "line 12)")
         await pilot.press("f4", "a")
         await settle(pilot)
-        assert not isinstance(app.screen, ApprovalDialog)
-        assert "these blocks do not apply: EDIT 2" in notices(app)[-1]
+        assert isinstance(app.screen, ApprovalDialog), "the hunks that still apply are offered"
+        assert app.screen.request.title == "Apply the 3 blocks that apply?"
+        assert any(line.startswith("  EDIT 2 (big.txt): AnchorNotFound") for line in app.screen.request.lines)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert states(app) == ["accepted", "stale", "accepted", "accepted"]
         assert (git_repo / "big.txt").read_text(encoding="utf-8") == moved

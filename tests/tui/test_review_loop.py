@@ -48,7 +48,8 @@ async def test_request_review_reject_apply_undo(make_app: AppFactory, git_repo: 
         await settle(pilot)
         assert (git_repo / "app.py").read_text(encoding="utf-8") == ORIGINAL
         assert not (git_repo / "docs" / "usage.md").exists()
-        assert notices(app)[-1] == "Undone: restored app.py, docs/usage.md."
+        assert notices(app)[-1] == ("Undone: restored app.py; deleted docs/usage.md (created by the apply). "
+                                    "No earlier apply is kept to undo.")
 
 
 async def test_escape_cancels_apply_with_nothing_written(make_app: AppFactory, git_repo: Path) -> None:
@@ -138,7 +139,7 @@ async def test_a_change_after_confirmation_is_caught_at_apply(make_app: AppFacto
         assert not (git_repo / "docs").exists()
 
 
-async def test_failed_blocks_are_refused_before_the_dialog(make_app: AppFactory, git_repo: Path) -> None:
+async def test_failed_blocks_are_left_out_only_when_the_user_says_so(make_app: AppFactory, git_repo: Path) -> None:
     plan = git_repo / "plan.md"
     plan.write_text(_plan_text().replace("    return 'hello ' + name", "    return 'hi ' + name"), encoding="utf-8")
     app = make_app(script=None, review_path=plan)
@@ -150,9 +151,19 @@ async def test_failed_blocks_are_refused_before_the_dialog(make_app: AppFactory,
         assert view.candidates and view.candidates[0].startswith("app.py:2 (")
         await pilot.press("a")
         await settle(pilot)
+        assert isinstance(app.screen, ApprovalDialog)
+        assert app.screen.request.title == "Apply the 2 blocks that apply?"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert states(app) == ["failed", "accepted", "accepted"]
+        await pilot.press("R", "space")  # EDIT 1 alone: nothing would apply, so nothing is offered
+        await settle(pilot)
+        assert states(app) == ["failed", "rejected", "rejected"]
+        await pilot.press("a")
+        await settle(pilot)
         assert not isinstance(app.screen, ApprovalDialog)
         assert notices(app)[-1].startswith("Apply refused — these blocks do not apply: EDIT 1: AnchorNotFound")
-        await pilot.press("space", "a")
+        await pilot.press("A", "space", "a")
         await settle(pilot)
         assert isinstance(app.screen, ApprovalDialog)
 

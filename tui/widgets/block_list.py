@@ -27,10 +27,15 @@ STATE_MARKS = {"accepted": glyphs.OK, "rejected": glyphs.REJECTED, "stale": glyp
 
 
 def row_text(view: BlockView, selected: bool = False) -> Text:
-    """``▸✓ EDIT 1  accepted  app.py  greet (~2) — why`` (the mark before the state is the selection's, as in
-    the Plan pane; the file and the hint are the plan's: controls visible)."""
-    where = f"  {shown(view.where.replace('`', ''), one_line=True)}" if view.where else ""
+    """``▸✓ EDIT 1  accepted  app.py  greet (~2) — why`` for an EDIT plan's block, ``▸✓ hunk 2/5  accepted
+    src/app.py`` for a hunk of a diff or of another tool's blocks (the mark before the state is the selection's,
+    as in the Plan pane; the file and the hint are the plan's: controls visible). What tells the rows apart comes
+    first: a row too long for the pane is cut at its end."""
     mark = glyphs.SELECTED if selected else " "
+    if view.hunk:
+        return Text(f"{mark}{STATE_MARKS[view.state]} {view.hunk}  {view.state:<8}  {shown_line(view.file)}",
+                    no_wrap=True, overflow="ellipsis")
+    where = f"  {shown(view.where.replace('`', ''), one_line=True)}" if view.where else ""
     return Text(f"{mark}{STATE_MARKS[view.state]} EDIT {view.number}  {view.state:<8}  {shown_line(view.file)}"
                 f"{where}", no_wrap=True, overflow="ellipsis")
 

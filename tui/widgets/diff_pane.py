@@ -14,6 +14,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.content import Content
 from textual.containers import Vertical
+from textual.binding import Binding
 from textual.message import Message
 
 from ljtui.core.display import shown, shown_line
@@ -28,6 +29,10 @@ if TYPE_CHECKING:
 
 EMPTY_TEXT = "No pending edits. Proposed changes appear here as diffs to accept or reject."
 CHECKING_TEXT = "Checking this block against the files…"
+AMBIGUOUS = "AnchorAmbiguous:"
+"""How the reason of a block whose text occurs at several places starts."""
+PICK = "review.pick"
+"""The action 1–9 run: pick a place of a block whose text occurs at several places."""
 DIFF_GROUP = "diff"
 """Worker group of diff requests (not engine work: a diff being fetched does not make the app busy)."""
 
@@ -49,7 +54,9 @@ class DiffPane(Vertical, can_focus=True):
     DiffPane > .diff-pane--note { color: $text-muted; text-style: italic; }
     """
 
-    BINDINGS = ACTIONS.bindings(DIFF)
+    BINDINGS = [b for b in ACTIONS.bindings(DIFF) if b.id != PICK] + [
+        Binding(str(n), f"pick({n})", f"place {n}", show=False) for n in range(1, 10)]
+    """The registry's keys; 1–9 carry which place they pick."""
 
     class DiffLoaded(Message):
         """A page of a block's diff arrived from core, rendered."""
@@ -161,6 +168,12 @@ class DiffPane(Vertical, can_focus=True):
         """Scroll the unwrapped diff back to the start of its lines."""
         self.diff_view.scroll_line_start()
 
+    def action_pick(self, place: int) -> None:
+        """Apply the selected block, whose text occurs at several places, at the listed place ``place``."""
+        action = ACTIONS.get(PICK)
+        if action is not None:
+            action.run(self.app, str(place))  # type: ignore[arg-type]
+
     def on_block_list_clicked(self, message: BlockList.Clicked) -> None:
         self.action_move(message.index - self.selected)
 
@@ -228,6 +241,10 @@ class DiffPane(Vertical, can_focus=True):
         if not view.reason:
             return []
         style = self.get_component_rich_style("diff-pane--reason")
+        if view.reason.startswith(AMBIGUOUS):
+            return [Text(shown(view.reason), style=style),
+                    Text("  press a place's number to apply the block there:", style=style),
+                    *(Text(f"  {n}  {shown(str(c))}", style=style) for n, c in enumerate(view.candidates, 1))]
         return [Text(shown(view.reason), style=style),
                 *(Text(f"  nearest: {shown(str(c))}", style=style) for c in view.candidates)]
 
@@ -243,13 +260,26 @@ def _subtitle(blocks: Sequence[BlockView]) -> str:
 
 
 def _title(view: BlockView, page: DiffPage, label: str | None) -> Text:
-    """``app.py · new file · lines 1–500 of 9,000`` (the file is the plan's: controls visible), with the hunk, file
-    and format a block read from a diff came from."""
+    """``src/app.py · hunk 2/5 · line 892 · git`` (the file is the plan's: controls visible): the file, the hunk
+    of a block read from a diff or another tool's blocks, the line where it applies now (the one number of the
+    hunk's ``@@`` line below), its format and commit; ``new file`` or ``removed``, and the part of a long diff."""
     parts = [shown_line(view.file)]
-    if view.source:
-        parts.append(shown_line(view.source))
+    if view.hunk:
+        parts.append(view.hunk)
+    line = _old_start(page.lines) if view.hunk and page.start == 0 else None
+    if line:
+        parts.append(f"line {line}")
+    if view.origin:
+        parts.append(shown_line(view.origin))
     if label:
         parts.append(label)
     if page.above or page.below:
         parts.append(f"lines {page.start + 1:,}–{page.end:,} of {page.total:,}")
     return Text(" · ".join(parts))
+
+
+def _old_start(lines: Sequence[str]) -> int | None:
+    """The first line of the file a diff's first hunk starts at (its ``@@ -N`` number), if it has one."""
+    head = next((line for line in lines[:3] if line.startswith("@@ -")), None)
+    digits = head[4:].split(",")[0].split(" ")[0] if head else ""
+    return int(digits) if digits.isdigit() else None
