@@ -48,9 +48,11 @@ class Action:
         slash: the slash command name; empty: none.
         usage: how the slash command is typed, e.g. ``/open PLAN.md``.
         args: whether the slash command takes text.
-        priority: the key works even when a widget would take it (quit).
+        priority: the key acts before the focused widget sees it (quit; the focus keys, so keys read with them
+            in one batch go to the pane they focus).
         palette: listed in the command palette.
         palette_note: why it is not (see :attr:`palette_reason`).
+        minor: a short footer leaves this key out before the pane's other keys (F1 and the palette still list it).
     """
 
     id: str
@@ -65,6 +67,7 @@ class Action:
     priority: bool = False
     palette: bool = True
     palette_note: str = ""
+    minor: bool = False
 
     @property
     def palette_reason(self) -> str:

@@ -21,14 +21,20 @@ def normalized(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+def line_count(text: str) -> int:
+    """The lines of ``text`` as the user sees them: a line break that ends the text starts no new line
+    (40 lines copied from an editor or a terminal end with one)."""
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
 def is_big(text: str) -> bool:
     """Whether a paste of ``text`` is folded."""
-    return text.count("\n") + 1 > FOLD_LINES or len(text) > FOLD_CHARS
+    return line_count(text) > FOLD_LINES or len(text) > FOLD_CHARS
 
 
 def describe(text: str) -> str:
     """The label's words for ``text``: its lines, or its characters when it is one line."""
-    lines = text.count("\n") + 1
+    lines = line_count(text)
     return f"pasted {lines:,} lines" if lines > 1 else f"pasted {len(text):,} characters"
 
 

@@ -86,6 +86,12 @@ class Terminal:
 def scripted_ljtui(tmp_path: Path, script: Path, user_config: str = "") -> tuple[Terminal, Path]:
     """``ljtui`` with the scripted model on a pseudo-terminal, in a fresh one-commit repository under ``tmp_path``
     and with a home of its own (``user_config``: its config file's text); returns the terminal and the repository."""
+    argv, repo, env = scripted_setup(tmp_path, script, user_config)
+    return Terminal(argv, repo, env), repo
+
+
+def scripted_setup(tmp_path: Path, script: Path, user_config: str = "") -> tuple[list[str], Path, dict[str, str]]:
+    """The command line, repository and environment of :func:`scripted_ljtui`, for any terminal to run."""
     from tests.conftest import git
 
     repo, home = tmp_path / "repo", tmp_path / "home"
@@ -101,4 +107,4 @@ def scripted_ljtui(tmp_path: Path, script: Path, user_config: str = "") -> tuple
     env = {"PATH": os.environ["PATH"], "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
            "XDG_STATE_HOME": str(home / ".state"), "TERM": "xterm-256color", "LANG": "C.UTF-8"}
     argv = [sys.executable, "-m", "ljtui.cli.main", "--provider", "scripted", "--script", str(script)]
-    return Terminal(argv, repo, env), repo
+    return argv, repo, env

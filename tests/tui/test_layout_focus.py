@@ -1,6 +1,6 @@
 """The layout follows the focus: the Conversation is wide while it or the input has the focus, a focused side
 pane gets the room (a dozen diff lines at 80x24), F8 and F9 still work, and the footer keeps the focused
-pane's essential keys at 80 columns."""
+pane's essential keys, F1 Help and the palette key at 80 columns (the status bar its branch)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import pytest
 
 from ljtui.tui.commands import ACTIONS
 from ljtui.tui.widgets.diff_view import DiffView
-from ljtui.tui.widgets.key_footer import GLOBAL, HELP, PANE, KeyFooter, Shown, fit
+from ljtui.tui.widgets.key_footer import GLOBAL, HELP, MINOR, PANE, KeyFooter, Shown, fit
+from ljtui.tui.widgets.status_bar import StatusBar
 from tests.tui.conftest import AppFactory, settle, until
 from tests.tui.plan_helpers import ask
 from tests.tui.review_plans import long_diff_plan
@@ -104,15 +105,15 @@ async def test_a_plan_to_approve_gets_the_side_column(make_app: AppFactory) -> N
         assert "4. Run the test suite" in drawn(app).text
 
 
-@pytest.mark.parametrize("pane", ["diff", "gates"])
+@pytest.mark.parametrize("pane", ["diff", "gates", "prompt", "conversation"])
 async def test_the_footer_keeps_the_pane_s_essential_keys_at_80x24(make_app: AppFactory, git_repo: Path,
                                                                   pane: str) -> None:
     app = make_app(script=None, review_path=long_diff_plan(git_repo))
     async with app.run_test(size=SMALL) as pilot:
         await _opened(pilot)
-        await _focus(pilot, {"diff": "f4", "gates": "f5"}[pane], pane)
+        await _focus(pilot, {"diff": "f4", "gates": "f5", "prompt": "f6", "conversation": "f2"}[pane], pane)
         footer = _footer(app)
-        for action_id in ESSENTIAL[pane]:
+        for action_id in ESSENTIAL.get(pane, ()):
             assert _shown(action_id, app) in footer, footer
         _assert_no_key_is_cut(app)
 
@@ -131,6 +132,7 @@ async def test_the_plan_pane_s_footer_at_80x24(make_app: AppFactory) -> None:
 
 
 def _assert_no_key_is_cut(app) -> None:
+    """Every key drawn whole, F1 Help and the palette key among them; the status bar keeps the branch."""
     from textual.widgets._footer import FooterKey
 
     footer = app.main_screen.query_one(KeyFooter)
@@ -139,8 +141,10 @@ def _assert_no_key_is_cut(app) -> None:
     for key in keys:
         assert footer.region.contains_region(key.region), key.description
     palette = [k for k in keys if k.has_class("-command-palette")]
-    if palette:
-        assert all(k.region.right <= palette[0].region.x for k in keys if k not in palette)
+    assert palette and all(k.region.right <= palette[0].region.x for k in keys if k not in palette)
+    assert _shown("app.help", app) in _footer(app) and "^p palette" in _footer(app), _footer(app)
+    status = app.main_screen.query_one(StatusBar)
+    assert "branch main" in drawn(app).lines[status.region.y]
 
 
 async def test_f8_fills_the_body_with_the_diff_pane_and_restores(make_app: AppFactory, git_repo: Path) -> None:
@@ -185,20 +189,27 @@ def test_fit_draws_the_keys_closer_before_leaving_any_out() -> None:
     narrow = sum(k.width(True) for k in keys)
     assert fit(keys, wide + 12, (12, 11)) == (keys, False, True)
     assert fit(keys, narrow + 11, (12, 11)) == (keys, True, True)
-    assert fit(keys, narrow, (12, 11)) == (keys, True, False)
     assert fit(keys, wide, None) == (keys, False, False)
+    assert fit(keys, narrow, None) == (keys, True, False)
 
 
-def test_fit_leaves_out_the_palette_then_the_global_keys_then_the_pane_s_last_keys() -> None:
-    pane = [_key("Apply"), _key("Toggle"), _key("Next"), _key("Prev")]
+def test_fit_leaves_out_the_global_keys_then_the_minor_ones_then_the_pane_s_last_then_the_palette() -> None:
+    pane = [_key("Apply"), _key("Toggle"), _key("All", MINOR), _key("Undo"), _key("Wrap", MINOR)]
     quit_key, help_key = _key("Quit", GLOBAL), _key("Help", HELP)
     keys = [*pane, quit_key, help_key]
     compact = {k.description: k.width(True) for k in keys}
-    all_pane = sum(compact[k.description] for k in pane)
-    assert fit(keys, all_pane + compact["Help"], (12, 11)) == ([*pane, help_key], True, False)
-    assert fit(keys, all_pane, (12, 11)) == (pane, True, False)
-    assert fit(keys, all_pane - 1, (12, 11)) == (pane[:3], True, False)
-    assert fit(keys, 0, None) == ([], True, False)
+    palette = (12, 11)
+    everything = sum(compact.values()) + palette[1]
+    assert fit(keys, everything, palette) == (keys, True, True)
+    assert fit(keys, everything - 1, palette) == ([*pane, help_key], True, True)
+    without_minor = [pane[0], pane[1], pane[3], help_key]
+    assert fit(keys, everything - compact["Quit"] - 1, palette) == ([*pane[:4], help_key], True, True)
+    base = sum(compact[k.description] for k in without_minor) + palette[1]
+    assert fit(keys, base, palette) == (without_minor, True, True)
+    assert fit(keys, base - 1, palette) == ([pane[0], pane[1], help_key], True, True)
+    assert fit(keys, compact["Help"] + palette[1], palette) == ([help_key], True, True)
+    assert fit(keys, compact["Help"] + palette[1] - 1, palette) == ([help_key], True, False)
+    assert fit(keys, 0, palette) == ([], True, False)
 
 
 def test_a_focused_diff_pane_at_80x24(snap_compare, make_app: AppFactory, git_repo: Path) -> None:

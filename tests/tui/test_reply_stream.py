@@ -112,8 +112,7 @@ async def test_an_event_arriving_while_the_main_screen_closes_is_dropped_but_one
         app.main_screen._closing = False
 
 
-async def test_a_reply_after_a_tool_call_or_a_notice_is_set_apart_but_not_after_the_question(
-        make_app: AppFactory) -> None:
+async def test_a_reply_is_set_apart_from_the_question_a_tool_call_and_a_notice(make_app: AppFactory) -> None:
     app = make_app()
     async with app.run_test():
         conv = app.main_screen.conversation
@@ -128,7 +127,7 @@ async def test_a_reply_after_a_tool_call_or_a_notice_is_set_apart_but_not_after_
         await conv.append_reply("Done.")
         await conv.end_reply()
         first, second, third = conv.query(Markdown)
-        assert [r.has_class("-set-apart") for r in (first, second, third)] == [False, True, True]
+        assert [r.has_class("-set-apart") for r in (first, second, third)] == [True, True, True]
 
 
 def test_slow_updates_of_a_streamed_reply_are_spaced_to_leave_the_event_loop_free() -> None:

@@ -32,6 +32,42 @@ EDITOR_KEY = "ctrl+o"
 """Opens a passage being edited in ``$VISUAL``/``$EDITOR``."""
 TITLE_FRAME_CELLS = 6
 """Cells of a dialog's width its border title cannot use (corners, padding, the spaces around the title)."""
+KEY_GAP = "    "
+"""Between two keys of a dialog's key line."""
+
+
+def key_rows(keys: list[str], width: int) -> list[str]:
+    """``keys`` (``Enter: apply`` …) on rows of at most ``width`` cells, :data:`KEY_GAP` apart: a row breaks
+    between two keys, never inside one; a key wider than a row is cut with "…"."""
+    rows: list[str] = []
+    for key in keys:
+        if cell_len(key) > width:
+            key = Content(key).truncate(max(width - 1, 0)).plain.rstrip() + "…"
+        joined = f"{rows[-1]}{KEY_GAP}{key}" if rows else key
+        if rows and cell_len(joined) <= width:
+            rows[-1] = joined
+        else:
+            rows.append(key)
+    return rows
+
+
+class KeyLine(Static):
+    """A dialog's keys (:func:`key_rows`): whole keys on each row, fitted again when the width changes."""
+
+    DEFAULT_CSS = """
+    KeyLine { text-wrap: nowrap; text-overflow: ellipsis; }
+    """
+
+    def __init__(self, keys: list[str], **kwargs: object) -> None:
+        super().__init__(Content(KEY_GAP.join(keys)), **kwargs)  # type: ignore[arg-type]
+        self._keys = keys
+        self._rows: list[str] = []
+
+    def on_resize(self) -> None:
+        rows = key_rows(self._keys, self.content_size.width) if self.content_size.width else []
+        if rows and rows != self._rows:
+            self._rows = rows
+            self.update(Content("\n".join(rows)))
 
 
 class Dialog(ModalScreen[T], Generic[T]):
@@ -67,7 +103,11 @@ class Dialog(ModalScreen[T], Generic[T]):
 
     def key_line(self) -> str:
         """The keys of the dialog, e.g. ``Enter: apply    Esc: cancel``."""
-        return ""
+        return KEY_GAP.join(self.key_list())
+
+    def key_list(self) -> list[str]:
+        """The keys of the dialog one by one, e.g. ``Enter: apply``."""
+        return []
 
 
 def key_name(key: str) -> str:
@@ -98,7 +138,7 @@ class ApprovalDialog(Dialog[Decision]):
                                tab_behavior="focus")
             elif self.request.text is not None:
                 yield Input(self.request.text, id="dialog-text")
-            yield Static(Content(self.key_line()), classes="dialog-keys")
+            yield KeyLine(self.key_list(), classes="dialog-keys")
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -128,11 +168,11 @@ class ApprovalDialog(Dialog[Decision]):
             rendered.insert(0, Text(f"({label})", style="dim"))
         return Text("\n").join(rendered)
 
-    def key_line(self) -> str:
+    def key_list(self) -> list[str]:
         keys = [f"{key_name(c.key)}: {c.label}" for c in self.request.choices]
         if self.request.multiline and self.request.text is not None:
             keys.insert(1, f"{key_name(EDITOR_KEY)}: edit in $EDITOR")
-        return "    ".join(keys)
+        return keys
 
     def action_external_editor(self) -> None:
         """Edit the text in the user's own editor, the terminal handed over to it (headless: run as it is)."""

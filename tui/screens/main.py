@@ -33,6 +33,9 @@ PANE_KEYS: dict[str, str] = {"conversation": "F2", "plan": "F3", "diff": "F4", "
 """The key that moves to each pane on purpose."""
 SIDE_PANES = ("plan", "diff", "gates")
 """The panes of the side column; the one with the focus gets most of its room."""
+CONVERSATION_MIN_WIDTH = 42
+"""Columns the Conversation keeps beside a focused side pane, its border included (``main.tcss``): 40 for its
+text, on any terminal from 80 columns wide (under 80 a focused side pane takes the whole width)."""
 HINT_INTERVAL = 3.0
 """Seconds the same typing hint waits before it is shown again (a word typed in a pane shows it once)."""
 
@@ -66,13 +69,15 @@ class MainScreen(Screen):
     The layout follows the focus: the Conversation is wide while it or the
     input has the focus; a side pane with the focus widens the side column
     and takes most of its height, the other side panes keeping their title
-    and a line. ``-narrow`` and ``-short`` (the terminal's width and height,
-    by breakpoint) choose how far: see ``main.tcss``.
+    and a line; the Conversation keeps :data:`CONVERSATION_MIN_WIDTH` columns,
+    or, under 80 columns (``-tiny``), gives the focused side pane the whole
+    width. ``-tiny``, ``-narrow`` and ``-short`` (the terminal's width and
+    height, by breakpoint) choose how far: see ``main.tcss``.
     """
 
     AUTO_FOCUS = "#prompt"
 
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-tiny"), (80, "-narrow"), (100, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
 
     BINDINGS = ACTIONS.bindings(MAIN)
@@ -219,7 +224,7 @@ class MainScreen(Screen):
             self._set_maximized(None)
         if pane_id != "conversation" and pane_id != "prompt":
             self.query_one("#side").remove_class("-hidden")
-        target.focus()
+        self.set_focus(target)  # now, so keys read with F6 in one batch already go to the target
         self.chosen_pane = pane_id
 
     def action_toggle_maximize(self) -> None:

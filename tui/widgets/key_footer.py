@@ -8,9 +8,11 @@ It also fits its keys to the terminal's width instead of cutting them off
 at the right edge. The focused pane's keys come first, in the order the
 registry declares them (that order is their importance); the keys of the
 screen and the app follow. When they do not all fit, the footer first draws
-them closer together, then leaves out the command palette key, then the
-screen's and the app's keys (F1 Help last of those: it lists every key),
-and only then the pane's own keys, the last declared first.
+them closer together, then leaves out the screen's and the app's keys, then
+the pane's minor keys (:attr:`~ljtui.tui.actions.Action.minor`), then the
+pane's other keys, the last declared first in each group. F1 Help and the
+command palette key go last, the palette first: between them they list and
+reach every key left out.
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ from textual.widgets._footer import FooterKey
 
 HELP_ACTION_ID = "app.help"
 """The global key kept longest: it lists every key the footer leaves out."""
-PANE, HELP, GLOBAL = 0, 1, 2
-"""Ranks: a lower rank is left out later."""
+HELP, PALETTE, PANE, MINOR, GLOBAL = 0, 1, 2, 3, 4
+"""Ranks: a lower rank is left out later (``PALETTE`` is the command palette key's)."""
 
 
 @dataclass(frozen=True)
@@ -56,19 +58,27 @@ def palette_width(display: str, description: str, compact: bool) -> int:
 
 def fit(keys: list[Shown], width: int, palette: tuple[int, int] | None) -> tuple[list[Shown], bool, bool]:
     """The keys that fit in ``width`` cells, whether they are drawn compact, and whether the palette key is
-    drawn (``palette``: its width drawn normally and compact; ``None``: there is no palette key)."""
+    drawn (``palette``: its width drawn normally and compact; ``None``: there is no palette key).
 
-    def total(chosen: list[Shown], compact: bool, with_palette: bool) -> int:
-        extra = palette[compact] if with_palette and palette is not None else 0
+    Everything drawn normally, else compact; else, compact, the key of the highest rank is left out (the
+    last of its rank first, the palette key ranking :data:`PALETTE`) until the rest fit."""
+    with_palette = palette is not None
+
+    def total(chosen: list[Shown], compact: bool, drawn_palette: bool) -> int:
+        extra = palette[compact] if drawn_palette and palette is not None else 0
         return sum(k.width(compact) for k in chosen) + extra
 
-    for compact, with_palette in ((False, True), (True, True), (True, False)):
+    for compact in (False, True):
         if total(keys, compact, with_palette) <= width:
-            return list(keys), compact, with_palette and palette is not None
+            return list(keys), compact, with_palette
     chosen = list(keys)
-    while chosen and total(chosen, True, False) > width:
-        del chosen[max(range(len(chosen)), key=lambda i: (chosen[i].rank, i))]
-    return chosen, True, False
+    while (chosen or with_palette) and total(chosen, True, with_palette) > width:
+        last = max(range(len(chosen)), key=lambda i: (chosen[i].rank, i), default=None)
+        if last is None or (with_palette and chosen[last].rank < PALETTE):
+            with_palette = False
+        else:
+            del chosen[last]
+    return chosen, True, with_palette
 
 
 class KeyFooter(Footer):
@@ -98,6 +108,8 @@ class KeyFooter(Footer):
 
     def shown_keys(self) -> list[Shown]:
         """The keys to show, one per action, the focused pane's first."""
+        from ljtui.tui.commands import ACTIONS
+
         screen, app = self.screen, self.app
         seen: set[str] = set()
         keys: list[Shown] = []
@@ -106,12 +118,13 @@ class KeyFooter(Footer):
                 continue
             seen.add(binding.action)
             if node is not app and node is not screen:
-                rank = PANE
+                action = ACTIONS.get(binding.id) if binding.id else None
+                rank = MINOR if action is not None and action.minor else PANE
             else:
                 rank = HELP if binding.id == HELP_ACTION_ID else GLOBAL
             keys.append(Shown(binding.key, app.get_key_display(binding), binding.description, binding.action,
                               enabled, tooltip, rank))
-        keys.sort(key=lambda k: k.rank != PANE)
+        keys.sort(key=lambda k: k.rank not in (PANE, MINOR))
         return keys
 
     def compose(self) -> ComposeResult:

@@ -15,8 +15,8 @@ LIVE_OUTPUT_CHARS = 64 * 1024
 
 
 class ToolCallLine(PlainCollapsible):
-    """A tool call folded to one line, ``▸ read_file app.py ✓``; Enter or a click unfolds
-    what the tool returned. A running command shows its last lines as they stream."""
+    """A tool call folded to one line, ``▸ read_file app.py ✓`` (cut with "…" when wider than the pane);
+    Enter or a click unfolds what the tool returned. A running command shows its last lines as they stream."""
 
     DEFAULT_CSS = """
     ToolCallLine {
@@ -25,7 +25,13 @@ class ToolCallLine(PlainCollapsible):
         padding: 0;
         margin: 0 1;
         &:focus-within { background-tint: $foreground 0%; }
-        & > CollapsibleTitle { color: $tool-call; padding: 0; }
+        & > CollapsibleTitle {
+            color: $tool-call;
+            padding: 0;
+            max-width: 100%;
+            text-wrap: nowrap;
+            text-overflow: ellipsis;
+        }
         &.-failed > CollapsibleTitle { color: $error; }
         & > Contents { padding: 0 0 0 2; }
         & ToolOutputText { color: $text-muted; }
