@@ -160,6 +160,7 @@ class LjtuiAgent:
         if not text.strip():
             raise RequestError.invalid_params({"prompt": "the prompt has no text"})
         async with session.lock:  # one prompt at a time per session, as the protocol has it
+            session.updates.translator.new_prompt()
             work = asyncio.create_task(self._run(session, text))
             session.running, session.cancelled = work, False
             try:

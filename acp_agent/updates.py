@@ -8,8 +8,10 @@ prompt's answer wait until everything before it is sent.
 What a client is shown:
 
 * every piece of text with its control characters shown, never acted on (a client may be a terminal);
-* the model's words as ``agent_message_chunk``; notices, retries, task and gate lines as
-  ``agent_thought_chunk`` (warnings and errors as message text, so they are read);
+* the model's words as ``agent_message_chunk``, each new message of a prompt's answer (after tool calls, or a
+  task's turn) a paragraph apart from the text before it, so two messages never run together; notices,
+  retries, task and gate lines as ``agent_thought_chunk`` (warnings and errors as message text, so they are
+  read);
 * each tool call as ``tool_call`` with its kind, its title, the file it touches as a location and, for
   ``write_file`` and ``edit_file``, the diff; its output as it streams, and its end as ``tool_call_update``;
 * a task plan as ``plan`` entries, sent whole again on each change of a task's status and on every replan.
@@ -33,8 +35,8 @@ from acp.schema import ToolCallLocation
 
 from ljtui.core.display import shown
 from ljtui.core.events import (
-    Event, ModelCallRetried, Notice, SandboxChecked, SessionResumed, TokenDelta, ToolCallFinished, ToolCallStarted,
-    ToolOutput, TurnFailed, TurnFinished, TurnStarted,
+    Event, ModelCallRetried, ModelCallStarted, Notice, SandboxChecked, SessionResumed, TokenDelta, ToolCallFinished,
+    ToolCallStarted, ToolOutput, TurnFailed, TurnFinished, TurnStarted,
 )
 from ljtui.core.layer.scan import LayerEntry
 from ljtui.core.tasks import events as T
@@ -140,19 +142,31 @@ class Translator:
         self._output: dict[str, str] = {}
         self._streamed = False
         """The current turn's words came as deltas (else the finished turn's text is sent whole)."""
+        self._said = False
+        """Message text was sent for the prompt being answered."""
+        self._apart = False
+        """The next message text starts a new message: it is sent a paragraph apart from what was said."""
         self._plan: dict[int, tuple[str, str]] = {}
         """The task plan shown: each task's description and ljtui status, in order."""
+
+    def new_prompt(self) -> None:
+        """A prompt's answer begins: its first words start the client's message, with nothing before them."""
+        self._said = self._apart = False
 
     def updates(self, event: Event) -> list[Any]:
         match event:
             case TurnStarted():
                 self._streamed = False
+                self._apart = self._said
+                return []
+            case ModelCallStarted():
+                self._apart = self._said
                 return []
             case TokenDelta(text=text):
                 self._streamed = True
-                return [update_agent_message_text(shown(text))] if text else []
+                return [self._words(text)] if text else []
             case TurnFinished(text=text):
-                return [] if self._streamed or not text else [update_agent_message_text(shown(text))]
+                return [] if self._streamed or not text else [self._words(text)]
             case TurnFailed(message=message):
                 return [update_agent_message_text(f"\n\n{shown(message)}\n")]
             case ToolCallStarted():
@@ -177,6 +191,11 @@ class Translator:
             case SandboxChecked(backend=backend, allows=allows):
                 return [update_agent_thought_text(f"Commands run in the {backend} sandbox: {shown(allows)}\n")]
         return self._plan_updates(event) + self._lines(event)
+
+    def _words(self, text: str) -> Any:
+        """The model's ``text`` as message text; the first of a new message a paragraph after the last one."""
+        apart, self._apart, self._said = self._apart, False, True
+        return update_agent_message_text(("\n\n" if apart else "") + shown(text))
 
     def _started(self, event: ToolCallStarted) -> Any:
         path = inside(self.root, event.input.get("path"))
@@ -205,17 +224,23 @@ class Translator:
         return update_tool_call(event.call_id, status=status, content=parts, raw_output=shown(event.summary))
 
     def _replayed(self, event: SessionResumed) -> list[Any]:
-        """The saved conversation, as the client shows it again (``session/load``)."""
+        """The saved conversation, as the client shows it again (``session/load``): each message of an answer a
+        paragraph apart, as it was sent, a failed call as failed, a notice as it was sent."""
         updates: list[Any] = []
         for number, entry in enumerate(event.transcript):
             if entry.role == "user":
+                self.new_prompt()
                 updates.append(update_user_message_text(shown(entry.text)))
             elif entry.role == "assistant":
-                updates.append(update_agent_message_text(shown(entry.text)))
+                self._apart = self._said
+                updates.append(self._words(entry.text))
+            elif entry.role == "notice":
+                updates.extend(self.updates(Notice(entry.text, entry.level)))
             else:
                 updates.append(start_tool_call(f"replayed-{number}", call_title(entry.text, entry.arguments),
-                                               kind=tool_kind(entry.text), status="completed",
-                                               raw_input=shown_values(entry.arguments)))
+                                               kind=tool_kind(entry.text), status="failed" if entry.ok is False
+                                               else "completed", raw_input=shown_values(entry.arguments)))
+        self.new_prompt()
         return updates
 
     def _plan_updates(self, event: Event) -> list[Any]:

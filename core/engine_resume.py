@@ -83,5 +83,5 @@ def resume(host: ResumeHost, session_id: str = "") -> bool:
     if state.plan is not None:
         host.review.resume_text(state.plan.text, state.plan.origin)
     host.sink.emit(SessionResumed(session_id, len(host.chat.history), host.model.usage,
-                                  transcript(host.chat.history), host.chat.summary))
+                                  transcript(host.chat.history, state.notices), host.chat.summary))
     return True

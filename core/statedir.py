@@ -10,6 +10,14 @@ its own state through a link that leads elsewhere. Those two open every
 folder on the way from the repository's root without following a link and
 work in the last one's descriptor, so a folder swapped for a link between a
 check and a write cannot redirect the write either.
+
+Whatever makes ``.agent`` first also writes ``.agent/.gitignore`` in it,
+listing ljtui's runtime state (:data:`RUNTIME_STATE`), so ``git status``
+never shows it while what is meant to be shared stays visible. The file
+lives in the state folder itself: the user's own ignore files and ``.git``
+are never touched, and it ignores itself. A ``.gitignore`` already there
+is the repository's and is never replaced (writers of runtime state add
+a missing line to it, :func:`~ljtui.core.edits.journal.ensure_agent_gitignore`).
 """
 
 from __future__ import annotations
@@ -27,6 +35,12 @@ STATE_DIR_MODE = 0o777
 """Mode asked for new state folders (the process umask applies)."""
 STATE_FILE_MODE = 0o600
 """Mode of new state files."""
+GITIGNORE = ".gitignore"
+RUNTIME_STATE = (".gitignore", "journal/", "sessions/", "workspace/", "plans/", "cache/", "events.jsonl", ".*.tmp")
+"""What ljtui keeps under ``.agent`` for itself, listed in ``.agent/.gitignore`` (that file included): undo
+journals, sessions, staging workspaces, exported plans, caches, the task-run log, and the temporary files of a
+write a crash cut short. What is meant to be committed — ``gates/``, ``playbooks/``, ``skills/``,
+``commands/``, ``memory.md``, ``config.yaml``, ``hooks.json`` — is not listed."""
 _SAFE_FLAGS = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 """Added to every open: never follow a final symlink, never block on a FIFO."""
 
@@ -94,10 +108,30 @@ def state_dir(root: Path, *parts: str, create: bool) -> Path:
             return root.joinpath(AGENT_DIR, *parts)
         try:
             os.mkdir(current, STATE_DIR_MODE)
+            if len(shown) == 1:
+                _ignore_runtime_state(root)
         except FileExistsError:
             pass
         _lstat_dir(current, "/".join(shown))
     return current
+
+
+def _ignore_runtime_state(root: Path) -> None:
+    """Write ``.agent/.gitignore`` listing :data:`RUNTIME_STATE` into the ``.agent`` just made; a file there
+    already (another process was first) is left as it is. A failure leaves the folder without it: the writer
+    that made the folder goes on, and the writers of runtime state complete the file."""
+    try:
+        fd = open_state_file(root, GITIGNORE, flags=os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode=0o666)
+    except (StateDirUnsafe, OSError):
+        return
+    try:
+        data = "".join(f"{entry}\n" for entry in RUNTIME_STATE).encode("utf-8")
+        while data:
+            data = data[os.write(fd, data):]
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 @contextmanager
@@ -118,7 +152,10 @@ def _state_folder(root: Path, folders: tuple[str, ...] | list[str], *, create: b
     with RepoFolders(root) as reached:
         try:
             if create:
+                fresh = not os.path.lexists(root / AGENT_DIR)
                 reached.make(rel)
+                if fresh:
+                    _ignore_runtime_state(root)
             yield reached.fd(rel)
         except FolderRefused as exc:
             raise StateDirUnsafe(exc.folder, exc.problem) from None

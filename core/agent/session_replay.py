@@ -13,13 +13,14 @@ history is made well-formed for the providers (:func:`well_formed`).
 from __future__ import annotations
 
 import os
+from bisect import bisect_left
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
 from ljtui.core.agent.session_records import (
-    MAX_RECORD_BYTES, SESSION_ID, Cleared, Header, Malformed, MessageAdded, PlanOpened, Record, Rewound, Summarised,
-    UsageAdded, parse_record,
+    MAX_RECORD_BYTES, SESSION_ID, Cleared, Header, Malformed, MessageAdded, NoticeShown, PlanOpened, Record, Rewound,
+    Summarised, UsageAdded, parse_record,
 )
 from ljtui.core.events import TranscriptEntry, Usage
 from ljtui.core.providers.base import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
@@ -40,6 +41,17 @@ FIRST_MESSAGE_CHARS = 80
 """The first user message is shortened to this many characters in listings."""
 SUMMARISED = -1
 """Where the first message is once compression has taken it into the summary (no rewind forgets it then)."""
+MAX_NOTICES = 400
+"""Newest notices of a log kept to show again."""
+
+
+@dataclass(frozen=True)
+class SavedNotice:
+    """A notice the session showed, after the first ``after`` messages of the resumed history."""
+
+    after: int
+    level: str
+    text: str
 
 
 @dataclass(frozen=True)
@@ -67,6 +79,8 @@ class Session:
         complete: False when the log was longer than :data:`MAX_SESSION_BYTES`.
         warnings: Lines a user should read (malformed lines skipped, a log cut short).
         size: How many bytes of complete lines were read.
+        notices: The notices shown while the messages still in the history were said (the newest
+            :data:`MAX_NOTICES`), each placed after the message it followed.
     """
 
     header: Header
@@ -79,6 +93,7 @@ class Session:
     complete: bool
     warnings: tuple[str, ...]
     size: int
+    notices: tuple[SavedNotice, ...] = ()
 
     @property
     def id(self) -> str:
@@ -202,8 +217,12 @@ def _replay(session_id: str, shown: str, fh: BinaryIO, limit: int) -> Session | 
     warnings = state.warnings(shown)
     if lines.cut_short:
         warnings.append(f"{shown} is larger than {limit} bytes: only the start was read")
-    return Session(header, tuple(well_formed(state.history)), state.summary, state.usage, state.cost,
-                   state.plan, shorten(state.first_message), not lines.cut_short, tuple(warnings), lines.read)
+    formed = _formed(state.history)
+    kept = [raw for raw, _ in formed]  # where each message left by well_formed was in the log's history
+    notices = tuple(SavedNotice(bisect_left(kept, after), n.level, n.text) for after, n in state.notices)
+    return Session(header, tuple(m for _, m in formed), state.summary, state.usage, state.cost,
+                   state.plan, shorten(state.first_message), not lines.cut_short, tuple(warnings), lines.read,
+                   notices)
 
 
 class _State:
@@ -219,6 +238,8 @@ class _State:
         self.first_at: int | None = None
         """Where in the history the first message is (``SUMMARISED`` once compression took it into the summary)."""
         self.skipped: list[str] = []
+        self.notices: list[tuple[int, NoticeShown]] = []
+        """Each notice, with how many messages of the history came before it."""
 
     def bad(self, number: int, reason: str) -> None:
         self.skipped.append(f"line {number}: {reason}")
@@ -237,6 +258,7 @@ class _State:
                 self.bad(number, f"a summary keeps {record.kept} of {len(self.history)} messages")
             cut = len(self.history) - min(record.kept, len(self.history))
             self.history = self.history[cut:]
+            self.notices = [(after - cut, n) for after, n in self.notices if after >= cut]
             self.summary = record.text
             if self.first_at is not None and self.first_at != SUMMARISED:
                 self.first_at = self.first_at - cut if self.first_at >= cut else SUMMARISED
@@ -246,10 +268,14 @@ class _State:
             if record.messages > len(self.history):
                 self.bad(number, f"a rewind to {record.messages} of {len(self.history)} messages")
             del self.history[record.messages:]
+            self.notices = [(after, n) for after, n in self.notices if after <= record.messages]
             if self.first_at is not None and self.first_at != SUMMARISED and self.first_at >= record.messages:
                 self._forget_first()
+        elif isinstance(record, NoticeShown):
+            self.notices = [*self.notices[-(MAX_NOTICES - 1):], (len(self.history), record)]
         elif isinstance(record, Cleared):
             self.history.clear()
+            self.notices.clear()
             self.summary = None
             self._forget_first()
 
@@ -275,7 +301,12 @@ def well_formed(history: list[Message]) -> list[Message]:
     come before text in a message; empty text blocks and messages left
     empty are dropped.
     """
-    out: list[Message] = []
+    return [message for _, message in _formed(history)]
+
+
+def _formed(history: list[Message]) -> list[tuple[int, Message]]:
+    """:func:`well_formed`, each message with its index in ``history``."""
+    out: list[tuple[int, Message]] = []
     open_calls: set[str] = set()
     for index, message in enumerate(history):
         if message.role == "assistant":
@@ -287,7 +318,7 @@ def well_formed(history: list[Message]) -> list[Message]:
             blocks = _results(message.content, open_calls)
             open_calls = set()
         if blocks:
-            out.append(Message(message.role, blocks))
+            out.append((index, Message(message.role, blocks)))
     return out
 
 
@@ -327,13 +358,25 @@ TRANSCRIPT_ENTRIES = 400
 """Most recent entries of a resumed conversation shown again (all of it goes back to the model)."""
 
 
-def transcript(history: list[Message], limit: int = TRANSCRIPT_ENTRIES) -> tuple[TranscriptEntry, ...]:
-    """What a resumed conversation shows: each text said and each tool call made, the newest ``limit``."""
+def transcript(history: list[Message], notices: tuple[SavedNotice, ...] = (),
+               limit: int = TRANSCRIPT_ENTRIES) -> tuple[TranscriptEntry, ...]:
+    """What a resumed conversation shows: each text said, each tool call made with how it ended (its result
+    said whether it failed), and each notice where it came; the newest ``limit``."""
     entries: list[TranscriptEntry] = []
-    for message in history:
+    waiting = sorted(notices, key=lambda n: n.after)
+    for index, message in enumerate(history):
+        while waiting and waiting[0].after <= index:
+            entries.append(_notice_entry(waiting.pop(0)))
+        following = history[index + 1].content if index + 1 < len(history) else ()
+        ended = {b.tool_use_id: not b.is_error for b in following if isinstance(b, ToolResultBlock)}
         for block in message.content:
             if isinstance(block, TextBlock) and block.text.strip():
                 entries.append(TranscriptEntry(message.role, block.text))
             elif isinstance(block, ToolUseBlock):
-                entries.append(TranscriptEntry("tool", block.name, dict(block.input)))
+                entries.append(TranscriptEntry("tool", block.name, dict(block.input), ok=ended.get(block.id)))
+    entries.extend(_notice_entry(n) for n in waiting)
     return tuple(entries[-limit:])
+
+
+def _notice_entry(notice: SavedNotice) -> TranscriptEntry:
+    return TranscriptEntry("notice", notice.text, level=notice.level)

@@ -64,7 +64,9 @@ def test_continue_sends_the_request_as_the_next_message_of_the_saved_session(git
     assert again.returncode == 0, again.stderr
     [resumed] = [e for e in events(again) if e["kind"] == "session_resumed"]
     assert resumed["messages"] == 6 and resumed["transcript"][0] == {
-        "role": "user", "text": "make greet friendlier", "arguments": {}}
+        "role": "user", "text": "make greet friendlier", "arguments": {}, "ok": None, "level": ""}
+    assert [(e["text"], e["ok"]) for e in resumed["transcript"] if e["role"] == "tool"] == [
+        ("read_file", True), ("edit_file", True)]
     listed = subprocess.run([sys.executable, "-m", "ljtui.cli.main", "sessions", "--json", "--repo", str(git_repo)],
                             capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT)
     [session] = json.loads(listed.stdout)

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from textual.widgets import Markdown
 
 NOTICE_LEVELS = ("info", "warning", "error")
+FAILED_CALL = "tool-failed"
+"""A resumed transcript's role for a tool call that failed."""
 LINK_NOT_OPENED = "A link in the reply (not opened; copied to the clipboard):"
 """What a click on a link in a reply shows, before the link's address."""
 
@@ -148,6 +150,10 @@ class NoticeLine(Static):
     """
 
 
+SET_APART_AFTER = (UserMessage, NoticeLine, ToolCallLine)
+"""What a reply is set apart from by a blank line: the user's message, ljtui's own words, a tool call."""
+
+
 def _user_message(text: str) -> UserMessage:
     return UserMessage(Content.assemble("› ", plain(text)))
 
@@ -257,8 +263,9 @@ class Conversation(FollowingScroll):
         self._pending.append(self._visible(fragment))
         if self._reply is None:
             reply = self._reply = new_reply()
-            if isinstance(self.children[-1] if self.children else None, (NoticeLine, ToolCallLine)):
-                reply.add_class("-set-apart")  # from ljtui's own words, and from the tool call it follows
+            shown_last = next((w for w in reversed(self.children) if not isinstance(w, Thinking)), None)
+            if isinstance(shown_last, SET_APART_AFTER):  # the waiting line is on its way out
+                reply.add_class("-set-apart")
             await self.mount(reply)
             async with reply.lock:  # the widget's own first (empty) render has finished
                 pass
@@ -362,16 +369,23 @@ class Conversation(FollowingScroll):
 
     async def show_transcript(self, entries: list[tuple[str, str]], notice: str) -> None:
         """Replace the pane with a resumed conversation: ``(role, text)`` entries
-        (``user``, ``assistant``, or ``tool`` with its described call), then ``notice``."""
+        (``user``, ``assistant``, ``tool`` or ``tool-failed`` with its described call, or a notice's level),
+        then ``notice``."""
         await self.clear()
         widgets: list[Widget] = []
         for role, text in entries:
             if role == "user":
                 widgets.append(_user_message(text))
-            elif role == "tool":
+            elif role in ("tool", FAILED_CALL):
                 widgets.append(ToolCallLine(text))
+                widgets[-1].set_class(role == FAILED_CALL, "-failed")
+            elif role in NOTICE_LEVELS:
+                widgets.append(_notice(text, role))
             else:
-                widgets.extend(folded_reply(shown(text)))
+                reply = folded_reply(shown(text))
+                if widgets and isinstance(widgets[-1], SET_APART_AFTER):
+                    reply[0].add_class("-set-apart")
+                widgets.extend(reply)
         widgets.append(_notice(notice, "info"))
         self.new_output()
         await self.mount_all(widgets)

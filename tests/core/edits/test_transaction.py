@@ -66,7 +66,8 @@ def test_agent_gitignore_is_written_and_completed(tmp_path):
     (tmp_path / ".agent").mkdir()
     (tmp_path / ".agent" / ".gitignore").write_text("custom/\nsessions/")
     apply_text(plan_text(block(1, "n.py", "", "x\n")), tmp_path)
-    assert (tmp_path / ".agent" / ".gitignore").read_text() == "custom/\nsessions/\n.gitignore\njournal/\nworkspace/\nplans/\ncache/\nevents.jsonl\n"
+    assert (tmp_path / ".agent" / ".gitignore").read_text() == ("custom/\nsessions/\n.gitignore\njournal/\nworkspace/\n"
+                                                                "plans/\ncache/\nevents.jsonl\n.*.tmp\n")
     J.ensure_agent_gitignore(tmp_path)
     assert (tmp_path / ".agent" / ".gitignore").read_text().count("journal/") == 1
 
