@@ -49,6 +49,12 @@ def headless_review(prog: str, root: Path, sink: EventSink, approver: Approver) 
     return ReviewService(root, redacting, ask, SystemClock(), SecretFiles.allowing(config.security.allow_secret_files))
 
 
+def headless_asker(prog: str, root: Path, sink: EventSink, approver: Approver) -> tuple[EventSink, Ask]:
+    """``sink`` redacting the configured secrets, and ``ask`` asking ``approver`` and reporting there."""
+    _, redacting, ask = _asking(prog, root, sink, approver)
+    return redacting, ask
+
+
 def _asking(prog: str, root: Path, sink: EventSink, approver: Approver) -> tuple[Config, EventSink, Ask]:
     """The configuration, ``sink`` redacting its secrets, and ``ask`` reporting there."""
     from ljtui.core.asking import asker

@@ -75,11 +75,18 @@ def check_details(checks: list[dict[str, Any]]) -> list[str]:
     return [f"{'✓' if c.get('ok') else '✗'} {c.get('file')} ({c.get('checker')})" for c in checks]
 
 
-def undo_lines(files: tuple[str, ...], error: str | None) -> list[Line]:
-    """What an undo did."""
+def undo_lines(files: tuple[str, ...], error: str | None, removed: tuple[str, ...] = (),
+               remaining: int | None = None) -> list[Line]:
+    """What an undo did, and how many steps undo can still go back."""
     if error is not None:
         return [(f"Undo refused — {error}", "error")]
-    return [(f"Undone: restored {', '.join(files)}.", "info")]
+    from ljtui.core.review.events import remaining_line
+
+    restored = [f for f in files if f not in removed]
+    said = [f"restored {', '.join(restored)}"] if restored else []
+    said += [f"deleted {', '.join(removed)} (created by the apply)"] if removed else []
+    after = f" {remaining_line(remaining).capitalize()}." if remaining is not None else ""
+    return [(f"Undone: {'; '.join(said) or 'nothing to write'}.{after}", "info")]
 
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Union
 
 from ljtui.core.events import Usage
-from ljtui.core.providers.base import Block, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from ljtui.core.providers.base import Block, ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 
 LOG_VERSION = 1
 """Version written in every header; other versions are not read."""
@@ -46,7 +46,16 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 HEADER, MESSAGE, USAGE, SUMMARY, PLAN, REWIND, CLEARED = (
     "session", "message", "usage", "summary", "plan", "rewind", "cleared")
-KINDS = (HEADER, MESSAGE, USAGE, SUMMARY, PLAN, REWIND, CLEARED)
+NOTICE = "notice"
+MARK = "mark"
+KINDS = (HEADER, MESSAGE, USAGE, SUMMARY, PLAN, REWIND, CLEARED, NOTICE, MARK)
+MAX_MARK_GROUPS = 1000
+"""Journal groups one mark may name (the journal keeps far fewer)."""
+GROUP_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""A journal group id, as the transaction names it."""
+NOTICE_LEVELS = ("info", "warning", "error")
+MAX_NOTICE_CHARS = 16_000
+"""Characters of one notice kept in the log (a longer one is cut, ending in ``…``)."""
 USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
 ROLE_BLOCKS = {"user": ("text", "tool_result"), "assistant": ("text", "tool_use")}
 """Block types each role may carry (the providers refuse anything else)."""
@@ -107,7 +116,29 @@ class Cleared:
     """The conversation was cleared (``/clear``): history and summary are gone."""
 
 
-Record = Union[Header, MessageAdded, UsageAdded, Summarised, PlanOpened, Rewound, Cleared]
+@dataclass(frozen=True)
+class NoticeShown:
+    """A notice the session showed (``level``: info, warning or error; a failed turn's message is an error)."""
+
+    level: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Marked:
+    """The next user message was sent while the journal kept the applies of ``groups`` (the writes before it):
+    a rewind to that message reverts every apply kept since that is not one of them."""
+
+    groups: tuple[str, ...]
+
+
+Record = Union[Header, MessageAdded, UsageAdded, Summarised, PlanOpened, Rewound, Cleared, NoticeShown, Marked]
+
+
+def notice_record(level: str, text: str) -> NoticeShown:
+    """The record of a notice shown: an unknown level is ``info``, a text over :data:`MAX_NOTICE_CHARS` is cut."""
+    cut = text if len(text) <= MAX_NOTICE_CHARS else text[:MAX_NOTICE_CHARS - 1] + "…"
+    return NoticeShown(level if level in NOTICE_LEVELS else "info", cut)
 
 
 @dataclass(frozen=True)
@@ -153,6 +184,10 @@ def _to_json(record: Record) -> dict[str, Any]:
         return {"kind": PLAN, "text": record.text, "origin": record.origin}
     if isinstance(record, Rewound):
         return {"kind": REWIND, "messages": record.messages}
+    if isinstance(record, NoticeShown):
+        return {"kind": NOTICE, "level": record.level, "text": record.text}
+    if isinstance(record, Marked):
+        return {"kind": MARK, "groups": list(record.groups)}
     return {"kind": CLEARED}
 
 
@@ -161,8 +196,15 @@ def _block_to_json(block: Block) -> dict[str, Any]:
         return {"type": "text", "text": block.text}
     if isinstance(block, ToolUseBlock):
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+    if isinstance(block, ImageBlock):  # kept as a reference: a resumed session names the image, never resends it
+        return {"type": "text", "text": image_reference(block)}
     return {"type": "tool_result", "tool_use_id": block.tool_use_id, "content": block.content,
             "is_error": block.is_error}
+
+
+def image_reference(block: ImageBlock) -> str:
+    """What the session log keeps of an attached image: its name and type, not its bytes."""
+    return f"[image {block.name or 'pasted'} ({block.media_type}) was attached here; the log keeps no copy]"
 
 
 # --- reading -------------------------------------------------------------------
@@ -297,8 +339,25 @@ def _cleared(data: dict[str, Any]) -> Cleared:
     return Cleared()
 
 
+def _notice(data: dict[str, Any]) -> NoticeShown:
+    _keys(data, ("level", "text"))
+    if data["level"] not in NOTICE_LEVELS:
+        raise _Bad(f"notice level {_shown(data['level'])} is not one of {', '.join(NOTICE_LEVELS)}")
+    return NoticeShown(data["level"], _text(data["text"], "notice", MAX_NOTICE_CHARS))
+
+
+def _mark(data: dict[str, Any]) -> Marked:
+    _keys(data, ("groups",))
+    groups = data["groups"]
+    if not isinstance(groups, list) or len(groups) > MAX_MARK_GROUPS:
+        raise _Bad(f"mark groups is not a list of at most {MAX_MARK_GROUPS}")
+    if not all(isinstance(g, str) and GROUP_ID.fullmatch(g) for g in groups):
+        raise _Bad("mark groups are not all journal group ids")
+    return Marked(tuple(groups))
+
+
 _READERS = {HEADER: _header, MESSAGE: _message, USAGE: _usage, SUMMARY: _summary, PLAN: _plan,
-            REWIND: _rewind, CLEARED: _cleared}
+            REWIND: _rewind, CLEARED: _cleared, NOTICE: _notice, MARK: _mark}
 
 
 def _text(value: Any, what: str, limit: int = MAX_RECORD_BYTES, *, empty: bool = True) -> str:

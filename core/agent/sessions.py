@@ -36,8 +36,8 @@ from typing import Callable, Mapping
 from ljtui.core.agent.session_list import SessionInfo, SessionListing, list_sessions
 from ljtui.core.agent.session_owners import SessionOwners, repo_trusted
 from ljtui.core.agent.session_records import (
-    MAX_RECORD_BYTES, SESSION_ID, Cleared, Header, MessageAdded, PlanOpened, Record, Rewound, Summarised, UsageAdded,
-    encode_record,
+    MAX_RECORD_BYTES, SESSION_ID, Cleared, Header, Marked, MessageAdded, PlanOpened, Record, Rewound, Summarised,
+    UsageAdded, encode_record,
 )
 from ljtui.core.agent.session_replay import (
     MAX_SESSION_BYTES, SESSIONS_DIR, PlanUnderReview, Session, SessionUnreadable, log_name, read_session,
@@ -156,13 +156,24 @@ class SessionLog:
         """The plan ``text`` was put under review (``origin``: ``planner`` or its file)."""
         self._submit(PlanOpened(text, origin), sync=True)
 
-    def rewound(self, messages: int) -> None:
-        """The history was cut back to its first ``messages`` messages (a failed turn)."""
-        self._submit(Rewound(messages), sync=False)
+    def rewound(self, messages: int, *, sync: bool = False) -> None:
+        """The history was cut back to its first ``messages`` messages (a failed turn, a rewind: ``sync``)."""
+        self._submit(Rewound(messages), sync=sync)
+
+    def marked(self, groups: tuple[str, ...]) -> None:
+        """The next user message is sent while the journal keeps the applies of ``groups`` (see :class:`Marked`)."""
+        self._submit(Marked(groups), sync=False)
 
     def cleared(self) -> None:
         """The conversation was cleared."""
         self._submit(Cleared(), sync=True)
+
+    def notice(self, level: str, text: str) -> None:
+        """A notice the session showed, kept once the log has begun (notices alone leave no session behind)."""
+        from ljtui.core.agent.session_records import notice_record
+
+        if self._last is not None or self._continue_at is not None:
+            self._submit(notice_record(level, text), sync=False)
 
     # --- lifetime --------------------------------------------------------------
 

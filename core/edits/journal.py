@@ -6,7 +6,8 @@ Layout::
     .agent/journal/tx-<id>/         an unfinished transaction
         blobs/<n>                   pre-apply bytes (hard link, else a copy)
         manifest.json               written last, before any target changes
-    .agent/journal/last-<id>/       the last committed transaction, kept for undo
+    .agent/journal/last-<id>/       committed transactions, kept for undo and rewind (the newest
+                                    groups, see :mod:`.journal_kept`; older ones are pruned)
     .agent/journal/done-*/          finished, being deleted (ignored)
     .agent/journal/quarantine-*/    refused as malformed or unsafe: kept, never acted on
 
@@ -35,6 +36,7 @@ from ljtui.core.edits.durable import PRIVATE_MODE, fsync_dir, new_file_mode, wri
 from ljtui.core.edits.manifest import (BLOBS, MANIFEST, MANIFEST_VERSION, TEMP_PREFIX, TEMP_SUFFIX, FileRecord,
                                        Manifest, ManifestInvalid, read_manifest, temp_name)
 from ljtui.core.statedir import AGENT_DIR, StateDirUnsafe, open_state_file, state_dir
+from ljtui.core.statedir import RUNTIME_STATE
 
 __all__ = [
     "AGENT_DIR", "BLOBS", "MANIFEST", "MANIFEST_VERSION", "TEMP_PREFIX", "TEMP_SUFFIX", "FileRecord", "Manifest",
@@ -50,7 +52,7 @@ QUARANTINE_PREFIX = "quarantine-"
 TEMP_GLOB = f"{TEMP_PREFIX}*{TEMP_SUFFIX}"
 """Matches every temp file a transaction writes next to its targets."""
 GITIGNORE = ".gitignore"
-GITIGNORED = (".gitignore", "journal/", "sessions/", "workspace/", "plans/", "cache/", "events.jsonl")
+GITIGNORED = RUNTIME_STATE
 """What ljtui creates under ``.agent/`` for itself, kept out of git (this list's own file included),
 so the user's ``git status`` is left as it was; playbooks and gates, meant to be shared, are not listed."""
 MAX_GITIGNORE_BYTES = 1024 * 1024

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ljtui.core.edits import journal as J
 from ljtui.core.edits.folders import RepoFolders
+from ljtui.core.edits.journal_kept import prune_kept
 from ljtui.core.edits.restore import RestoreRefused, plan_restore
 from ljtui.core.edits.undo import UndoOutcome, undo_last
 from ljtui.core.edits.write_queue import WriteQueueTimeout
@@ -129,10 +130,5 @@ def _recover_one(root: Path, entry: Path, report: RecoveryReport, folders: RepoF
 
 
 def _drop_other_groups(root: Path) -> None:
-    """Finish a commit a crash interrupted: only the newest plan's snapshots are kept."""
-    snapshots = J.scan_kept(root)[0]
-    if snapshots:
-        newest = snapshots[0][1].group
-        for entry, manifest in snapshots:
-            if manifest.group != newest:
-                J.discard(entry)
+    """Finish a commit a crash interrupted: only the newest groups' snapshots are kept (``MAX_KEPT_GROUPS``)."""
+    prune_kept(root)

@@ -47,6 +47,7 @@ from typing import Callable, Sequence
 from ljtui.core.edits import errors as E
 from ljtui.core.edits import journal as J
 from ljtui.core.edits.folders import FOLDER_MODE, FolderRefused, RepoFolders, split
+from ljtui.core.edits.journal_kept import prune_kept, pruned_note
 from ljtui.core.edits.manifest import ID_PATTERN, MANIFEST_TEMP
 from ljtui.core.edits.restore import RestoreRefused, restore
 from ljtui.core.edits.snapshot import Prepared, Refused, escape, folder_now, snapshot_target, with_executable
@@ -277,11 +278,11 @@ class Transaction:
     def _commit(self) -> None:
         journal = self.folders.fd(self._rel(self.dir.parent))
         if self.keep_snapshot:
-            previous = [p for p, m in J.scan_kept(self.root)[0] if m.group != self.group]
             os.replace(self.dir.name, f"{J.LAST_PREFIX}{self.id}", src_dir_fd=journal, dst_dir_fd=journal)
             os.fsync(journal)
-            for old in previous:
-                J.discard(old)
+            pruned = prune_kept(self.root)
+            if pruned:
+                self.notes.append(pruned_note(pruned))
         else:
             J.discard(self.dir)
 
@@ -306,8 +307,8 @@ def apply_changes(root: Path, changes: Sequence[FileChange], *, clock: Clock | N
         kind: ``apply`` or ``undo``, recorded in the manifest.
         entries: Entry ids this transaction applies, recorded for undo.
         keep_snapshot: Keep the journal as ``last-<id>`` so ``undo`` can revert it.
-        group: Id shared by the transactions of one plan (default: this one's id);
-            committing drops kept snapshots of other groups.
+        group: Id shared by the transactions of one plan (default: this one's id); committing keeps the
+            snapshots of the newest ``journal_kept.MAX_KEPT_GROUPS`` groups and drops older ones (said in ``notes``).
         lock_held: The caller already holds the journal lock (undo does).
         turn_held: The caller already holds this process's write turn (the agent's writer does).
 

@@ -1,4 +1,8 @@
-"""Undo of the last applied plan from the snapshots the journal keeps.
+"""Undo of applied plans, newest first, from the snapshots the journal keeps.
+
+The journal keeps the snapshots of the newest applies (``MAX_KEPT_GROUPS``
+groups), so undo goes back one apply at a time; :func:`revert_groups`
+reverts several at once (a rewind), all or nothing.
 
 The snapshots (``last-*``) live in the untrusted repository. Under the
 journal lock, every one is checked; a malformed one is quarantined and the
@@ -14,9 +18,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from ljtui.core.edits import errors as E
 from ljtui.core.edits import journal as J
+from ljtui.core.edits import journal_kept as K
 from ljtui.core.edits.folders import RepoFolders
 from ljtui.core.edits.paths import recheck
 from ljtui.core.edits.restore import deepest_first
@@ -27,6 +33,14 @@ from ljtui.core.ports import Clock
 from ljtui.core.statedir import StateDirUnsafe
 
 NOTHING_TO_UNDO = "nothing to undo: no applied plan is kept in .agent/journal"
+Snapshots = list[tuple[Path, J.Manifest]]
+Pick = Callable[[Snapshots], Snapshots]
+"""Chooses, from the kept snapshots (newest first), those to revert."""
+
+
+def newest_group(snapshots: Snapshots) -> Snapshots:
+    """The snapshots of the newest apply (one plan's chunks, or one message's writes)."""
+    return [(p, m) for p, m in snapshots if m.group == snapshots[0][1].group] if snapshots else []
 
 
 @dataclass
@@ -39,6 +53,8 @@ class UndoOutcome:
         entries: Entry ids of the reverted plan.
         quarantined: Kept snapshots moved aside because they were malformed.
         notes: Things the user should know about the write (see ``TransactionOutcome.notes``).
+        removed: The files among ``files`` that were deleted (the reverted applies created them).
+        remaining: Applies still kept after this one, that undo can revert next.
     """
 
     files: list[str] = field(default_factory=list)
@@ -46,6 +62,8 @@ class UndoOutcome:
     entries: list[str] = field(default_factory=list)
     quarantined: list[J.Quarantined] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    remaining: int = 0
 
     @property
     def ok(self) -> bool:
@@ -69,12 +87,26 @@ def undo_last(root: Path, *, clock: Clock | None = None, new_id: IdFactory = ran
     Refuses, writing nothing, when any file it wrote changed since, when a
     path is no longer safe to write, or when a snapshot is malformed.
     """
+    return revert_groups(root, newest_group, clock=clock, new_id=new_id)
+
+
+def revert_groups(root: Path, pick: Pick, *, clock: Clock | None = None, new_id: IdFactory = random_id,
+                  nothing: str = NOTHING_TO_UNDO, doing: str = "undo") -> UndoOutcome:
+    """Revert the kept applies ``pick`` chooses, newest first, in one transaction: all or nothing.
+
+    Args:
+        root: The repository root.
+        pick: Chooses the snapshots to revert among those kept (newest first).
+        clock, new_id: As for the transaction.
+        nothing: The refusal when ``pick`` chooses none.
+        doing: The word refusals use (``undo``, ``rewind``).
+    """
     root = root.resolve()
     try:
         if not J.open_journal(root, create=False).is_dir():
-            return UndoOutcome(error=E.UndoRefused(None, NOTHING_TO_UNDO))
+            return UndoOutcome(error=E.UndoRefused(None, nothing))
         with J.journal_lock(root):
-            return _undo_locked(root, clock, new_id)
+            return _undo_locked(root, clock, new_id, pick, nothing, doing)
     except _Refusal as refusal:
         return refusal.outcome
     except J.JournalBusy as busy:
@@ -96,15 +128,32 @@ class UndoPreview:
         problem: why it would refuse (``None`` with no files: nothing was applied).
         damaged: a kept snapshot fails its checks; undo only sets it aside
             (no file of the repository is written), so it needs no confirmation.
+        deleted: the files among ``files`` undo deletes (the apply created them).
+        recreated: the files among ``files`` undo writes back (the apply deleted them).
     """
 
     files: list[str] | None = None
     problem: str | None = None
     damaged: bool = False
+    deleted: tuple[str, ...] = ()
+    recreated: tuple[str, ...] = ()
+
+    def file_lines(self, indent: str = "  ") -> list[str]:
+        """One line per file, saying what happens to it: ``delete a.py (created by the apply)``, ``restore b.py``."""
+        return [indent + file_word(path, self.deleted, self.recreated) for path in self.files or ()]
 
 
-def undo_preview(root: Path) -> UndoPreview:
-    """What undo would restore, checked without writing or moving anything."""
+def file_word(path: str, deleted: tuple[str, ...] | list[str], recreated: tuple[str, ...] | list[str]) -> str:
+    """What undoing does to ``path``, in words."""
+    if path in deleted:
+        return f"delete {path} (created by the apply)"
+    if path in recreated:
+        return f"recreate {path} (deleted by the apply)"
+    return f"restore {path}"
+
+
+def undo_preview(root: Path, pick: Pick = newest_group, doing: str = "undo") -> UndoPreview:
+    """What undo (or reverting what ``pick`` chooses) would restore, checked without writing or moving anything."""
     root = root.resolve()
     try:
         if not J.open_journal(root, create=False).is_dir():
@@ -113,11 +162,11 @@ def undo_preview(root: Path) -> UndoPreview:
         if refused:
             entry, reason = refused[0]
             return UndoPreview(problem=f"the kept snapshot {entry.name} is damaged ({reason})", damaged=True)
-        if not snapshots:
+        group = pick(snapshots)
+        if not group:
             return UndoPreview()
-        group = [(p, m) for p, m in snapshots if m.group == snapshots[0][1].group]
         with RepoFolders(root) as folders:
-            _, state, _ = _reverted_state(root, folders, group)
+            current, state, _ = _reverted_state(root, folders, group, doing)
     except _Refusal as refusal:
         error = refusal.outcome.error
         return UndoPreview(problem=error.message if error is not None else "undo is not possible")
@@ -125,20 +174,26 @@ def undo_preview(root: Path) -> UndoPreview:
         return UndoPreview(problem=exc.message)
     except OSError as exc:
         return UndoPreview(problem=f"cannot read the journal: {exc.strerror or exc}")
-    return UndoPreview(files=list(state))
+    return UndoPreview(files=list(state), deleted=_deleted(current, state), recreated=_deleted(state, current))
 
 
-def _undo_locked(root: Path, clock: Clock | None, new_id: IdFactory) -> UndoOutcome:
+def _deleted(current: dict[str, bytes | None], state: dict[str, bytes | None]) -> tuple[str, ...]:
+    """The paths that exist in ``current`` and not in ``state``."""
+    return tuple(p for p in state if state[p] is None and current.get(p) is not None)
+
+
+def _undo_locked(root: Path, clock: Clock | None, new_id: IdFactory, pick: Pick, nothing: str,
+                 doing: str) -> UndoOutcome:
     snapshots, refused = J.scan_kept(root)
     if refused:
         moved = [J.quarantine(entry, reason) for entry, reason in refused]
-        again = "; run `ljtui undo` again to revert the last plan whose snapshots are intact" if snapshots else ""
-        raise _refused("refusing to undo: " + "; ".join(q.line() for q in moved) + again, quarantined=moved)
-    if not snapshots:
-        return UndoOutcome(error=E.UndoRefused(None, NOTHING_TO_UNDO))
-    group = [(p, m) for p, m in snapshots if m.group == snapshots[0][1].group]
+        again = f"; run `ljtui {doing}` again to revert the applies whose snapshots are intact" if snapshots else ""
+        raise _refused(f"refusing to {doing}: " + "; ".join(q.line() for q in moved) + again, quarantined=moved)
+    group = pick(snapshots)
+    if not group:
+        return UndoOutcome(error=E.UndoRefused(None, nothing))
     with RepoFolders(root) as folders:
-        current, state, modes = _reverted_state(root, folders, group)
+        current, state, modes = _reverted_state(root, folders, group, doing)
         changes = []
         for path, after in state.items():
             mode = _mode_back(folders, path, modes.get(path)) if after is not None else None
@@ -154,7 +209,10 @@ def _undo_locked(root: Path, clock: Clock | None, new_id: IdFactory) -> UndoOutc
     for snap, manifest in group:
         entries[:0] = manifest.entries
         J.discard(snap)
-    return UndoOutcome(outcome.files, entries=entries, notes=outcome.notes)
+    reverted = {manifest.group for _, manifest in group}
+    remaining = len([g for g in K.kept_groups(snapshots) if g not in reverted])
+    return UndoOutcome(outcome.files, entries=entries, notes=outcome.notes, removed=list(_deleted(current, state)),
+                       remaining=remaining)
 
 
 def _mode_back(folders: RepoFolders, path: str, mode: int | None) -> int | None:
@@ -170,7 +228,7 @@ def _mode_back(folders: RepoFolders, path: str, mode: int | None) -> int | None:
     return mode if bool(st.st_mode & 0o111) != bool(mode & 0o111) else None
 
 
-def _reverted_state(root: Path, folders: RepoFolders, group: list[tuple[Path, J.Manifest]]
+def _reverted_state(root: Path, folders: RepoFolders, group: list[tuple[Path, J.Manifest]], doing: str = "undo"
                     ) -> tuple[dict[str, bytes | None], dict[str, bytes | None], dict[str, int | None]]:
     """Current bytes, bytes after undoing every snapshot of ``group`` (newest first), and the modes the files
     had before the oldest of them."""
@@ -181,37 +239,37 @@ def _reverted_state(root: Path, folders: RepoFolders, group: list[tuple[Path, J.
     for snap, manifest in group:
         for record in manifest.files:
             if record.path not in state:
-                current[record.path] = state[record.path] = _read_current(root, folders, record.path)
+                current[record.path] = state[record.path] = _read_current(root, folders, record.path, doing)
             if J.sha256(state[record.path]) != record.after_sha256:
                 changed.append(record.path)
                 continue
-            state[record.path] = _snapshot_bytes(snap, record) if record.existed else None
+            state[record.path] = _snapshot_bytes(snap, record, doing) if record.existed else None
             modes[record.path] = record.mode
     if changed:
-        raise _refused("refusing to undo: changed since the apply: "
+        raise _refused(f"refusing to {doing}: changed since the apply: "
                        f"{', '.join(dict.fromkeys(changed))}; nothing was written")
     return current, state, modes
 
 
-def _read_current(root: Path, folders: RepoFolders, path: str) -> bytes | None:
+def _read_current(root: Path, folders: RepoFolders, path: str, doing: str) -> bytes | None:
     """The bytes of ``path`` now, read through its folder (``None``: it does not exist)."""
     target = recheck(root, path, for_write=False)
     if isinstance(target, E.EditError):
-        raise _refused(f"refusing to undo: {target.message}; nothing was written")
+        raise _refused(f"refusing to {doing}: {target.message}; nothing was written")
     try:
         return folders.read(path)
     except IsADirectoryError:
-        raise _refused(f"refusing to undo: {path} is no longer a regular file; nothing was written") from None
+        raise _refused(f"refusing to {doing}: {path} is no longer a regular file; nothing was written") from None
     except OSError as exc:
-        raise _refused(f"refusing to undo: cannot read {path} ({exc.strerror}); nothing was written") from exc
+        raise _refused(f"refusing to {doing}: cannot read {path} ({exc.strerror}); nothing was written") from exc
 
 
-def _snapshot_bytes(snap: Path, record: J.FileRecord) -> bytes:
+def _snapshot_bytes(snap: Path, record: J.FileRecord, doing: str) -> bytes:
     try:
         return J.read_blob(snap, record).data
     except J.ManifestInvalid as exc:
         moved = J.quarantine(snap, str(exc))
-        raise _refused(f"refusing to undo: {moved.line()}", quarantined=[moved]) from exc
+        raise _refused(f"refusing to {doing}: {moved.line()}", quarantined=[moved]) from exc
 
 
 def _remove_created_dirs(folders: RepoFolders, records: list[J.FileRecord]) -> None:

@@ -108,6 +108,13 @@ class ApplyFinished(Event):
         return str(self.result.get("status"))
 
 
+def remaining_line(remaining: int) -> str:
+    """How many earlier applies undo can still revert, for the user."""
+    if remaining == 0:
+        return "no earlier apply is kept to undo"
+    return f"{remaining} more step{'s' if remaining != 1 else ''} can be undone"
+
+
 @dataclass(frozen=True)
 class UndoFinished(Event):
     """An undo ended: ``files`` restored, or ``error`` and nothing written."""
@@ -116,6 +123,8 @@ class UndoFinished(Event):
     error: str | None = None
     removed: tuple[str, ...] = field(default=())
     """Files the undone apply had created, now removed."""
+    remaining: int | None = None
+    """Earlier applies still kept, that undo can revert next (``None``: not known, or the undo failed)."""
 
 
 @dataclass(frozen=True)

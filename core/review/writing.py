@@ -139,7 +139,7 @@ async def ask_undo(root: Path, sink: EventSink, ask: Ask, undo_now: Callable[[],
         else:
             sink.emit(R.UndoFinished((), preview.problem))
         return
-    lines = ["Restore these files to their bytes before the last apply:", "", *(f"  {f}" for f in files), "",
+    lines = ["Put these files back as they were before the last apply:", "", *preview.file_lines(), "",
              "Refused, with nothing written, if any of them changed since."]
     decision = await ask(confirm("undo", "Undo the last apply?", lines, "undo"))
     if decision.choice != YES:

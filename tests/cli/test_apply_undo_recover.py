@@ -42,7 +42,8 @@ def test_apply_json_done(git_repo):
     assert (result["status"], result["applied_entry_ids"], result["files"]) == ("done", ["plan"], ["app.py"])
     assert result["checks"] == [{"file": "app.py", "checker": "python", "ok": True, "message": ""}]
     assert (git_repo / "app.py").read_text() == "def greet(name):\n" + GREET_NEW
-    assert (git_repo / ".agent" / ".gitignore").read_text() == ".gitignore\njournal/\nsessions/\nworkspace/\nplans/\ncache/\nevents.jsonl\n"
+    assert (git_repo / ".agent" / ".gitignore").read_text() == (".gitignore\njournal/\nsessions/\nworkspace/\nplans/\n"
+                                                                 "cache/\nevents.jsonl\n.*.tmp\n")
     status = subprocess.run(["git", "status", "--porcelain", "-uall"], cwd=git_repo, capture_output=True,
                             text=True).stdout
     assert status.splitlines() == [" M app.py"]
@@ -129,6 +130,7 @@ def test_undo_command_and_refusal(git_repo):
     assert declined.returncode == 2 and "pass --yes to confirm without asking" in declined.stderr
     undone = ljtui(git_repo, "undo", "--yes")
     assert (undone.returncode, undone.stdout) == (0, "reverted app.py\n")
+    assert undone.stderr.endswith("ljtui undo: no earlier apply is kept to undo\n")
     assert (git_repo / "app.py").read_text().endswith(GREET_OLD)
 
 

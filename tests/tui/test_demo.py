@@ -128,7 +128,8 @@ async def test_the_whole_demo_by_keys_with_the_files_checked_at_each_step(demo: 
         await settle(pilot)
         assert on_disk(demo) == ORIGINAL
         assert git_diff(demo) == ""
-        assert notices(app)[-2:] == [f"Undone: restored {COUNTING}, {TESTS}.", step_text(app, "undone")]
+        assert notices(app)[-2:] == [f"Undone: restored {COUNTING}, {TESTS}. No earlier apply is kept to undo.",
+                                     step_text(app, "undone")]
 
         await pilot.press("f6", *"do the tests pass?", "enter")
         await settle(pilot)

@@ -138,13 +138,16 @@ def test_undo_refuses_when_a_file_changed_since(tmp_path):
     assert len(J.kept(tmp_path)) == 1
 
 
-def test_only_the_last_apply_is_kept(tmp_path):
+def test_every_apply_is_kept_and_undone_one_at_a_time(tmp_path):
     (tmp_path / "a.py").write_bytes(b"1\n")
     ids = id_factory()
     apply_text(plan_text(block(1, "a.py", "1\n", "2\n")), tmp_path, new_id=ids)
     apply_text(plan_text(block(1, "a.py", "2\n", "3\n")), tmp_path, new_id=ids)
-    assert [p.name for p in J.kept(tmp_path)] == ["last-tx0002"]
-    assert undo_last(tmp_path).ok and (tmp_path / "a.py").read_bytes() == b"2\n"
+    assert [p.name for p in J.kept(tmp_path)] == ["last-tx0002", "last-tx0001"]
+    first = undo_last(tmp_path)
+    assert first.ok and first.remaining == 1 and (tmp_path / "a.py").read_bytes() == b"2\n"
+    second = undo_last(tmp_path)
+    assert second.ok and second.remaining == 0 and (tmp_path / "a.py").read_bytes() == b"1\n"
 
 
 def test_partial_chunk_that_fails_to_write_fails_only_its_entries(tmp_path):
@@ -179,10 +182,11 @@ def test_undo_reverts_every_chunk_of_a_partial_plan(tmp_path):
     assert J.kept(tmp_path) == []
 
 
-def test_a_new_plan_replaces_the_kept_chunks_of_the_previous_one(tmp_path):
+def test_a_new_plan_keeps_the_chunks_of_the_previous_one_as_an_earlier_step(tmp_path):
     entry_repo(tmp_path)
     ids = id_factory()
     apply_text(entry_plan(), tmp_path, partial=True, new_id=ids)
     (tmp_path / "z.py").write_bytes(b"z\n")
     apply_text(plan_text(block(1, "z.py", "z\n", "Z\n")), tmp_path, new_id=ids)
-    assert [p.name for p in J.kept(tmp_path)] == ["last-tx0004"]
+    assert [p.name for p in J.kept(tmp_path)][0] == "last-tx0004" and len(J.kept(tmp_path)) == 4
+    assert undo_last(tmp_path).remaining == 1

@@ -132,7 +132,8 @@ async def test_undo_asks_with_the_files_and_restores(repo: Path) -> None:
     svc.open_text(PLAN, "plan.md")
     await svc.apply()
     await svc.undo()
-    assert approver.asked[-1].kind == "undo" and "  app.py" in approver.asked[-1].lines
+    assert approver.asked[-1].kind == "undo" and "  restore app.py" in approver.asked[-1].lines
+    assert "  delete notes.txt (created by the apply)" in approver.asked[-1].lines
     [undone] = of(sink, R.UndoFinished)
     assert undone.error is None and (repo / "app.py").read_text() == APP and not (repo / "notes.txt").exists()
 
