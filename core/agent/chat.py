@@ -23,7 +23,7 @@ from ljtui.core.agent.kit import AgentKit
 from ljtui.core.agent.model_calls import TurnTally
 from ljtui.core.events import ContextCompressed, ConversationCleared, Notice, TurnFailed, TurnFinished, TurnStarted, Usage
 from ljtui.core.providers.base import (
-    ChatRequest, Message, ProviderError, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock,
+    Block, ChatRequest, Message, ProviderError, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock,
 )
 from ljtui.core.secrets import redact, redact_message
 
@@ -77,6 +77,11 @@ class Conversation:
         self._offer = Offer()
         """What decided the tools of the last model call."""
         """The message that opened the running turn (a failed turn rewinds to just before it)."""
+        self._attached: tuple[Block, ...] = ()
+
+    def attach(self, blocks: tuple[Block, ...]) -> None:
+        """Blocks (the user's images) the next message carries before its text."""
+        self._attached = blocks
 
     async def run_turn(self, text: str) -> TurnResult | None:
         """Run one user message to the end of the model's turn; ``None`` when it failed (``TurnFailed`` says
@@ -86,7 +91,9 @@ class Conversation:
         kit.sink.emit(TurnStarted(turn, text))
         if self._writer is not None:
             self._writer.new_message()
-        self._keep(Message.user(text))
+        await self._mark()
+        self._keep(Message("user", (*self._attached, TextBlock(text))))
+        self._attached = ()
         self._request = self.history[-1]
         try:
             return await self._loop(turn)
@@ -105,6 +112,12 @@ class Conversation:
             raise
         finally:
             self._request = None
+
+    async def _mark(self) -> None:
+        """Record which applies the journal keeps before this message, so a rewind to it knows what came since."""
+        from ljtui.core.rewind_journal import kept_group_ids
+
+        self._log().marked(await asyncio.to_thread(kept_group_ids, self._kit.root))
 
     def _keep(self, message: Message) -> None:
         self.history.append(redact_message(message, self._kit.settings.secrets))

@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 from ljtui.core.providers.base import (
-    Block, ChatRequest, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock,
+    Block, ChatRequest, ImageBlock, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock,
 )
 from ljtui.core.providers.request_rules import MAX_CACHE_BREAKPOINTS, TOOL_USE_ID
 
@@ -64,6 +64,8 @@ def block_to_wire(block: Block) -> dict[str, Any] | None:
             wire["is_error"] = True
             wire["content"] = block.content or EMPTY_TEXT  # the API refuses an error without content
         return wire
+    if isinstance(block, ImageBlock):
+        return {"type": "image", "source": {"type": "base64", "media_type": block.media_type, "data": block.data}}
     raise TypeError(f"unknown block type {type(block).__name__}")
 
 

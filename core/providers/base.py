@@ -38,7 +38,19 @@ class ToolResultBlock:
     is_error: bool = False
 
 
-Block = Union[TextBlock, ToolUseBlock, ToolResultBlock]
+@dataclass(frozen=True)
+class ImageBlock:
+    """An image the user attached to a message (:mod:`ljtui.core.mentions_images`)."""
+
+    media_type: str
+    """``image/png``, ``image/jpeg``, ``image/gif`` or ``image/webp``."""
+    data: str
+    """The image's bytes, base64-encoded."""
+    name: str = ""
+    """The path it was attached from, for the transcript and the session log (never sent)."""
+
+
+Block = Union[TextBlock, ToolUseBlock, ToolResultBlock, ImageBlock]
 
 
 @dataclass(frozen=True)

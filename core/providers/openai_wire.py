@@ -3,8 +3,9 @@ accumulation of streamed tool-call fragments (pure functions).
 
 The messages keep to the wire's rules (:mod:`ljtui.core.providers.request_rules`):
 a user message's tool results become ``tool`` messages right after the call,
-before its text, and an assistant message with neither text nor calls says
-``(empty)``.
+before its text (with its images, ``image_url`` parts of data URLs, the text
+becomes a list of parts), and an assistant message with neither text nor
+calls says ``(empty)``.
 
 Fragments' argument text is joined and parsed within the bounds of
 :mod:`ljtui.core.providers.arguments`: arguments too large or nested too
@@ -20,7 +21,7 @@ from typing import Any
 from ljtui.core.providers.anthropic_wire import EMPTY_TEXT
 from ljtui.core.providers.arguments import ArgumentText
 from ljtui.core.providers.base import (
-    ChatRequest, Message, TextBlock, ToolCall, ToolResultBlock, ToolSpec, ToolUseBlock,
+    ChatRequest, ImageBlock, Message, TextBlock, ToolCall, ToolResultBlock, ToolSpec, ToolUseBlock,
 )
 
 STOP_REASONS: dict[str, str] = {
@@ -51,7 +52,11 @@ def message_to_wire(message: Message) -> list[dict[str, Any]]:
         for b in message.content if isinstance(b, ToolResultBlock)
     ]
     text = "".join(b.text for b in message.content if isinstance(b, TextBlock))
-    if text or not out:
+    images = [{"type": "image_url", "image_url": {"url": f"data:{b.media_type};base64,{b.data}"}}
+              for b in message.content if isinstance(b, ImageBlock)]
+    if images:
+        out.append({"role": "user", "content": [{"type": "text", "text": text or EMPTY_TEXT}, *images]})
+    elif text or not out:
         out.append({"role": "user", "content": text})
     return out
 
