@@ -59,6 +59,7 @@ from ljtui.core.events import (
 )
 from ljtui.core.providers import provider_problem
 from ljtui.core.secrets import known_secrets, redact
+from ljtui.core.user_commands import typed_message
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -353,7 +354,11 @@ async def _run(config: Config, repo: Path, args: argparse.Namespace) -> int:
                 echo(f"{PROG}: {errors[-1] if errors else 'the session was not resumed'}", sys.stderr)
             return EXIT_FAILED
         await engine.start_hooks("startup" if resume is None else "resume")
-        if args.plan or args.skill:
+        own = None if args.plan or args.skill else await asyncio.to_thread(
+            typed_message, repo, args.request, lambda line: echo(f"{PROG}: {line}", sys.stderr))
+        if own is not None:  # one of the user's own slash commands: its text is the message
+            done = await engine.run_turn(own)
+        elif args.plan or args.skill:
             done = await engine.run_plan(args.request, skill=args.skill)
         elif args.chat:
             done = await engine.run_turn(args.request)

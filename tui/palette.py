@@ -67,6 +67,17 @@ def system_commands(app: LjtuiApp, screen: Screen) -> Iterable[SystemCommand]:
     for action in palette_actions():  # the palette reads its entries as markup
         yield SystemCommand(palette_text(action.title), palette_text(help_line(action, keymap)),
                             lambda a=action: run_from_palette(app, a))
+    yield from user_command_entries(app)
     for name in app.theme_set.themes:  # a theme's name is a file's
         label = palette_text(name)
         yield SystemCommand(f"Theme: {label}", f"Switch to the {label} theme", lambda n=name: app.choose_theme(n))
+
+
+def user_command_entries(app: LjtuiApp) -> Iterable[SystemCommand]:
+    """An entry for each of the user's own commands: ``/review`` with its description and file (read from files:
+    plain text, never markup)."""
+    from ljtui.tui.user_commands import run_from_palette as run_command, shown
+
+    for command in shown(app).listed():
+        yield SystemCommand(palette_text(command.usage), palette_text(f"{command.description} — {command.where}"),
+                            lambda c=command: run_command(app, c))

@@ -20,7 +20,7 @@ from tests.tui.conftest import AppFactory, until
 
 SMALL = (80, 24)
 LARGE = (120, 40)
-PAGES = {SMALL: 9, LARGE: 5}
+PAGES = {SMALL: 12, LARGE: 6}
 """PageDown presses from the help's top to its end, plus one: the pages the snapshots show."""
 SNAPSHOTS = Path(__file__).parent / "__snapshots__" / Path(__file__).stem
 

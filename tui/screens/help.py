@@ -121,6 +121,21 @@ def slash_lines(registry: Registry) -> list[tuple[str, str]]:
     return [(action.usage, action.title) for action in registry.slash_commands()]
 
 
+YOUR_COMMANDS = ("Markdown files NAME.md in the commands folder of your config dir, and in .agent/commands and "
+                 ".claude/commands of a trusted repository (frontend/component.md is /frontend:component). "
+                 "/NAME ARGS sends the file's text to the model as your message: $ARGUMENTS is ARGS, $1, $2… its "
+                 "words. A built-in command keeps its name. A file runs nothing: its !`command` text is sent as text.")
+"""What the help says about the user's own slash commands."""
+
+
+def user_command_lines(app: object) -> list[tuple[str, str]]:
+    """Each of the user's own commands: how it is typed, and what it does and where it is from."""
+    from ljtui.tui.user_commands import NONE_YET, help_rows, shown
+
+    rows = help_rows(shown(app).listed())  # type: ignore[arg-type]
+    return rows or [("", NONE_YET)]
+
+
 class HelpScreen(Dialog[None]):
     """Keys and commands; Escape, Q or F1 closes it."""
 
@@ -166,6 +181,12 @@ class HelpScreen(Dialog[None]):
             yield Static(Text("Slash commands (type in the input box)"), classes="section")
             for usage, what in slash_lines(self._registry):
                 yield Static(Content(shown_line(usage)), classes="usage")
+                yield Static(Content(shown_line(what)), classes="what")
+            yield Static(Text("Your commands (/commands lists them and reads the files again)"), classes="section")
+            yield Static(Content(YOUR_COMMANDS), classes="what")
+            for usage, what in user_command_lines(self.app):
+                if usage:
+                    yield Static(Content(shown_line(usage)), classes="usage")
                 yield Static(Content(shown_line(what)), classes="what")
             yield Static(Text("The command palette (Ctrl+P) lists the actions by name, with their keys or "
                               "commands."), classes="section")
