@@ -9,12 +9,14 @@ plan waits for the first), and the answer goes back to the engine as a
 from __future__ import annotations
 
 import asyncio
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from textual.app import App
 
     from ljtui.core.approval import ApprovalRequest, Decision
+    from ljtui.tui.notify import Attention
 
 TASK_PLAN = "task_plan"
 """The request kind approved in the Plan pane rather than a dialog."""
@@ -24,13 +26,15 @@ class DialogApprover:
     """Answers the engine's questions with :class:`~ljtui.tui.screens.dialog.ApprovalDialog`, and task
     plans in the :class:`~ljtui.tui.widgets.plan_pane.PlanPane`."""
 
-    def __init__(self, app: App, screen_ready: asyncio.Event) -> None:
+    def __init__(self, app: App, screen_ready: asyncio.Event, *, attention: Attention | None = None) -> None:
         """
         Args:
             app: the app whose screens ask.
             screen_ready: set once the main screen is composed; a question asked before waits for it.
+            attention: shows "waiting for you" and notifies the user while a question waits.
         """
         self.app = app
+        self._attention = attention
         self._screen_ready = screen_ready
         self._one_at_a_time = asyncio.Lock()
         self._one_plan = asyncio.Lock()
@@ -44,7 +48,8 @@ class DialogApprover:
         if request.kind == TASK_PLAN:
             return await self._decide_plan(request)
         async with self._one_at_a_time:
-            decision = await self.app.push_screen_wait(ApprovalDialog(request))
+            with self._waits(request):
+                decision = await self.app.push_screen_wait(ApprovalDialog(request))
         return decision if isinstance(decision, Decision) else Decision(request.safe)
 
     async def _decide_plan(self, request: ApprovalRequest) -> Decision:
@@ -56,7 +61,12 @@ class DialogApprover:
             panes = self.app.screen_stack[0].query(PlanPane) if self.app.screen_stack else ()
             if not panes:
                 return Decision(request.safe)  # no screen to ask on (the app is closing): nothing runs
-            choice, tasks = await panes.first().ask(request)
+            with self._waits(request):
+                choice, tasks = await panes.first().ask(request)
         if choice == request.safe:
             return Decision(choice)
         return Decision(choice, tasks=tuple(tasks) if tasks is not None else None)
+
+    def _waits(self, request: ApprovalRequest) -> AbstractContextManager[None]:
+        """While the user is asked ``request``: "waiting for you" shows, and a notification is sent."""
+        return self._attention.waits(request.title) if self._attention is not None else nullcontext()

@@ -6,17 +6,22 @@ Textual has no theme-file loader: core reads each file
 (``$diff-added``, ``$gate-fail`` …) are filled in from the bundled dark or
 light theme when a user theme leaves them out, so every stylesheet rule
 resolves whatever theme is active. A bad file is a warning, never a crash.
+The theme chosen with ``/theme`` or the palette is saved in the user's state
+dir and is the next session's theme (:func:`start_theme`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from textual.theme import Theme
 
-from ljtui.core.theme_files import ThemeFiles
+from ljtui.core.theme_files import ThemeFiles, choice_dir, read_theme_choice, save_theme_choice
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 DEFAULT_THEME = "dark"
 THEME_FIELDS = frozenset(f.name for f in dataclasses.fields(Theme))
@@ -96,3 +101,37 @@ def domain_variable_defaults(themes: ThemeSet) -> dict[str, str]:
     """The default theme's variables, for themes that do not define them."""
     default = themes.themes.get(DEFAULT_THEME)
     return dict(default.variables) if default else {}
+
+
+THEME_KEY = "ui.theme"
+THEME_ENV = "LJTUI_THEME"
+
+
+def start_theme(themes: ThemeSet, configured: str, overrides: Mapping[str, Any], env: Mapping[str, str]) -> str:
+    """The theme to start with: ``--theme`` or ``$LJTUI_THEME`` when given, else the theme last chosen with
+    ``/theme`` or the palette (read from the user's state dir: call before the app runs), else ``ui.theme``
+    of the config files. A saved choice that cannot be read, or names a theme that is gone, is a warning
+    in ``themes`` and is passed over."""
+    if overrides.get(THEME_KEY) or env.get(THEME_ENV):
+        return themes.resolve(configured)
+    choice = read_theme_choice(choice_dir(env))
+    if choice.warning:
+        themes.warnings.append(choice.warning)
+    elif choice.name is not None and choice.name not in themes.themes:
+        themes.warnings.append(f"Saved theme '{choice.name}' is not installed any more; using {configured}.")
+    elif choice.name is not None:
+        return choice.name
+    return themes.resolve(configured)
+
+
+def remember_theme(app: App, name: str, env: Mapping[str, str], failed: Callable[[str], None]) -> None:
+    """Save ``name`` as the chosen theme in a worker thread; ``failed`` is told why, on the event loop, when
+    it could not be saved."""
+
+    def save() -> None:
+        try:
+            save_theme_choice(choice_dir(env), name)
+        except OSError as exc:
+            app.call_from_thread(failed, f"The theme could not be saved for next time: {exc.strerror or exc}.")
+
+    app.run_worker(save, name="theme", group="theme", thread=True, exit_on_error=False)

@@ -16,6 +16,7 @@ of the reply.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Awaitable, Callable
 
@@ -30,7 +31,8 @@ from ljtui.core.providers.arguments import CutArguments, RefusedArguments, argum
 from ljtui.core.providers.base import (
     ChatClient, ChatRequest, ProviderError, StreamEnd, TextDelta, ToolCall, UsageDelta,
 )
-from ljtui.core.providers.pricing import cost_usd, rates_for
+from ljtui.core.prices import rates_for_model
+from ljtui.core.providers.pricing import cost_usd
 from ljtui.core.providers.retry import RetryPolicy, RetryScheduled, retry_call
 from ljtui.core.secrets import StreamRedactor, redact
 
@@ -121,6 +123,7 @@ class ModelCalls:
         policy = RetryPolicy.from_config(self._settings.config.provider)
 
         size = prompt_size(request)
+        started = time.monotonic()
 
         def attempt() -> Awaitable[tuple[str, list[ToolCall], Usage, str]]:
             if not quiet:
@@ -129,7 +132,8 @@ class ModelCalls:
 
         text, calls, usage, stop = await retry_call(attempt, policy, on_retry=self._announcer(turn, policy),
                                                     sleep=self.sleep)
-        self.record_usage(turn, client, usage, tally, model=request.model)
+        self.record_usage(turn, client, usage, tally, model=request.model, agent=request.agent,
+                          seconds=time.monotonic() - started)
         if stop == "max_tokens":
             self._cut_off(turn, request, text, calls)
         return text, self._bounded(calls, request.agent), stop
@@ -148,6 +152,7 @@ class ModelCalls:
         """
         client = self.client()
         policy = RetryPolicy.from_config(self._settings.config.provider)
+        started = time.monotonic()
 
         async def attempt() -> tuple[str, Usage, str]:
             if announce:
@@ -158,17 +163,20 @@ class ModelCalls:
         text, usage, stop = await retry_call(attempt, policy, on_retry=self._announcer(turn, policy),
                                              sleep=self.sleep)
         if tally is not None or usage != Usage():
-            self.record_usage(turn, client, usage, tally or TurnTally(), model=request.model)
+            self.record_usage(turn, client, usage, tally or TurnTally(), model=request.model, agent=request.agent,
+                              seconds=time.monotonic() - started)
         return redact(text, self._settings.secrets), stop
 
     async def _spending(self, turn: int, client: ChatClient, request: ChatRequest, tally: TurnTally, *,
                         quiet: bool) -> tuple[str, list[ToolCall], Usage, str]:
         """:meth:`stream`; the tokens of a call that failed after the server counted them are recorded too."""
+        started = time.monotonic()
         try:
             return await self.stream(turn, client, request, quiet=quiet)
         except ProviderError as exc:
             if exc.usage is not None and exc.usage != Usage():
-                self.record_usage(turn, client, exc.usage, tally, model=request.model)
+                self.record_usage(turn, client, exc.usage, tally, model=request.model, agent=request.agent,
+                                  seconds=time.monotonic() - started)
             raise
 
     def _cut_off(self, turn: int, request: ChatRequest, text: str, calls: list[ToolCall]) -> None:
@@ -216,17 +224,22 @@ class ModelCalls:
         return bounded
 
     def record_usage(self, turn: int, client: ChatClient, usage: Usage, tally: TurnTally, *,
-                     model: str | None = None) -> None:
+                     model: str | None = None, agent: str = "", seconds: float = 0.0) -> None:
         """Add one call's tokens (and cost) to the turn's tally and the session's ledger, and report them;
-        priced at ``model``'s rates when the call named one (``agent.router_model``), else the client's."""
-        cost = cost_usd(usage, rates_for(self._settings.config.provider.prices, model or client.model))
+        priced at ``model``'s rates when the call named one (``agent.router_model``), else the client's
+        (:mod:`ljtui.core.prices`: the user's ``provider.prices``, else the published price, else no cost).
+        ``agent`` made the call, which took ``seconds``."""
+        provider = self._settings.config.provider
+        named = model or client.model
+        cost = cost_usd(usage, rates_for_model(provider.prices, provider.name, named, provider.base_url))
         self.usage = self.usage + usage
         self._log().usage(usage, cost)
         tally.usage = tally.usage + usage
         if cost is not None:
             self.cost_usd = (self.cost_usd or 0.0) + cost
             tally.cost_usd = (tally.cost_usd or 0.0) + cost
-        self._sink.emit(UsageRecorded(turn, usage, self.usage, cost, self.cost_usd, tally.usage, tally.cost_usd))
+        self._sink.emit(UsageRecorded(turn, usage, self.usage, cost, self.cost_usd, tally.usage, tally.cost_usd,
+                                      agent=agent, model=named, seconds=round(seconds, 3)))
 
     async def stream(self, turn: int, client: ChatClient, request: ChatRequest, *,
                      quiet: bool = False) -> tuple[str, list[ToolCall], Usage, str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from ljtui.core.events import TurnFailed, TurnStarted
+from ljtui.core.events import AGENT_PLANNER, TurnFailed, TurnStarted
 from ljtui.core.providers.base import ProviderError
 from ljtui.core.providers.retry import RetryPolicy
 
@@ -31,6 +31,7 @@ async def planner_turn(request: str, root: Path, *, settings: SessionSettings, s
     turn = turns.next()
     sink.emit(TurnStarted(turn, request))
     config = settings.config
+    started = monotonic()
     try:
         client = model.client()
         result = await run_planner(
@@ -48,5 +49,6 @@ async def planner_turn(request: str, root: Path, *, settings: SessionSettings, s
     except ProviderError as exc:
         model.failed(turn, exc)
         return None
-    model.record_usage(turn, client, result.usage, TurnTally())
+    model.record_usage(turn, client, result.usage, TurnTally(), agent=AGENT_PLANNER,
+                       seconds=monotonic() - started)
     return result

@@ -27,7 +27,3 @@ def cost_usd(usage: Usage, rates: Mapping[str, float] | None) -> float | None:
     )
     return total / TOKENS_PER_PRICE_UNIT
 
-
-def rates_for(prices: Mapping[str, Mapping[str, float]], model: str) -> Mapping[str, float] | None:
-    """The price entry for ``model``: an exact name match, else None."""
-    return prices.get(model)

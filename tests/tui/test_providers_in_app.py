@@ -80,7 +80,7 @@ async def test_the_status_bar_shows_the_context_used_of_a_llamacpp_servers_windo
         async with app.run_test(size=SIZE) as pilot:
             await chat(pilot, "hi")
             status = str(app.main_screen.status.render())
-            assert "context 3.1k/8.2k (5.1k left)" in status, status
+            assert "38% · 5.1k left" in status, status
 
 
 async def test_while_a_local_model_reads_the_prompt_the_waiting_line_says_how_long_it_is(git_repo: Path) -> None:

@@ -1,6 +1,10 @@
-"""The status bar: provider/model, tokens, the context used of the model's window, cost, the active gate's level,
-git branch, a task plan's progress, long work's progress bar (an apply, a gate's checks) and "unsandboxed" when no
-sandbox confines commands."""
+"""The status bar: provider/model, tokens, the context used of the model's window as a meter, the session's cost,
+the active gate's level, git branch, a task plan's progress, long work's progress bar (an apply, a gate's checks),
+"unsandboxed" when no sandbox confines commands, and whether ljtui is working or waiting for you.
+
+When the line is wider than the bar, segments go in a fixed order (:data:`DROP_ORDER`): the token counts first,
+then the meter's bar (its percentage and what is left stay), the layer mode, the provider, the cost, the gate and
+the tasks; the context left, the branch, "unsandboxed", long work and working/waiting always stay."""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from ljtui.core.costs import format_cost, format_tokens
 from ljtui.core.display import shown_line
 
 if TYPE_CHECKING:
@@ -20,19 +25,29 @@ if TYPE_CHECKING:
     from ljtui.core.events import Usage
 
 
-def format_count(n: int) -> str:
-    """``950``, ``12.3k``, ``4.1M``."""
-    if n < 1000:
-        return str(n)
-    if n < 1_000_000:
-        return f"{n / 1000:.1f}k"
-    return f"{n / 1_000_000:.1f}M"
+format_count = format_tokens
+"""``950``, ``12.3k``, ``4.1M``."""
 
 
 BAR_CELLS = 10
 """Width of the progress bar, in cells."""
 TICK_SECONDS = 1.0
 """How often the elapsed time is redrawn while long work runs."""
+METER_CELLS = 8
+"""Width of the context meter's bar, in cells."""
+WARNING_PERCENT = 70
+"""Context used above which the meter shows as a warning."""
+ERROR_PERCENT = 90
+"""Context used above which the meter shows as an error."""
+LEVEL_STYLES = {"ok": "$text-success", "warning": "$text-warning", "error": "bold $text-error"}
+"""The meter's style at each level (theme variables)."""
+WAITING = "waiting for you"
+"""The state while a plan or a dialog waits for the user."""
+WORKING = "working"
+WIDE, NARROW = "  │  ", " │ "
+"""Separators between segments: the wide one when everything fits with it."""
+DROP_ORDER = ("tokens", "bar", "layer", "provider", "cost", "gate", "tasks")
+"""Segments left out, in this order, while the line is wider than the bar."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +79,24 @@ def progress_text(progress: Progress, now: float) -> str:
     return f"{progress.label} ▕{bar}▏ {done}/{progress.total} · {format_elapsed(now - progress.started)}"
 
 
+def meter_level(percent: int) -> str:
+    """``ok``, ``warning`` (over :data:`WARNING_PERCENT`) or ``error`` (over :data:`ERROR_PERCENT`)."""
+    return "error" if percent > ERROR_PERCENT else "warning" if percent > WARNING_PERCENT else "ok"
+
+
+def context_meter(used: int, window: int | None, *, bar: bool = True) -> Content | None:
+    """``▰▰▰▱▱▱▱▱ 34% · 5.4k left`` in the style of its level; without a known window only the tokens used
+    (``context 4.9k``), and nothing before the first call."""
+    if not window:
+        return Content(f"context {format_count(used)}") if used else None
+    percent = min(100, round(100 * used / window))
+    filled = min(METER_CELLS, round(METER_CELLS * used / window))
+    text = f"{percent}% · {format_count(max(0, window - used))} left"
+    if bar:
+        text = f"{'▰' * filled}{'▱' * (METER_CELLS - filled)} {text}"
+    return Content.styled(text, LEVEL_STYLES[meter_level(percent)])
+
+
 class StatusBar(Static):
     """One line at the bottom of the main screen."""
 
@@ -81,6 +114,8 @@ class StatusBar(Static):
     cost: reactive[float | None] = reactive(None)
     branch: reactive[str | None] = reactive(None)
     busy: reactive[bool] = reactive(False)
+    waiting: reactive[bool] = reactive(False)
+    """A plan or a dialog waits for the user's answer (shown instead of "working")."""
     tasks: reactive[tuple[int, int] | None] = reactive(None)
     """``(finished, total)`` tasks of the task plan running, or ``None``."""
     gate: reactive[str | None] = reactive(None)
@@ -123,30 +158,44 @@ class StatusBar(Static):
 
     def render(self) -> Content:
         """The bar as plain text: the provider label comes from config (a repository's too) and the branch
-        name from the repository, so both are shown with their controls visible."""
+        name from the repository, so both are shown with their controls visible. Segments that do not fit
+        are left out in :data:`DROP_ORDER`."""
+        segments = self._segments()
+        width = self.content_size.width
+        separator = WIDE
+        dropped: list[str] = []
+        for name in ("", *DROP_ORDER):
+            if name:
+                dropped.append(name)
+                separator = NARROW
+            shown = [content for key, content in segments
+                     if key not in dropped and (key != "meter" or "bar" in dropped)]
+            if not width or _width(shown, separator) <= width:
+                break
+        return Content(separator).join(shown)
+
+    def _segments(self) -> list[tuple[str, Content]]:
+        """Every segment in its place, named for :data:`DROP_ORDER` (``""``: never left out); the meter with
+        its bar (``bar``) and without (``meter``, shown once the bar is left out)."""
         u = self.usage
         tokens = (u.input_tokens, u.output_tokens, u.cache_read_tokens) if u is not None else (0, 0, 0)
-        parts = [
-            shown_line(self.provider) or "no model",
-            f"tokens in {format_count(tokens[0])} out {format_count(tokens[1])} cached {format_count(tokens[2])}",
+        parts: list[tuple[str, Content | str | None]] = [
+            ("provider", shown_line(self.provider) or "no model"),
+            ("tokens", f"tokens in {format_count(tokens[0])} out {format_count(tokens[1])} "
+                       f"cached {format_count(tokens[2])}"),
+            ("bar", context_meter(self.context_used, self.window)),
+            ("meter", context_meter(self.context_used, self.window, bar=False)),
+            ("cost", format_cost(self.cost) if self.cost is not None else None),
+            ("", "unsandboxed" if self.unsandboxed else None),
+            ("layer", self.layer_mode),  # "direct": changes are written to the files directly (F1 says so)
+            ("gate", shown_line(self.gate) if self.gate else None),
+            ("", f"branch {shown_line(self.branch)}" if self.branch else "no git"),
+            ("tasks", f"tasks {self.tasks[0]}/{self.tasks[1]}" if self.tasks is not None else None),
+            ("", progress_text(self.progress, self.now()) if self.progress is not None else None),
+            ("", Content.styled(WAITING, "bold $text-warning") if self.waiting else WORKING if self.busy else None),
         ]
-        if self.window:
-            left = max(0, self.window - self.context_used)
-            parts.append(f"context {format_count(self.context_used)}/{format_count(self.window)} "
-                         f"({format_count(left)} left)")
-        if self.cost is not None:
-            parts.append(f"${self.cost:.4f}")
-        if self.unsandboxed:
-            parts.append("unsandboxed")
-        if self.layer_mode is not None:
-            parts.append(self.layer_mode)  # "direct": changes are written to the files directly (F1 says so)
-        if self.gate:
-            parts.append(shown_line(self.gate))
-        parts.append(f"branch {shown_line(self.branch)}" if self.branch else "no git")
-        if self.tasks is not None:
-            parts.append(f"tasks {self.tasks[0]}/{self.tasks[1]}")
-        if self.progress is not None:
-            parts.append(progress_text(self.progress, self.now()))
-        if self.busy:
-            parts.append("working")
-        return Content("  │  ".join(parts))
+        return [(key, Content(part) if isinstance(part, str) else part) for key, part in parts if part]
+
+
+def _width(shown: list[Content], separator: str) -> int:
+    return sum(content.cell_length for content in shown) + len(separator) * max(0, len(shown) - 1)
