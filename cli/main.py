@@ -96,11 +96,12 @@ COMMANDS: dict[str, str] = {
     "playbook": "list, show, search, promote, deprecate or draft playbooks; their stats; the gates",
     "recover": "restore files of an unfinished apply to their pre-apply bytes",
     "review": "open an EDIT plan in the Diff pane to accept, reject and apply its blocks",
+    "rewind": "go back to before an earlier message: the files, the conversation or both",
     "run": "run one request through the engine with no UI",
     "sessions": "list the conversations saved in this repository",
     "stats": "how task-plan runs went: first-try success, replans, failing tool hints",
     "trust": "trust a repository's own settings (endpoints, commands), or revoke that",
-    "undo": "revert the last applied plan",
+    "undo": "revert the last applied plan (again: the one before)",
 }
 """Sub-commands and their one-line help. Each lives in ``cmd_<name>.py``,
 imported only when that command runs, so ``ljtui`` starts fast."""
@@ -173,6 +174,11 @@ def run_app(args: argparse.Namespace) -> int:
     overrides["ui.theme"] = args.theme
     app = LjtuiApp(repo_root=root, overrides=overrides, recover=True, resume=args.resume)
     app.run()
+    from ljtui.tui.quit_line import resume_line
+
+    line = resume_line(app)
+    if line is not None:
+        print(line)
     return app.return_code or 0
 
 

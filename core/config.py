@@ -36,6 +36,7 @@ from ljtui.core.config_sections import (
     sandbox_problem,
 )
 from ljtui.core.config_sections import SANDBOX_BACKENDS as SANDBOX_BACKENDS, SandboxConfig as SandboxConfig, opt as opt
+from ljtui.core.config_sections import NOTIFY_CHOICES
 from ljtui.core.config_values import PRICE_KEYS, coerce, prices_problem, range_problem, read_yaml
 from ljtui.core.mcp.config import McpConfig, servers_problem
 from ljtui.core.userdirs import APP_NAME, CONFIG_ENV, user_config_dir, user_config_path
@@ -65,7 +66,7 @@ SWITCHES: dict[str, dict[bool, str]] = {"agent.layer": {True: "on", False: "off"
 """Text settings whose ``on``/``off`` YAML reads as booleans."""
 CHOICES: dict[str, tuple[str, ...]] = {"provider.name": PROVIDER_NAMES, "agent.routing": ROUTING_CHOICES,
                                        "agent.layer": LAYER_CHOICES, "agent.ask_commands": ASK_COMMANDS_CHOICES,
-                                       "agent.edit_tools": EDIT_TOOLS_CHOICES}
+                                       "agent.edit_tools": EDIT_TOOLS_CHOICES, "ui.notify": NOTIFY_CHOICES}
 """Keys whose value must be one of a fixed set."""
 
 PROVIDER_BASE_URL_ENV: dict[str, str] = {"anthropic": "ANTHROPIC_BASE_URL", "openai-compatible": "OPENAI_BASE_URL"}

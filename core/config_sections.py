@@ -50,6 +50,8 @@ class ProviderConfig:
     context_window: int | None = opt(None, scope=REPO, minimum=512, maximum=100_000_000)
     """The model's context window in tokens; unset: published limits or what the server says
     (``ljtui doctor`` shows which)."""
+    images: bool | None = opt(None, scope=REPO)
+    """Whether the model takes images (``@shot.png``); unset: known by the provider and model family."""
     timeout: float = opt(60.0, minimum=0.001, maximum=3600)
     """Seconds a model call may wait for its first byte, or between two bytes, before it fails.
     A silent server is retried once at most."""
@@ -75,6 +77,14 @@ class UIConfig:
     """Theme name: a bundled theme or a YAML file in the user themes dir."""
     keymap: dict[str, str] = opt(factory=dict, scope=USER)
     """Key overrides by action id, e.g. ``{review.apply: "ctrl+a"}`` (F1 lists the ids)."""
+    notify: str = opt("auto", scope=USER)
+    """How you are told that a turn ended or a question waits while the terminal is not focused: ``bell``,
+    ``osc9`` or ``osc777`` (the terminal's desktop notification), ``off``, or ``auto``: ``osc9`` in terminals
+    known to show it (iTerm2, WezTerm, ghostty, Windows Terminal), else the bell."""
+
+
+NOTIFY_CHOICES: tuple[str, ...] = ("auto", "bell", "osc9", "osc777", "off")
+"""Values of ``ui.notify``."""
 
 
 SANDBOX_BACKENDS: tuple[str, ...] = ("auto", "landlock", "bubblewrap", "none")

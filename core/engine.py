@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from ljtui.core.planner.loop import PlannerResult
     from ljtui.core.review.service import ReviewService
     from ljtui.core.tasks.runner import RunOutcome
+    from ljtui.core.user_commands import CommandSet
 
 __all__ = ["CANCELLED", "Engine", "TurnResult"]
 
@@ -69,8 +70,10 @@ class Engine(GateOperations):
     def __init__(self, config: Config, sink: EventSink, *, repo_root: Path, clock: Clock | None = None,
                  client_factory: ClientFactory | None = None, tools: ToolRegistry | None = None,
                  sleep: Sleep | None = None, approver: Approver | None = None) -> None:
+        from ljtui.core.agent.session_notices import NoticeRecorder
         from ljtui.core.agent.session_services import session_sandbox, session_services
         from ljtui.core.agent.sessions import SessionLog
+        from ljtui.core.mentions_send import UserContext
         from ljtui.core.providers import make_client
         from ljtui.core.runlog import RunLog
         from ljtui.core.session_root import check_root
@@ -80,7 +83,7 @@ class Engine(GateOperations):
         self.clock = clock or SystemClock()
         self.approver: Approver = approver or DenyAll()
         self.settings = SessionSettings(config)
-        tap = HookTap(sink)
+        tap = HookTap(NoticeRecorder(sink, lambda: self.session_log))  # notices kept in the session's log
         self.sink = SessionSink(tap, self.settings)
         """Every event of the session, redacted of the configured secrets."""
         self.session_log = SessionLog(repo_root, clock=self.clock,
@@ -130,6 +133,12 @@ class Engine(GateOperations):
                             self.run_log, self.hooks)
         self.chat = Conversation(self.kit, log=lambda: self.session_log, writer=self.services.writer)
         self.tasks = SessionTasks(self.kit, chat=self.chat, playbooks=self.playbooks)
+        self.user_context = UserContext(repo_root, self.settings, self.sink)
+        """``@`` mentions and the user's ``!`` commands (:mod:`ljtui.core.mentions_send`)."""
+        from ljtui.core.rewind import SessionRewind
+
+        self.rewinds = SessionRewind(repo_root, self.sink, self.ask, self.clock, self.chat, lambda: self.session_log)
+        """Rewind of the code and the conversation to an earlier message (``/rewind``, Esc Esc)."""
 
     # --- state the front ends read ------------------------------------------------------------
 
@@ -250,7 +259,10 @@ class Engine(GateOperations):
         change is then put under review."""
         try:
             told = await self.hook_events.prompt(self._told(text))
-            return await self.tasks.handle_message(told) if told is not None else None
+            if told is None:
+                return None
+            told, images = await self.user_context.prepared(told, self.chat)
+            return await (self.chat.run_turn(told) if images else self.tasks.handle_message(told))
         finally:
             await self.review_layer(quiet=True)
 
@@ -259,13 +271,14 @@ class Engine(GateOperations):
         why); the layer's net change is then put under review."""
         try:
             told = await self.hook_events.prompt(self._told(text))
-            return await self.chat.run_turn(told) if told is not None else None
+            return await self.chat.run_turn((await self.user_context.prepared(told, self.chat))[0]) \
+                if told is not None else None
         finally:
             await self.review_layer(quiet=True)
 
     def _told(self, text: str) -> str:
         """``text`` after what the model must hear first: what the user applied and rejected of the layer."""
-        return self.layer_review.told(text)
+        return self.rewinds.told(self.layer_review.told(text))
 
     async def review_layer(self, *, quiet: bool = False) -> bool:
         """Put the layer's net change under review (F4, ``/diff``, and the end of each turn, ``quiet``)."""
@@ -282,6 +295,12 @@ class Engine(GateOperations):
     def skill_names(self) -> tuple[str, ...]:
         """The skills ``/NAME`` can start (disk work: call from a thread)."""
         return self.tasks.skill_names()
+
+    def user_commands(self, reserved: frozenset[str]) -> CommandSet:
+        """The user's own slash commands, none taking a name in ``reserved`` (disk work: call from a thread)."""
+        from ljtui.core.user_commands import load_commands
+
+        return load_commands(self.repo_root, reserved=reserved)
 
     async def compact(self) -> bool:
         """Summarise the older messages now (``/compact``); False when there is nothing to summarise."""

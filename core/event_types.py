@@ -177,6 +177,12 @@ class UsageRecorded(Event):
     turn_usage: Usage = field(default_factory=Usage)
     """Sum over the model calls of this turn so far."""
     turn_cost_usd: float | None = None
+    agent: str = ""
+    """The agent that made the call (``chat``, ``task 3``, ``decompose``, a gate's verifier …)."""
+    model: str = ""
+    """The model the call asked for."""
+    seconds: float = 0.0
+    """How long the call took, retries included (a failed attempt's own time when it failed)."""
 
 
 @dataclass(frozen=True)
@@ -289,14 +295,18 @@ class TranscriptEntry:
     """One line of a resumed conversation as it is shown again.
 
     Attributes:
-        role: ``user``, ``assistant`` or ``tool`` (a call the model made).
-        text: What was said, or the tool's name.
+        role: ``user``, ``assistant``, ``tool`` (a call the model made) or ``notice`` (one the session showed).
+        text: What was said, the tool's name, or the notice.
         arguments: A tool call's arguments (empty for text).
+        ok: How a tool call ended: ``True`` done, ``False`` failed, ``None`` not known (no result was saved).
+        level: A notice's level: ``info``, ``warning`` or ``error``.
     """
 
     role: str
     text: str
     arguments: dict[str, Any] = field(default_factory=dict)
+    ok: bool | None = None
+    level: str = ""
 
 
 @dataclass(frozen=True)

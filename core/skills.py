@@ -57,7 +57,7 @@ TOOL_NAMES = ("read_file", "list_files", "grep_files", "get_outline", "find_symb
 """The agent's tools: a skill may not take one of these names."""
 SLASH_COMMANDS = ("help", "clear", "apply", "undo", "export", "open", "chat", "edit", "theme", "model", "compact",
                   "memory", "resume", "plan", "skills", "trust", "stats", "playbook", "gates", "hooks", "mcp",
-                  "diff")
+                  "diff", "commands", "cost", "pick", "rewind")
 """The slash commands: ``/NAME`` must keep meaning the command, so no skill takes one of these names."""
 BUILTIN_NAMES = frozenset(TOOL_NAMES) | frozenset(SLASH_COMMANDS)
 """Every name a skill may not shadow."""

@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.theme import Theme
 
 from ljtui.core.clock import Clock, SystemClock
+from ljtui.core.costs import CostLedger
 from ljtui.core.startup import environment, prepare
 from ljtui.tui.actions import APP
 from ljtui.tui.approver import DialogApprover
@@ -25,7 +26,9 @@ from ljtui.tui.messages import EngineEventPosted
 from ljtui.tui.screens.main import MainScreen, StartupInfo
 from ljtui.tui.prompt_send import CHAT, EDIT, MESSAGE, PLAN, send_prompt
 from ljtui.tui.stylesheet import IncrementalStylesheet
-from ljtui.tui.themes import domain_variable_defaults, themes_from
+from ljtui.tui.notify import Attention
+from ljtui.tui.themes import domain_variable_defaults, remember_theme, start_theme, themes_from
+from ljtui.tui.user_commands import refresh as read_user_commands, shown as user_commands
 from ljtui.tui.widgets.prompt_input import PromptInput
 
 if TYPE_CHECKING:
@@ -83,7 +86,7 @@ class LjtuiApp(App[int]):
         self.config = self.startup.config
         self.startup_warnings = list(self.startup.warnings)
         self.theme_set = themes_from(self.startup.themes)
-        self._initial_theme = self.theme_set.resolve(self.config.ui.theme)
+        self._initial_theme = start_theme(self.theme_set, self.config.ui.theme, self._overrides, self._env)
         self.startup_warnings += self.theme_set.warnings
         super().__init__()
         self.stylesheet = IncrementalStylesheet(variables=self.get_css_variables())
@@ -93,7 +96,9 @@ class LjtuiApp(App[int]):
         """Whether the start-up work began: the engine is built and its first workers run."""
         self.prompt_held = False
         """Enter was pressed before the engine was built: the input's text is sent once it is."""
-        self.approver = DialogApprover(self, self._screen_ready)
+        self.attention = Attention(self, self.config.ui.notify, self._env)  # "waiting for you", notifications
+        self.approver = DialogApprover(self, self._screen_ready, attention=self.attention)
+        self.costs = CostLedger(self.clock.monotonic)  # what /cost lists
         self._collector = StartupCollector()
         self._css_refreshed: tuple[int, str] | None = None
         """The CSS update count and theme of the last CSS refresh."""
@@ -221,6 +226,7 @@ class LjtuiApp(App[int]):
             self.bridge.watch(engine)
         self.run_worker(lambda: self._load_skill_names(engine), name="skills", group="skills", thread=True,
                         exit_on_error=False)
+        read_user_commands(self)
         self.run_worker(engine.gates.restore, name="gates", group="skills", thread=True, exit_on_error=False)
         self.run_worker(engine.check_sandbox, name="sandbox", group="skills", thread=True, exit_on_error=False)
         self.run_worker(engine.start_mcp(), name="mcp", group="skills", exit_on_error=False)
@@ -321,6 +327,7 @@ class LjtuiApp(App[int]):
         elif name in self.theme_set.themes:
             self.theme = name
             conv.add_notice(f"Theme: {name}")
+            remember_theme(self, name, self._env, lambda why: conv.add_notice(why, "warning"))
         else:
             conv.add_notice(f"Unknown theme '{name}'. Available: {available}.", "error")
 
@@ -331,8 +338,8 @@ class LjtuiApp(App[int]):
             action.run(self, "")
 
     def slash_names(self) -> tuple[str, ...]:
-        """The names ``/NAME`` runs: the registry's commands and the skills."""
-        return (*(a.slash for a in ACTIONS.slash_commands()), *self.skill_names)
+        """The names ``/NAME`` runs: the registry's commands, the skills and the user's own commands."""
+        return (*(a.slash for a in ACTIONS.slash_commands()), *self.skill_names, *user_commands(self).names)
 
     @on(PromptInput.Submitted)
     def _on_prompt(self, event: PromptInput.Submitted) -> None:
@@ -359,8 +366,10 @@ class LjtuiApp(App[int]):
     async def on_engine_event_posted(self, message: EngineEventPosted) -> None:
         from ljtui.tui.event_view import show_event
 
+        self.costs.observe(message.event)
         if self._exit or not self.screen_stack:
             return  # the app is closing: an event a worker sent on its way out has nowhere to go
+        self.attention.observe(message.event)
         try:
             await show_event(self.main_screen, message.event, self._calls)
         except NoMatches:  # a pane missing while the app runs is a fault; while it closes, the event is late

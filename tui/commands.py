@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from ljtui.tui.actions import APP, DIFF, MAIN, OPTIONAL, REQUIRED, Action, Registry
 from ljtui.tui.slash import playbook_action
+from ljtui.tui.user_commands import commands_action
 
 if TYPE_CHECKING:
     from ljtui.tui.app import LjtuiApp
@@ -142,6 +143,20 @@ def _cancel(app: LjtuiApp, _: str) -> None:
         app.main_screen.conversation.add_notice_once(NOTHING_RUNNING)
 
 
+def _escape(app: LjtuiApp, args: str) -> None:
+    """Escape cancels the running request; twice with nothing running and an empty input box, it opens rewind."""
+    from ljtui.tui.screens.rewind import second_escape
+
+    if not second_escape(app):
+        _cancel(app, args)
+
+
+def _rewind(app: LjtuiApp, _: str) -> None:
+    from ljtui.tui.screens.rewind import open_rewind
+
+    open_rewind(app)
+
+
 def _model(app: LjtuiApp, args: str) -> None:
     app.engine.set_model(args.strip())
 
@@ -174,12 +189,21 @@ def _hooks(app: LjtuiApp, _: str) -> None:
     app.bridge.thread(listing, "hooks")
 
 
+def _cost(app: LjtuiApp, _: str) -> None:
+    app.show_lines("Tokens, cost and time since ljtui started", app.costs.lines())
+
+
 def _theme(app: LjtuiApp, args: str) -> None:
     app.choose_theme(args)
 
 
 def _reject_reason(app: LjtuiApp, _: str) -> None:
     app.bridge.run(app.engine.review.reject_with_reason(app.main_screen.diff_pane.current_number), "reject")
+
+
+def _pick_place(app: LjtuiApp, args: str) -> None:
+    number, index = app.main_screen.diff_pane.current_number, args.strip()
+    app.bridge.thread(lambda: app.engine.review.pick_place(number, int(index) if index.isdigit() else 0), "pick")
 
 
 def _edit_block(app: LjtuiApp, _: str) -> None:
@@ -208,11 +232,11 @@ ACTIONS = Registry((
            slash="clear", usage="/clear"),
     Action("app.quit", "Quit ljtui", _quit, keys="ctrl+q", label="Quit", priority=True),
     Action("focus.conversation", "Focus the Conversation pane", _focus("conversation"), keys="f2",
-           scope=MAIN),
-    Action("focus.plan", "Focus the Plan pane", _focus("plan"), keys="f3", scope=MAIN),
-    Action("focus.diff", "Focus the Diff pane", _focus("diff"), keys="f4", scope=MAIN),
-    Action("focus.gates", "Focus the Gates pane", _focus("gates"), keys="f5", scope=MAIN),
-    Action("focus.prompt", "Focus the input box", _focus("prompt"), keys="f6", scope=MAIN),
+           scope=MAIN, priority=True),
+    Action("focus.plan", "Focus the Plan pane", _focus("plan"), keys="f3", scope=MAIN, priority=True),
+    Action("focus.diff", "Focus the Diff pane", _focus("diff"), keys="f4", scope=MAIN, priority=True),
+    Action("focus.gates", "Focus the Gates pane", _focus("gates"), keys="f5", scope=MAIN, priority=True),
+    Action("focus.prompt", "Focus the input box", _focus("prompt"), keys="f6", scope=MAIN, priority=True),
     Action("pane.maximize", "Maximise the focused pane, or restore the layout", _maximize, keys="f8", label="Max",
            scope=MAIN),
     Action("pane.side", "Hide or show the Plan, Diff and Gates panes", _side, keys="f9", scope=MAIN),
@@ -228,14 +252,16 @@ ACTIONS = Registry((
            _reject_reason, keys="r", scope=DIFF),
     Action("review.edit_block", "Diff pane: edit the selected block's new text before accepting it", _edit_block,
            keys="E", scope=DIFF),
+    Action("review.pick", "Diff pane: apply a block whose text occurs at several places at the listed place N",
+           _pick_place, keys="1,2,3,4,5,6,7,8,9", scope=DIFF, slash="pick", usage="/pick N", args=REQUIRED),
     Action("review.accept_all", "Diff pane: accept every block", _set_all(True), keys="A", label="All",
-           scope=DIFF),
+           scope=DIFF, minor=True),
     Action("review.reject_all", "Diff pane: reject every block", _set_all(False), keys="R", label="None",
-           scope=DIFF),
+           scope=DIFF, minor=True),
     Action("review.undo", "Undo the last apply (asks first)", _undo, keys="u", label="Undo", scope=DIFF,
            slash="undo", usage="/undo"),
     Action("review.export", "Export the accepted blocks to a plan file", _export, keys="e", label="Export",
-           scope=DIFF, slash="export", usage="/export [PATH]", args=OPTIONAL),
+           scope=DIFF, slash="export", usage="/export [PATH]", args=OPTIONAL, minor=True),
     Action("review.page_down", "Diff pane: scroll the diff down a page (at its end: the next part of a long diff)",
            _page(1), keys="pagedown", scope=DIFF, palette=False),
     Action("review.page_up", "Diff pane: scroll the diff up a page (at its top: the previous part of a long diff)",
@@ -273,6 +299,7 @@ ACTIONS = Registry((
     Action("plan.history", "Plan pane: show the replans of the run, or the tasks again", _plan("action_toggle_history"),
            keys="h", label="History", scope=PLAN),
     playbook_action(),
+    commands_action(),
     Action("gates.command", "Delivery gates: list them, show one, check, deliver, discard or rework", _gates_command,
            slash="gates", usage="/gates [ID | check [ITEM] | deliver [ID] | discard [ID] | rework ID]", args=OPTIONAL),
     Action("gates.next", "Gates pane: select the next check", _gates("action_select", 1), keys="j,down",
@@ -297,8 +324,10 @@ ACTIONS = Registry((
            usage="/plan GOAL", args=REQUIRED),
     Action("theme", "Switch theme, or list the themes", _theme, slash="theme", usage="/theme [NAME]",
            args=OPTIONAL),
-    Action("turn.cancel", "Cancel the running request (its command is stopped)", _cancel, keys="escape",
+    Action("turn.cancel", "Cancel the running request (its command is stopped)", _escape, keys="escape",
            scope=MAIN),
+    Action("rewind", "Go back to an earlier message: restore the files, the conversation or both (also Escape "
+                     "twice with an empty input box)", _rewind, slash="rewind", usage="/rewind"),
     Action("turn.interrupt", "Cancel the running request, as in a shell (else say how to quit)", _cancel,
            keys="ctrl+c", scope=MAIN, priority=True, palette=False,
            palette_note="the same as Escape's 'Cancel the running request', which the palette lists"),
@@ -306,6 +335,8 @@ ACTIONS = Registry((
            args=REQUIRED),
     Action("compact", "Summarise the older conversation now to free the context", _compact, slash="compact",
            usage="/compact"),
+    Action("cost", "Show the tokens, cost and time of each model call, task and gate run", _cost, slash="cost",
+           usage="/cost"),
     Action("memory", "Show the long-term memory (.agent/memory.md) and whether it is loaded", _memory,
            slash="memory", usage="/memory"),
     Action("resume", "Continue a saved session, or list them", _resume, slash="resume", usage="/resume [ID]",

@@ -9,12 +9,13 @@ from ljtui.core.events import (
     ModelCallRetried, ModelCallStarted, Notice, SandboxChecked, SessionResumed, SkillsChanged, TokenDelta,
     ToolCallFinished, ToolCallStarted, ToolOutput, TurnFailed, TurnFinished, TurnStarted, UsageRecorded,
 )
-from ljtui.core.events import AGENT_PLANNER, GateChanged
+from ljtui.core.events import AGENT_PLANNER, GateChanged, TranscriptEntry
 from ljtui.core.gates.events import GateChecksProgressed
 from ljtui.core.planner.events import (
     PlannerDeadlinePassed, PlannerFinished, PlannerPlanChecked, PlannerReplyRejected, PlannerTurnStarted,
 )
 from ljtui.core.review import events as R
+from ljtui.core.rewind_events import RewindFinished, RewindListed
 from ljtui.core.tasks import events as T
 from ljtui.tui.result_view import apply_lines, check_details, undo_lines
 from ljtui.tui.screens.main import MainScreen
@@ -139,6 +140,10 @@ async def show_event(screen: MainScreen, event: Event, calls: dict[str, str]) ->
             _show_progress(screen, CHECKS, done, total, started, ended)
         case SkillsChanged(names=names):
             screen.app.skill_names = names  # type: ignore[attr-defined]  # what `/NAME` parses against
+        case RewindListed() | RewindFinished():
+            from ljtui.tui.screens.rewind import show_rewind_event
+
+            show_rewind_event(screen, event)
         case _:
             if not _show_review_event(screen, event) and not _show_task_event(screen, event):
                 await _show_planner_event(screen, event)
@@ -173,9 +178,24 @@ RESUMED_ENTRIES_SHOWN = 100
 """Newest entries of a resumed conversation drawn in the pane (the model gets all of it)."""
 
 
+def _resumed_entry(entry: TranscriptEntry) -> tuple[str, str]:
+    """A resumed entry as the Conversation draws it: a tool call with ✓ or ✗ when its end is known, a notice by
+    its level."""
+    from ljtui.tui.widgets.conversation import FAILED_CALL
+
+    if entry.role == "notice":
+        return entry.level, entry.text
+    if entry.role != "tool":
+        return entry.role, entry.text
+    line = describe_call(entry.text, entry.arguments)
+    if entry.ok is None:
+        return "tool", line
+    return ("tool", f"{line} ✓") if entry.ok else (FAILED_CALL, f"{line} ✗")
+
+
 async def _show_resumed(screen: MainScreen, event: SessionResumed) -> None:
     shown = event.transcript[-RESUMED_ENTRIES_SHOWN:]
-    entries = [(e.role, describe_call(e.text, e.arguments) if e.role == "tool" else e.text) for e in shown]
+    entries = [_resumed_entry(e) for e in shown]
     hidden = len(event.transcript) - len(shown)
     notice = f"Resumed session {event.session_id}: {event.messages} messages"
     notice += f" ({hidden} earlier lines not shown)." if hidden else "."
@@ -193,8 +213,6 @@ def _show_review_event(screen: MainScreen, event: Event) -> bool:
     conv = screen.conversation
     if isinstance(event, R.PlanOpened):
         screen.content_changed("diff")
-    elif isinstance(event, R.ReviewChanged) and event.blocks is None and screen.chosen_pane == "diff":
-        screen.action_focus_pane("prompt")  # nothing left to review: back to where text is typed
     match event:
         case R.PlanOpened(origin=origin, blocks=blocks, seq=seq, version=version):
             screen.diff_pane.show(blocks, seq, version)
@@ -227,8 +245,8 @@ def _show_review_event(screen: MainScreen, event: Event) -> bool:
                 conv.add_notice(message, level)
             if result.get("checks"):
                 conv.add_details("every file checked", check_details(result["checks"]))
-        case R.UndoFinished(files=files, error=error):
-            for message, level in undo_lines(files, error):
+        case R.UndoFinished(files=files, error=error, removed=removed, remaining=remaining):
+            for message, level in undo_lines(files, error, removed, remaining):
                 conv.add_notice(message, level)
         case R.ExportWritten(path=path, count=count):
             conv.add_notice(f"Exported {count} accepted block(s) to {path}.")

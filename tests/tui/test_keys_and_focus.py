@@ -30,8 +30,8 @@ async def test_every_pane_maximises_within_the_screen_and_keeps_the_input(make_a
         assert screen.maximized_pane is None and screen.pane("conversation").region.width < SIZE[0]
 
 
-async def test_text_typed_after_an_apply_goes_to_the_input_and_never_undoes(make_app: AppFactory,
-                                                                             git_repo: Path) -> None:
+async def test_after_an_apply_the_focus_stays_in_the_diff_pane_and_u_asks_before_undoing(make_app: AppFactory,
+                                                                                        git_repo: Path) -> None:
     app = make_app("plan_three_blocks.yaml")
     async with app.run_test(size=SIZE) as pilot:
         await plan_request(pilot)
@@ -41,11 +41,17 @@ async def test_text_typed_after_an_apply_goes_to_the_input_and_never_undoes(make
         await settle(pilot)
         applied = (git_repo / "app.py").read_text(encoding="utf-8")
         assert applied != ORIGINAL
-        await pilot.press(*"use the new name")
+        assert app.focused is app.main_screen.diff_pane, "u is one key away, never a chat message"
+        await pilot.press("u")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalDialog), "the undo dialog")
+        await pilot.press("escape")
         await settle(pilot)
-        assert not isinstance(app.screen, ApprovalDialog)
-        assert app.main_screen.query_one(PromptInput).value.endswith("use the new name")
-        assert (git_repo / "app.py").read_text(encoding="utf-8") == applied
+        assert (git_repo / "app.py").read_text(encoding="utf-8") == applied, "declined: nothing written"
+        assert app.main_screen.query_one(PromptInput).value == ""
+        await pilot.press("u")
+        await until(pilot, lambda: isinstance(app.screen, ApprovalDialog), "the undo dialog")
+        await pilot.press("enter")
+        await until(pilot, lambda: (git_repo / "app.py").read_text(encoding="utf-8") == ORIGINAL, "the undo")
 
 
 async def test_keys_of_a_pane_act_only_when_the_user_moved_there(make_app: AppFactory, git_repo: Path) -> None:

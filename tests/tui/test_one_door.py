@@ -24,9 +24,11 @@ CORE_ALLOWED = {
     "ljtui.core.approval",
     "ljtui.core.tasks.events",
     "ljtui.core.gates.events",
+    "ljtui.core.rewind_events",
     "ljtui.core.ports",
     "ljtui.core.clock",
     "ljtui.core.display",  # untrusted text made safe to show
+    "ljtui.core.costs",  # the events' tokens, costs and times folded into /cost's rows (pure: no file, no call)
 }
 """The only core modules the TUI may import."""
 
