@@ -7,7 +7,9 @@ never touched; :meth:`Tmux.close` ends that server and the process in it.
 from __future__ import annotations
 
 import shlex
+import shutil
 import subprocess
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -24,7 +26,10 @@ class Tmux:
     def __init__(self, argv: list[str], cwd: Path, env: dict[str, str], columns: int = 100, rows: int = 30) -> None:
         self.socket = f"ljtui-test-{uuid.uuid4().hex[:12]}"
         self.target = "main"
-        command = shlex.join(["env", "-i", *(f"{k}={v}" for k, v in env.items()), *argv])
+        self.status_file = Path(tempfile.mkdtemp(prefix="ljtui-tmux-")) / "status"
+        # the shell writes the status itself: tmux 3.3 can show a pane dead before it has read its status
+        run = f'"$@"; echo $? > {shlex.quote(str(self.status_file))}'
+        command = shlex.join(["env", "-i", *(f"{k}={v}" for k, v in env.items()), "sh", "-c", run, "sh", *argv])
         self.tmux("new-session", "-d", "-s", self.target, "-x", str(columns), "-y", str(rows), "-c", str(cwd),
                   command)
         self.tmux("set-option", "-t", self.target, "remain-on-exit", "on")
@@ -69,10 +74,13 @@ class Tmux:
 
     def exit_status(self) -> int | None:
         """The process's exit status once it has ended (the pane stays), else ``None``."""
-        shown = self.tmux("display-message", "-p", "-t", self.target, "#{pane_dead}:#{pane_dead_status}").strip()
-        dead, _, status = shown.partition(":")
-        return int(status) if dead == "1" else None
+        try:
+            status = self.status_file.read_text(encoding="ascii").strip()
+        except FileNotFoundError:
+            return None
+        return int(status) if status.isdigit() else None
 
     def close(self) -> None:
         """End this session's tmux server and the process in it."""
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=WAIT_SECONDS)
+        shutil.rmtree(self.status_file.parent, ignore_errors=True)

@@ -1,4 +1,5 @@
-"""Pasting 40 lines into ljtui running in tmux, as a user does: the prompt says "[pasted 40 lines]" (the line break
+"""Pasting 40 lines into ljtui running in tmux (and, where tmux is missing too, on a bare pseudo-terminal with
+the terminal's bracketed-paste bytes), as a user does: the prompt says "[pasted 40 lines]" (the line break
 that ends a copied block starts no 41st line), the message goes whole, and the reply is set apart from it by a blank
 line as every other message is."""
 
@@ -10,11 +11,10 @@ from pathlib import Path
 import pytest
 
 from ljtui.tui.widgets.prompt_input import PLACEHOLDER
-from tests.cli.terminal import scripted_setup
+from tests.cli.terminal import Terminal, scripted_setup
 from tests.cli.tmux import Tmux
 from tests.fixtures import SCRIPTS
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
 
 LINES = [f"paste line {n:02d}" for n in range(1, 41)]
 REPLY_START = "I read the repository."
@@ -29,6 +29,7 @@ def _conversation(row: str) -> str:
     return row.split("│")[1].strip()
 
 
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux (the pseudo-terminal test below runs anyway)")
 def test_40_lines_pasted_in_tmux_show_as_40_and_the_reply_is_set_apart(tmp_path: Path) -> None:
     argv, repo, env = scripted_setup(tmp_path, SCRIPTS / "hello.yaml")
     session = Tmux(argv, repo, env, columns=100, rows=30)
@@ -47,3 +48,25 @@ def test_40_lines_pasted_in_tmux_show_as_40_and_the_reply_is_set_apart(tmp_path:
         assert session.exit_status() == 0
     finally:
         session.close()
+
+
+def test_40_lines_pasted_on_a_pseudo_terminal_show_as_40(tmp_path: Path) -> None:
+    argv, repo, env = scripted_setup(tmp_path, SCRIPTS / "hello.yaml")
+    term = Terminal(argv, repo, env)
+    try:
+        term.wait_for(term.shows(PLACEHOLDER), "input box")
+        folded = term.shows("/chat [pasted 40 lines]")
+        term.press(b"/chat ")
+        term.press(b"\x1b[200~" + ("\n".join(LINES) + "\n").encode() + b"\x1b[201~")  # what a terminal sends
+        term.wait_for(folded, "the paste folded as 40 lines")
+        replied = term.shows(REPLY_START)
+        term.press(b"\r")
+        term.wait_for(replied, "reply")
+        rows = [row.rstrip() for row in term.screen.display]
+        last, reply = _row_of(rows, LINES[-1]), _row_of(rows, REPLY_START)
+        assert reply == last + 2 and _conversation(rows[last + 1]) == "", "\n".join(rows)
+        term.press(b"\x11")  # Ctrl+Q
+        assert term.finish() == 0
+    finally:
+        if term.proc.poll() is None:
+            term.proc.kill()
