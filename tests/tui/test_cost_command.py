@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
 
 from ljtui.tui.screens.dialog import ApprovalDialog
 from ljtui.tui.widgets.plan_pane import PlanPane
-from tests.core.gates.scripted import GATE, with_tests
+from tests.core.gates.scripted import GATE
 from tests.tui.conftest import AppFactory, notices, settle, until
-from tests.tui.test_gate_status_in_app import TURNS, answer_every_dialog
+from tests.tui.test_gate_status_in_app import TURNS, answer_every_dialog, gated_app
 
 SIZE = (160, 50)
 PRICED = {"provider.prices": {"scripted": {"input": 3.0, "output": 15.0}}}
@@ -62,10 +61,7 @@ async def test_cost_lists_each_call_and_each_task_of_a_plan_run(make_app: AppFac
 
 async def test_cost_lists_the_gate_run_and_says_when_the_model_has_no_price(git_repo: Path,
                                                                           make_app: AppFactory) -> None:
-    repo = with_tests(git_repo)
-    script = repo.parent / "gate.yaml"
-    script.write_text(yaml.safe_dump({"turns": TURNS}), encoding="utf-8")
-    app = make_app(str(script))
+    app = gated_app(git_repo, make_app)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press(*"make greet friendlier", "enter")

@@ -29,18 +29,23 @@ async def answer_every_dialog(pilot) -> list[str]:
         await pilot.press("escape" if asked[-1] == "playbook_offer" else "enter")
 
 
-async def test_a_passed_delivered_gate_says_so_and_the_level_change_is_told(git_repo: Path,
-                                                                           make_app: AppFactory) -> None:
+def gated_app(git_repo: Path, make_app: AppFactory):
+    """The app on ``git_repo`` with tests, its model scripted to work under a gate (:data:`TURNS`)."""
     repo = with_tests(git_repo)
     script = repo.parent / "gate.yaml"
     script.write_text(yaml.safe_dump({"turns": TURNS}), encoding="utf-8")
-    app = make_app(str(script))
+    return make_app(str(script))
+
+
+async def test_a_passed_delivered_gate_says_so_and_the_level_change_is_told(git_repo: Path,
+                                                                           make_app: AppFactory) -> None:
+    app = gated_app(git_repo, make_app)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press(*"make greet friendlier", "enter")
         asked = await answer_every_dialog(pilot)
         assert asked[:2] == ["gate_confirm", "gate_start"] and "apply" in asked
-        assert (repo / "app.py").read_text() == FRIENDLY
+        assert (git_repo / "app.py").read_text() == FRIENDLY
         status = app.main_screen.status
         await until(pilot, lambda: status.gate == "gate passed · delivered", "the gate's ending in the status bar")
         assert "unconfirmed" not in str(status.render())
